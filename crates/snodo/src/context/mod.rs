@@ -1,0 +1,160 @@
+//! What a handler knows about the request it serves.
+
+mod cancel;
+
+pub use cancel::CancelSignal;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::wire::RequestId;
+
+/// An authenticated principal, attached by the transport or the application.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    /// A stable subject identifier (user id, client id, ...).
+    pub subject: String,
+    /// Any claims the authenticator wants to pass on.
+    pub claims: Value,
+}
+
+/// Per-request context handed to every handler.
+///
+/// It is cheap to clone and immutable: it carries the protocol version the
+/// client asked for, its declared capabilities and info, the request id and
+/// `_meta`, a cancellation signal, and whatever the transport attached (HTTP
+/// headers, an authenticated principal, arbitrary typed extensions).
+#[derive(Clone, Debug)]
+pub struct Context {
+    inner: Arc<RequestInfo>,
+    cancel: CancelSignal,
+}
+
+/// The parts of a [`Context`], filled in by the dispatcher.
+#[derive(Debug)]
+pub(crate) struct RequestInfo {
+    pub(crate) protocol_version: String,
+    pub(crate) client_info: Option<Value>,
+    pub(crate) client_capabilities: Value,
+    pub(crate) request_id: Option<RequestId>,
+    pub(crate) method: String,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) transport: TransportInfo,
+}
+
+/// What the transport attached to a request.
+#[derive(Debug, Default, Clone)]
+pub struct TransportInfo {
+    /// Which transport carried the request.
+    pub kind: TransportKind,
+    /// The HTTP request headers (Streamable HTTP only).
+    pub headers: Option<http::HeaderMap>,
+    /// The authenticated principal, if any.
+    pub principal: Option<Principal>,
+    /// Typed values an application's middleware attached.
+    pub extensions: http::Extensions,
+}
+
+/// The transport that carried a request.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Called in process, without a transport.
+    #[default]
+    Direct,
+    /// Newline-delimited JSON over a child process's pipes.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
+impl Context {
+    pub(crate) fn new(info: RequestInfo, cancel: CancelSignal) -> Self {
+        Self {
+            inner: Arc::new(info),
+            cancel,
+        }
+    }
+
+    /// A context for calling a handler directly in tests: protocol 2026-07-28, no
+    /// client capabilities, no request id.
+    pub fn detached() -> Self {
+        Self::new(
+            RequestInfo {
+                protocol_version: crate::protocol::LATEST_VERSION.into(),
+                client_info: None,
+                client_capabilities: Value::Object(Map::new()),
+                request_id: None,
+                method: String::new(),
+                meta: Map::new(),
+                transport: TransportInfo::default(),
+            },
+            CancelSignal::new(),
+        )
+    }
+
+    /// The protocol revision of this request (e.g. `"2026-07-28"`).
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol_version
+    }
+
+    /// `io.modelcontextprotocol/clientInfo`, when the client sent it.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// `io.modelcontextprotocol/clientCapabilities` (an object, `{}` for none).
+    pub fn client_capabilities(&self) -> &Value {
+        &self.inner.client_capabilities
+    }
+
+    /// Whether the client declared the top-level capability `name` (e.g. `"elicitation"`).
+    pub fn client_supports(&self, name: &str) -> bool {
+        self.inner.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+    }
+
+    /// The JSON-RPC id of the request (`None` when called directly).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.inner.request_id.as_ref()
+    }
+
+    /// The JSON-RPC method of the request.
+    pub fn method(&self) -> &str {
+        &self.inner.method
+    }
+
+    /// The request's `params._meta` object.
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.inner.meta
+    }
+
+    /// The transport that carried the request.
+    pub fn transport(&self) -> TransportKind {
+        self.inner.transport.kind
+    }
+
+    /// The HTTP request headers (Streamable HTTP only).
+    pub fn headers(&self) -> Option<&http::HeaderMap> {
+        self.inner.transport.headers.as_ref()
+    }
+
+    /// The authenticated principal, if a transport or middleware attached one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.transport.principal.as_ref()
+    }
+
+    /// A typed value that middleware attached to the request.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.transport.extensions.get::<T>()
+    }
+
+    /// The cancellation signal of this request.
+    pub fn cancellation(&self) -> &CancelSignal {
+        &self.cancel
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+}

@@ -1,0 +1,205 @@
+//! The typed JSON-RPC error: the failure shape for requests that should never
+//! have been dispatched.
+//!
+//! A tool that understands its own failure returns a *successful* result with
+//! `isError: true` ([`ToolResult::error`](crate::ToolResult::error)). An [`Error`]
+//! is different: it fails the JSON-RPC request itself.
+//!
+//! ```
+//! use snodo::Error;
+//! let err = Error::invalid_params("Unknown tool: nope");
+//! assert_eq!(err.code(), -32602);
+//! assert_eq!(
+//!     err.to_json(),
+//!     serde_json::json!({"code": -32602, "message": "Unknown tool: nope"})
+//! );
+//! ```
+
+use std::fmt;
+
+use serde_json::{Map, Value, json};
+
+/// A boxed error of any kind, as tool handlers may return through `?`.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The JSON-RPC and MCP error codes this library emits.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist, was removed, or its capability is not advertised.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// An HTTP header is missing, malformed, or does not match the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// The request needs a client capability the client did not declare.
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// The requested protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A JSON-RPC error object: code, message and optional data.
+///
+/// An internal cause may be attached with [`Error::with_cause`]; it is kept for
+/// logs and [`std::error::Error::source`] but never sent to the peer.
+pub struct Error {
+    code: i64,
+    message: String,
+    data: Option<Value>,
+    cause: Option<BoxError>,
+}
+
+impl Error {
+    /// An error with any code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+            cause: None,
+        }
+    }
+
+    /// `-32700`: the message is not valid JSON.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(code::PARSE_ERROR, message)
+    }
+
+    /// `-32600`: the message is not a valid JSON-RPC request.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_REQUEST, message)
+    }
+
+    /// `-32601`: `Method not found: <method>`.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// `-32602`: invalid parameters.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_PARAMS, message)
+    }
+
+    /// `-32603`: an internal error. Give details with [`Error::with_cause`]; they are
+    /// never sent.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(code::INTERNAL_ERROR, message)
+    }
+
+    /// `-32020`: an HTTP header is missing, malformed or disagrees with the body.
+    pub fn header_mismatch(message: impl Into<String>) -> Self {
+        Self::new(code::HEADER_MISMATCH, message)
+    }
+
+    /// `-32021`: the request needs client capabilities the client did not declare.
+    /// `required` is a `ClientCapabilities` object such as `{"elicitation": {}}`.
+    pub fn missing_client_capability(required: Value) -> Self {
+        Self::new(
+            code::MISSING_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        )
+        .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// `-32022`: the requested protocol version is not supported.
+    pub fn unsupported_version(requested: &str, supported: &[&str]) -> Self {
+        Self::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({ "supported": supported, "requested": requested }))
+    }
+
+    /// Attaches `data`, which is sent to the peer.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Attaches an internal cause, which is never sent to the peer.
+    pub fn with_cause(mut self, cause: impl Into<BoxError>) -> Self {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    /// The numeric code.
+    pub fn code(&self) -> i64 {
+        self.code
+    }
+
+    /// The message sent to the peer.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The data sent to the peer, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    /// The JSON-RPC `error` member: `{"code", "message"[, "data"]}`.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("code".into(), self.code.into());
+        map.insert("message".into(), self.message.clone().into());
+        if let Some(data) = &self.data {
+            map.insert("data".into(), data.clone());
+        }
+        Value::Object(map)
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Error");
+        d.field("code", &self.code).field("message", &self.message);
+        if let Some(data) = &self.data {
+            d.field("data", data);
+        }
+        if let Some(cause) = &self.cause {
+            d.field("cause", cause);
+        }
+        d.finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cause_is_kept_but_never_serialized() {
+        let io = std::io::Error::other("disk on fire at /secret/path");
+        let err = Error::internal("Internal error").with_cause(io);
+        assert_eq!(err.to_json(), json!({"code": -32603, "message": "Internal error"}));
+        assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
+    fn version_error_carries_supported_and_requested() {
+        let err = Error::unsupported_version("1900-01-01", &["2026-07-28"]);
+        assert_eq!(
+            err.to_json(),
+            json!({"code": -32022, "message": "Unsupported protocol version",
+                   "data": {"supported": ["2026-07-28"], "requested": "1900-01-01"}})
+        );
+    }
+}

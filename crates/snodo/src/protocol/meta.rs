@@ -1,0 +1,168 @@
+//! Per-request `_meta` validation.
+
+use serde_json::{Map, Value};
+
+use super::keys;
+use crate::Error;
+
+/// The eight syslog levels of `notifications/message`, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    /// Parses a level name.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "debug" => LogLevel::Debug,
+            "info" => LogLevel::Info,
+            "notice" => LogLevel::Notice,
+            "warning" => LogLevel::Warning,
+            "error" => LogLevel::Error,
+            "critical" => LogLevel::Critical,
+            "alert" => LogLevel::Alert,
+            "emergency" => LogLevel::Emergency,
+            _ => return None,
+        })
+    }
+
+    /// The level's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+/// The validated `_meta` of one 2026-07-28 request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestMeta {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub protocol_version: String,
+    /// `io.modelcontextprotocol/clientCapabilities` (an object).
+    pub client_capabilities: Value,
+    /// `io.modelcontextprotocol/clientInfo`, if sent.
+    pub client_info: Option<Value>,
+    /// `io.modelcontextprotocol/logLevel`, if sent.
+    pub log_level: Option<LogLevel>,
+    /// `progressToken`, if sent (a string or an integer).
+    pub progress_token: Option<Value>,
+    /// The whole `_meta` object.
+    pub raw: Map<String, Value>,
+}
+
+impl RequestMeta {
+    /// Reads and checks `params._meta`: the protocol version and client
+    /// capabilities are required (-32602 when missing or mistyped).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let params = json!({"_meta": {
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities": {}
+    /// }});
+    /// let meta = snodo::protocol::RequestMeta::from_params(params.as_object().unwrap()).unwrap();
+    /// assert_eq!(meta.protocol_version, "2026-07-28");
+    /// let err = snodo::protocol::RequestMeta::from_params(&Default::default()).unwrap_err();
+    /// assert_eq!(err.code(), -32602);
+    /// ```
+    pub fn from_params(params: &Map<String, Value>) -> Result<Self, Error> {
+        let raw = match params.get("_meta") {
+            Some(Value::Object(meta)) => meta,
+            Some(_) => return Err(Error::invalid_params("_meta must be an object")),
+            None => {
+                return Err(Error::invalid_params(
+                    "Missing required _meta: io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+                ));
+            }
+        };
+        let protocol_version = match raw.get(keys::PROTOCOL_VERSION) {
+            Some(Value::String(v)) => v.clone(),
+            Some(_) => {
+                return Err(Error::invalid_params(format!(
+                    "_meta {} must be a string",
+                    keys::PROTOCOL_VERSION
+                )));
+            }
+            None => {
+                return Err(Error::invalid_params(format!(
+                    "Missing required _meta key: {}",
+                    keys::PROTOCOL_VERSION
+                )));
+            }
+        };
+        let client_capabilities = match raw.get(keys::CLIENT_CAPABILITIES) {
+            Some(v @ Value::Object(_)) => v.clone(),
+            Some(_) => {
+                return Err(Error::invalid_params(format!(
+                    "_meta {} must be an object",
+                    keys::CLIENT_CAPABILITIES
+                )));
+            }
+            None => {
+                return Err(Error::invalid_params(format!(
+                    "Missing required _meta key: {}",
+                    keys::CLIENT_CAPABILITIES
+                )));
+            }
+        };
+        let client_info = match raw.get(keys::CLIENT_INFO) {
+            None | Some(Value::Null) => None,
+            Some(v @ Value::Object(_)) => Some(v.clone()),
+            Some(_) => {
+                return Err(Error::invalid_params(format!(
+                    "_meta {} must be an object",
+                    keys::CLIENT_INFO
+                )));
+            }
+        };
+        let log_level = match raw.get(keys::LOG_LEVEL) {
+            None => None,
+            Some(Value::String(s)) => Some(LogLevel::parse(s).ok_or_else(|| {
+                Error::invalid_params(format!("Invalid {}", keys::LOG_LEVEL))
+            })?),
+            Some(_) => return Err(Error::invalid_params(format!("Invalid {}", keys::LOG_LEVEL))),
+        };
+        let progress_token = match raw.get(keys::PROGRESS_TOKEN) {
+            None => None,
+            Some(v @ Value::String(_)) => Some(v.clone()),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n.clone())),
+            Some(_) => {
+                return Err(Error::invalid_params(
+                    "progressToken must be a string or an integer",
+                ));
+            }
+        };
+        Ok(Self {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            progress_token,
+            raw: raw.clone(),
+        })
+    }
+}

@@ -1,0 +1,96 @@
+//! The method catalog of the 2026-07-28 revision.
+
+/// A client-to-server request method this library knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `server/discover`
+    Discover,
+    /// `tools/list`
+    ToolsList,
+    /// `tools/call`
+    ToolsCall,
+    /// `resources/list`
+    ResourcesList,
+    /// `resources/templates/list`
+    ResourceTemplatesList,
+    /// `resources/read`
+    ResourcesRead,
+    /// `prompts/list`
+    PromptsList,
+    /// `prompts/get`
+    PromptsGet,
+    /// `completion/complete`
+    Complete,
+    /// `subscriptions/listen`
+    Listen,
+}
+
+impl Method {
+    /// Looks a method name up; `None` for unknown and removed methods.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "server/discover" => Method::Discover,
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::ResourceTemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::Complete,
+            "subscriptions/listen" => Method::Listen,
+            _ => return None,
+        })
+    }
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Discover => "server/discover",
+            Method::ToolsList => "tools/list",
+            Method::ToolsCall => "tools/call",
+            Method::ResourcesList => "resources/list",
+            Method::ResourceTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::Complete => "completion/complete",
+            Method::Listen => "subscriptions/listen",
+        }
+    }
+
+    /// The server capability that must be advertised for the method to exist.
+    pub fn capability(self) -> Option<&'static str> {
+        match self {
+            Method::Discover | Method::Listen => None,
+            Method::ToolsList | Method::ToolsCall => Some("tools"),
+            Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
+                Some("resources")
+            }
+            Method::PromptsList | Method::PromptsGet => Some("prompts"),
+            Method::Complete => Some("completions"),
+        }
+    }
+
+    /// Where the `Mcp-Name` header's value lives in `params`, for the methods that need it.
+    pub fn name_param(self) -> Option<&'static str> {
+        match self {
+            Method::ToolsCall | Method::PromptsGet => Some("name"),
+            Method::ResourcesRead => Some("uri"),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `name` is a method earlier revisions had and 2026-07-28 removed.
+pub(crate) fn is_removed(name: &str) -> bool {
+    REMOVED.contains(&name)
+}
+
+const REMOVED: &[&str] = &[
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];

@@ -1,0 +1,38 @@
+//! The MCP 2026-07-28 revision: request `_meta`, versions, the method
+//! catalog, HTTP header rules and result shaping.
+
+pub mod headers;
+mod meta;
+mod method;
+mod shape;
+
+pub use meta::{LogLevel, RequestMeta};
+pub use method::Method;
+pub use shape::{CacheHints, CacheScope};
+
+pub(crate) use method::is_removed;
+pub(crate) use shape::stamp_result;
+
+/// The newest revision this library speaks.
+pub const LATEST_VERSION: &str = "2026-07-28";
+
+/// The revisions a server built by this library serves.
+pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_VERSION];
+
+/// Reserved `_meta` keys.
+pub mod keys {
+    /// The request's protocol revision.
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's declared capabilities.
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's name and version.
+    pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+    /// The minimum level of `notifications/message` the client wants.
+    pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+    /// The server's name and version, on every result.
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    /// The listen request id, on every message of a subscription.
+    pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+    /// The progress token of a request.
+    pub const PROGRESS_TOKEN: &str = "progressToken";
+}

@@ -1,0 +1,130 @@
+//! The `tools/call` pipeline: lookup, header check, required arguments,
+//! validation, the call itself, and the output check — in that order.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value};
+
+use super::Server;
+use super::registry::ToolEntry;
+use super::reply::Failure;
+use crate::protocol::headers;
+use crate::schema::{CompiledSchema, ValidationError};
+use crate::tool::{Arguments, ResultShape, ToolResult};
+use crate::{Context, Error, TransportKind};
+
+impl Server {
+    pub(super) async fn call(
+        &self,
+        mut params: Map<String, Value>,
+        cx: Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let name = match params.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => n.as_str(),
+            _ => return Err(Error::invalid_params("Tool name must be a non-empty string").into()),
+        };
+        let Some(entry) = self.inner.tools.get(name) else {
+            return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
+        };
+        let args = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(args)) => args,
+            Some(_) => return Err(Error::invalid_params("Tool arguments must be an object").into()),
+        };
+        if cx.transport() == TransportKind::Http
+            && let Some(h) = cx.headers()
+        {
+            headers::check_params(h, &entry.headers, &args).map_err(Failure::bad_request)?;
+        }
+        let result = match admit(entry, &args)? {
+            Some(refusal) => refusal,
+            None => invoke(entry, Arguments::new(args), cx).await?,
+        };
+        check_output(entry, &result)?;
+        match result.to_wire() {
+            Value::Object(map) => Ok(map),
+            _ => Err(Error::internal("Tool returned an invalid result").into()),
+        }
+    }
+}
+
+/// Required arguments, then the installed validator. `Some` is the `isError`
+/// result that refuses the call.
+fn admit(entry: &ToolEntry, args: &Map<String, Value>) -> Result<Option<ToolResult>, Failure> {
+    let missing: Vec<&str> = entry
+        .required
+        .iter()
+        .filter(|name| !args.contains_key(name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Ok(Some(ToolResult::error(format!(
+            "Missing required arguments: {}",
+            missing.join(", ")
+        ))));
+    }
+    let instance = Value::Object(args.clone());
+    match validate(entry.input.as_ref(), &instance) {
+        Ok(()) => Ok(None),
+        Err(ValidationError::Invalid(v)) => {
+            Ok(Some(ToolResult::error(format!("Invalid arguments {v}"))))
+        }
+        Err(ValidationError::Failed(reason)) => Err(Error::internal("Schema validator failed")
+            .with_cause(reason)
+            .into()),
+    }
+}
+
+/// Runs a validator, turning a panic into a validator failure.
+fn validate(schema: &dyn CompiledSchema, instance: &Value) -> Result<(), ValidationError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| schema.validate(instance)))
+        .unwrap_or_else(|_| Err(ValidationError::Failed("validator panicked".into())))
+}
+
+/// Calls the tool and normalizes its outcome: our typed error fails the
+/// request, any other error becomes an `isError` result, a panic is -32603.
+async fn invoke(entry: &ToolEntry, args: Arguments, cx: Context) -> Result<ToolResult, Failure> {
+    let outcome = AssertUnwindSafe(entry.tool.call_boxed(args, cx))
+        .catch_unwind()
+        .await;
+    match outcome {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(err)) => match err.downcast::<Error>() {
+            Ok(typed) => Err(Failure::ok(*typed)),
+            Err(other) => Ok(ToolResult::error(other.to_string())),
+        },
+        Err(_) => Err(Error::internal("Tool raised an exception").into()),
+    }
+}
+
+/// A tool with an output schema must return conforming structured content,
+/// unless it returns an error or input-required result.
+fn check_output(entry: &ToolEntry, result: &ToolResult) -> Result<(), Failure> {
+    let Some(schema) = &entry.output else {
+        return Ok(());
+    };
+    match result.shape() {
+        ResultShape::Error | ResultShape::InputRequired => Ok(()),
+        ResultShape::Unstructured => Err(Error::internal(
+            "Tool omitted structured output required by output schema",
+        )
+        .into()),
+        ResultShape::Structured => {
+            let value = result.structured_content().unwrap_or(&Value::Null);
+            match validate(schema.as_ref(), value) {
+                Ok(()) => Ok(()),
+                Err(ValidationError::Invalid(v)) => {
+                    Err(Error::internal("Tool output failed schema validation")
+                        .with_cause(v.to_string())
+                        .into())
+                }
+                Err(ValidationError::Failed(reason)) => {
+                    Err(Error::internal("Schema validator failed")
+                        .with_cause(reason)
+                        .into())
+                }
+            }
+        }
+    }
+}

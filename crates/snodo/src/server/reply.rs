@@ -1,0 +1,80 @@
+//! What dispatching one message produces.
+
+use bytes::Bytes;
+use http::StatusCode;
+
+use crate::Error;
+use crate::wire::{RequestId, encode_error};
+
+/// The outcome of dispatching one incoming message.
+#[derive(Debug)]
+pub enum Dispatched {
+    /// Nothing to send: a notification, or a response from the peer.
+    Nothing,
+    /// One JSON-RPC response.
+    Reply(Reply),
+}
+
+/// One encoded JSON-RPC response and the HTTP status it maps to.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The status an HTTP transport answers with (200, or 400/404 for
+    /// admission failures).
+    pub status: StatusCode,
+    /// The compact JSON body.
+    pub body: Bytes,
+}
+
+impl Reply {
+    /// A successful response body.
+    pub(crate) fn ok(body: Vec<u8>) -> Self {
+        Self {
+            status: StatusCode::OK,
+            body: body.into(),
+        }
+    }
+
+    /// An error response with its status.
+    pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: &Error) -> Self {
+        Self {
+            status,
+            body: encode_error(id, error).into(),
+        }
+    }
+}
+
+/// An error together with the HTTP status it maps to.
+pub(crate) struct Failure {
+    pub(crate) status: StatusCode,
+    pub(crate) error: Error,
+}
+
+impl Failure {
+    /// A failure reported with 200: the request was admitted, then failed.
+    pub(crate) fn ok(error: Error) -> Self {
+        Self {
+            status: StatusCode::OK,
+            error,
+        }
+    }
+
+    pub(crate) fn bad_request(error: Error) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            error,
+        }
+    }
+
+    pub(crate) fn not_found(error: Error) -> Self {
+        Self {
+            status: StatusCode::NOT_FOUND,
+            error,
+        }
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::ok(error)
+    }
+}

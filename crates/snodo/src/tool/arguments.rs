@@ -1,0 +1,207 @@
+//! Tool arguments: untyped access, and typed access through serde.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// The `arguments` object of a `tools/call` request.
+///
+/// Required arguments are enforced before the handler runs, so for a key the
+/// schema lists in `required`, [`Arguments::str`] and friends fail only when the
+/// type is wrong. Their error converts into an `isError` result through `?`.
+///
+/// ```
+/// use snodo::Arguments;
+/// let args = Arguments::from(serde_json::json!({"name": "Ada", "n": 3}));
+/// assert_eq!(args.str("name").unwrap(), "Ada");
+/// assert_eq!(args.i64("n").unwrap(), 3);
+/// assert!(args.str("n").is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Arguments(Map<String, Value>);
+
+/// An argument that is missing or has the wrong type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentError {
+    name: String,
+    expected: &'static str,
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Argument `{}` must be {}", self.name, self.expected)
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+impl Arguments {
+    /// Wraps an arguments object.
+    pub fn new(map: Map<String, Value>) -> Self {
+        Self(map)
+    }
+
+    /// The raw value of an argument.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
+    fn typed<'a, T>(
+        &'a self,
+        name: &str,
+        expected: &'static str,
+        read: impl FnOnce(&'a Value) -> Option<T>,
+    ) -> Result<T, ArgumentError> {
+        self.0.get(name).and_then(read).ok_or_else(|| ArgumentError {
+            name: name.into(),
+            expected,
+        })
+    }
+
+    /// A string argument.
+    pub fn str(&self, name: &str) -> Result<&str, ArgumentError> {
+        self.typed(name, "a string", Value::as_str)
+    }
+
+    /// An integer argument.
+    pub fn i64(&self, name: &str) -> Result<i64, ArgumentError> {
+        self.typed(name, "an integer", Value::as_i64)
+    }
+
+    /// A number argument.
+    pub fn f64(&self, name: &str) -> Result<f64, ArgumentError> {
+        self.typed(name, "a number", Value::as_f64)
+    }
+
+    /// A boolean argument.
+    pub fn bool(&self, name: &str) -> Result<bool, ArgumentError> {
+        self.typed(name, "a boolean", Value::as_bool)
+    }
+
+    /// Deserializes the whole object into `T`; the error names the field.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
+        serde_json::from_value(Value::Object(self.0.clone())).map_err(|e| ArgumentError {
+            name: field_of(&e.to_string()),
+            expected: "of the declared type",
+        })
+    }
+
+    /// The arguments as a JSON object.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    /// The arguments as a JSON object, by value.
+    pub fn into_map(self) -> Map<String, Value> {
+        self.0
+    }
+}
+
+/// Pulls the field name out of serde's "missing field `x`" / "unknown field `x`"
+/// messages; falls back to the whole message without quoting the value.
+fn field_of(message: &str) -> String {
+    if let Some(start) = message.find('`')
+        && let Some(len) = message[start + 1..].find('`')
+    {
+        return message[start + 1..start + 1 + len].to_string();
+    }
+    "arguments".to_string()
+}
+
+impl From<Map<String, Value>> for Arguments {
+    fn from(map: Map<String, Value>) -> Self {
+        Self(map)
+    }
+}
+
+impl From<Value> for Arguments {
+    /// Non-object values give empty arguments.
+    fn from(value: Value) -> Self {
+        match value {
+            Value::Object(map) => Self(map),
+            _ => Self::default(),
+        }
+    }
+}
+
+/// Typed arguments, deserialized from the `arguments` object before the handler
+/// runs. A deserialization failure becomes an `isError` result naming the field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Args<T>(pub T);
+
+impl<T: DeserializeOwned> Args<T> {
+    /// Deserializes `arguments` into `T`.
+    pub fn from_arguments(args: &Arguments) -> Result<Self, ArgsError> {
+        let de = Value::Object(args.0.clone());
+        match serde_path_to_error::deserialize::<_, T>(de) {
+            Ok(v) => Ok(Args(v)),
+            Err(e) => {
+                let path = e.path().to_string();
+                let inner = e.into_inner().to_string();
+                let field = if path == "." { field_of(&inner) } else { path };
+                let what = classify(&inner);
+                Err(ArgsError { field, what })
+            }
+        }
+    }
+}
+
+fn classify(message: &str) -> &'static str {
+    if message.starts_with("missing field") {
+        "is missing"
+    } else if message.starts_with("unknown field") {
+        "is not a known argument"
+    } else if message.starts_with("invalid type") {
+        "has the wrong type"
+    } else if message.starts_with("invalid value") || message.starts_with("unknown variant") {
+        "has an invalid value"
+    } else {
+        "is invalid"
+    }
+}
+
+/// Typed arguments that failed to deserialize.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgsError {
+    field: String,
+    what: &'static str,
+}
+
+impl ArgsError {
+    /// The path of the offending field (`a`, `items[2].name`, ...).
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+}
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Invalid arguments: `{}` {}", self.field, self.what)
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Sum {
+        a: i64,
+        b: i64,
+    }
+
+    #[test]
+    fn typed_arguments_name_the_field_not_the_value() {
+        let args = Arguments::from(json!({"a": 1, "b": "secret-value"}));
+        let err = Args::<Sum>::from_arguments(&args).unwrap_err();
+        assert_eq!(err.field(), "b");
+        assert_eq!(err.to_string(), "Invalid arguments: `b` has the wrong type");
+        let err = Args::<Sum>::from_arguments(&Arguments::from(json!({"a": 1}))).unwrap_err();
+        assert_eq!(err.to_string(), "Invalid arguments: `b` is missing");
+    }
+}

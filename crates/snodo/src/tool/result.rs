@@ -1,0 +1,279 @@
+//! Tool results and the conversions handlers may return.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::Content;
+use crate::error::BoxError;
+use crate::mrtr::InputRequired;
+
+/// What a tool call produces: a result, or an error.
+///
+/// An `Err` holding a [`crate::Error`] fails the JSON-RPC request; any other
+/// `Err` (from `?` on an `io::Error`, an `anyhow::Error`, ...) becomes an
+/// `isError: true` result carrying its message.
+pub type CallResult = Result<ToolResult, BoxError>;
+
+/// The result of a tool call.
+///
+/// ```
+/// use snodo::ToolResult;
+/// use serde_json::json;
+/// let r = ToolResult::structured(json!({"sum": 3}));
+/// assert_eq!(
+///     r.to_wire(),
+///     json!({"content": [{"type": "text", "text": "{\"sum\":3}"}], "structuredContent": {"sum": 3}})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    kind: Kind,
+    meta: Map<String, Value>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Kind {
+    Text(String),
+    Structured(Value),
+    Content(Vec<Content>),
+    Raw(Map<String, Value>),
+    Error(Vec<Content>),
+    InputRequired(InputRequired),
+}
+
+/// The shape of a [`ToolResult`], as the output-schema check sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultShape {
+    /// Text or content blocks without structured content.
+    Unstructured,
+    /// Carries `structuredContent`.
+    Structured,
+    /// An `isError: true` result.
+    Error,
+    /// An `input_required` result.
+    InputRequired,
+}
+
+impl ToolResult {
+    fn of(kind: Kind) -> Self {
+        Self {
+            kind,
+            meta: Map::new(),
+        }
+    }
+
+    /// One text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::of(Kind::Text(text.into()))
+    }
+
+    /// Structured content (any JSON value), plus its JSON text in a text block.
+    pub fn structured(value: Value) -> Self {
+        Self::of(Kind::Structured(value))
+    }
+
+    /// Content blocks, sent unchanged.
+    pub fn content(blocks: impl IntoIterator<Item = Content>) -> Self {
+        Self::of(Kind::Content(blocks.into_iter().collect()))
+    }
+
+    /// A wire-shaped result object; `content` defaults to `[]`.
+    pub fn raw(result: Map<String, Value>) -> Self {
+        Self::of(Kind::Raw(result))
+    }
+
+    /// A tool-level failure: a successful response with `isError: true`, so the
+    /// model sees the message and can correct itself.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self::of(Kind::Error(vec![Content::text(message)]))
+    }
+
+    /// A tool-level failure with any content blocks.
+    pub fn error_content(blocks: impl IntoIterator<Item = Content>) -> Self {
+        Self::of(Kind::Error(blocks.into_iter().collect()))
+    }
+
+    /// A multi round-trip answer: the client must fulfil the input requests and
+    /// retry with their responses.
+    pub fn input_required(request: InputRequired) -> Self {
+        Self::of(Kind::InputRequired(request))
+    }
+
+    /// Adds a key to the result's `_meta`.
+    pub fn with_meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.meta.insert(key.into(), value);
+        self
+    }
+
+    /// The result's shape.
+    pub fn shape(&self) -> ResultShape {
+        match &self.kind {
+            Kind::Text(_) | Kind::Content(_) => ResultShape::Unstructured,
+            Kind::Structured(_) => ResultShape::Structured,
+            Kind::Raw(map) => {
+                if map.get("isError") == Some(&Value::Bool(true)) {
+                    ResultShape::Error
+                } else if map.contains_key("structuredContent") {
+                    ResultShape::Structured
+                } else {
+                    ResultShape::Unstructured
+                }
+            }
+            Kind::Error(_) => ResultShape::Error,
+            Kind::InputRequired(_) => ResultShape::InputRequired,
+        }
+    }
+
+    /// Whether this is an `isError: true` result.
+    pub fn is_error(&self) -> bool {
+        self.shape() == ResultShape::Error
+    }
+
+    /// The structured content, if any.
+    pub fn structured_content(&self) -> Option<&Value> {
+        match &self.kind {
+            Kind::Structured(v) => Some(v),
+            Kind::Raw(map) => map.get("structuredContent"),
+            _ => None,
+        }
+    }
+
+    /// The input requests of an `input_required` result.
+    pub fn as_input_required(&self) -> Option<&InputRequired> {
+        match &self.kind {
+            Kind::InputRequired(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The result's members as sent on the wire, without `resultType` and the
+    /// server's `_meta` (the protocol layer adds those).
+    pub fn to_wire(&self) -> Value {
+        let mut out = Map::new();
+        match &self.kind {
+            Kind::Text(text) => {
+                out.insert("content".into(), Value::Array(vec![Content::text(text.clone()).into()]));
+            }
+            Kind::Structured(value) => {
+                let text = serde_json::to_string(value).unwrap_or_default();
+                out.insert("content".into(), Value::Array(vec![Content::text(text).into()]));
+                out.insert("structuredContent".into(), value.clone());
+            }
+            Kind::Content(blocks) => {
+                out.insert("content".into(), blocks_value(blocks));
+            }
+            Kind::Raw(map) => {
+                out.clone_from(map);
+                out.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+            }
+            Kind::Error(blocks) => {
+                out.insert("content".into(), blocks_value(blocks));
+                out.insert("isError".into(), Value::Bool(true));
+            }
+            Kind::InputRequired(request) => return request.to_wire(),
+        }
+        if !self.meta.is_empty() {
+            let meta = out.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.extend(self.meta.clone());
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+fn blocks_value(blocks: &[Content]) -> Value {
+    Value::Array(blocks.iter().cloned().map(Value::from).collect())
+}
+
+/// Structured output from any `Serialize` value.
+///
+/// ```
+/// use snodo::{Json, IntoCallResult};
+/// #[derive(serde::Serialize)]
+/// struct Total { sum: i64 }
+/// let result = Json(Total { sum: 3 }).into_call_result().unwrap();
+/// assert_eq!(result.structured_content(), Some(&serde_json::json!({"sum": 3})));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// Conversion of a handler's return value into a [`CallResult`].
+pub trait IntoCallResult {
+    /// Converts the value.
+    fn into_call_result(self) -> CallResult;
+}
+
+impl IntoCallResult for ToolResult {
+    fn into_call_result(self) -> CallResult {
+        Ok(self)
+    }
+}
+
+impl IntoCallResult for String {
+    fn into_call_result(self) -> CallResult {
+        Ok(ToolResult::text(self))
+    }
+}
+
+impl IntoCallResult for &str {
+    fn into_call_result(self) -> CallResult {
+        Ok(ToolResult::text(self))
+    }
+}
+
+impl IntoCallResult for Value {
+    fn into_call_result(self) -> CallResult {
+        Ok(ToolResult::structured(self))
+    }
+}
+
+impl IntoCallResult for Content {
+    fn into_call_result(self) -> CallResult {
+        Ok(ToolResult::content([self]))
+    }
+}
+
+impl IntoCallResult for Vec<Content> {
+    fn into_call_result(self) -> CallResult {
+        Ok(ToolResult::content(self))
+    }
+}
+
+impl<T: Serialize> IntoCallResult for Json<T> {
+    fn into_call_result(self) -> CallResult {
+        match serde_json::to_value(&self.0) {
+            Ok(value) => Ok(ToolResult::structured(value)),
+            Err(e) => Err(crate::Error::internal("Tool result could not be serialized")
+                .with_cause(e)
+                .into()),
+        }
+    }
+}
+
+impl<T: IntoCallResult, E: Into<BoxError>> IntoCallResult for Result<T, E> {
+    fn into_call_result(self) -> CallResult {
+        match self {
+            Ok(v) => v.into_call_result(),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl From<String> for ToolResult {
+    fn from(text: String) -> Self {
+        ToolResult::text(text)
+    }
+}
+
+impl From<&str> for ToolResult {
+    fn from(text: &str) -> Self {
+        ToolResult::text(text)
+    }
+}
+
+impl<T: Serialize> From<Json<T>> for ToolResult {
+    fn from(json: Json<T>) -> Self {
+        ToolResult::structured(serde_json::to_value(&json.0).unwrap_or(Value::Null))
+    }
+}

@@ -1,0 +1,4 @@
+//! Transports: stdio, the Streamable HTTP listener and the tower `Service`.
+//!
+//! A transport adds framing, concurrency, limits, cancellation and streaming;
+//! it never re-implements a protocol rule.

@@ -1,0 +1,200 @@
+//! Decoding one JSON-RPC message from untrusted bytes.
+
+use serde_json::{Map, Value};
+
+use super::RequestId;
+use super::scan::{ScanError, scan};
+use crate::Error;
+
+/// Bounds applied while decoding one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest message, in bytes (the transport sets it; default 2 MiB).
+    pub max_bytes: usize,
+    /// Deepest nesting of arrays and objects (default 64).
+    pub max_depth: usize,
+    /// Most digits in one number literal (default 64).
+    pub max_digits: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_bytes: 2 * 1024 * 1024,
+            max_depth: 64,
+            max_digits: 64,
+        }
+    }
+}
+
+/// A decoded request: it gets exactly one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The request id, echoed in the response.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The `params` object (absent params decode as an empty object).
+    pub params: Map<String, Value>,
+}
+
+/// A decoded notification: it is never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The `params` object (absent params decode as an empty object).
+    pub params: Map<String, Value>,
+}
+
+/// One decoded message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response from the peer (`result` or `error` without `method`); a server
+    /// ignores it and never answers it.
+    Response(Value),
+}
+
+/// A message that could not be decoded: the error to answer with, and the
+/// request id when it could be read.
+#[derive(Debug)]
+pub struct DecodeError {
+    /// The id of the offending request, if it could be read.
+    pub id: Option<RequestId>,
+    /// The JSON-RPC error (`-32700` or `-32600`).
+    pub error: Error,
+}
+
+impl DecodeError {
+    fn parse(message: &str) -> Self {
+        Self {
+            id: None,
+            error: Error::parse_error(message),
+        }
+    }
+
+    fn invalid(id: Option<RequestId>, message: &str) -> Self {
+        Self {
+            id,
+            error: Error::invalid_request(message),
+        }
+    }
+}
+
+/// Decodes one message from bytes, within `limits`. Never panics.
+///
+/// ```
+/// use snodo::wire::{decode, Limits, Message};
+/// let msg = decode(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#, &Limits::default()).unwrap();
+/// assert!(matches!(msg, Message::Request(r) if r.method == "tools/list"));
+/// let err = decode(b"[]", &Limits::default()).unwrap_err();
+/// assert_eq!(err.error.code(), -32600);
+/// ```
+pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(DecodeError::invalid(None, "Message exceeds the size limit"));
+    }
+    match scan(bytes, limits.max_depth, limits.max_digits) {
+        Ok(()) => {}
+        Err(ScanError::TooDeep) => return Err(DecodeError::parse("Parse error: nesting too deep")),
+        Err(ScanError::NumberTooLong) => {
+            return Err(DecodeError::parse("Parse error: number literal too long"));
+        }
+    }
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|_| DecodeError::parse("Parse error"))?;
+    decode_value(value)
+}
+
+/// Decodes one message from an already parsed JSON value.
+pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
+    let mut map = match value {
+        Value::Object(map) => map,
+        Value::Array(_) => {
+            return Err(DecodeError::invalid(None, "Batch requests are not supported"));
+        }
+        _ => return Err(DecodeError::invalid(None, "Invalid Request")),
+    };
+    let has_id = map.contains_key("id");
+    let id = map.get("id").and_then(RequestId::from_value);
+    if !map.contains_key("method") && (map.contains_key("result") || map.contains_key("error")) {
+        return Ok(Message::Response(Value::Object(map)));
+    }
+    if map.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\""));
+    }
+    let method = match map.remove("method") {
+        Some(Value::String(m)) => m,
+        _ => return Err(DecodeError::invalid(id, "Invalid Request: method must be a string")),
+    };
+    if has_id && id.is_none() {
+        return Err(DecodeError::invalid(
+            None,
+            "Invalid Request: id must be a string of at most 256 bytes or an integer",
+        ));
+    }
+    let params = match map.remove("params") {
+        None => Map::new(),
+        Some(Value::Object(p)) => p,
+        Some(_) => return Err(DecodeError::invalid(id, "Invalid Request: params must be an object")),
+    };
+    Ok(match id {
+        Some(id) => Message::Request(Request { id, method, params }),
+        None => Message::Notification(Notification { method, params }),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(bytes: &[u8]) -> i64 {
+        decode(bytes, &Limits::default()).unwrap_err().error.code()
+    }
+
+    #[test]
+    fn envelope_rules() {
+        assert_eq!(code(b"{"), -32700);
+        assert_eq!(code(b"\xff\xfe"), -32700);
+        assert_eq!(code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]"), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":7}"#), -32600);
+        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), -32600);
+        assert_eq!(code(b"42"), -32600);
+    }
+
+    #[test]
+    fn ids_keep_their_type_and_are_echoed_on_errors() {
+        let err = decode(br#"{"jsonrpc":"1.0","id":"abc","method":"x"}"#, &Limits::default()).unwrap_err();
+        assert_eq!(err.id, Some(RequestId::from("abc")));
+        let long = format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#, "a".repeat(257));
+        assert_eq!(code(long.as_bytes()), -32600);
+        let max = format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#, "a".repeat(256));
+        assert!(decode(max.as_bytes(), &Limits::default()).is_ok());
+    }
+
+    #[test]
+    fn responses_and_notifications() {
+        let msg = decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, &Limits::default()).unwrap();
+        assert!(matches!(msg, Message::Response(_)));
+        let msg = decode(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, &Limits::default()).unwrap();
+        assert!(matches!(msg, Message::Notification(n) if n.method == "notifications/cancelled"));
+    }
+
+    #[test]
+    fn bounds() {
+        let limits = Limits { max_bytes: 10, ..Limits::default() };
+        assert_eq!(decode(&[b' '; 11], &limits).unwrap_err().error.code(), -32600);
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(code(deep.as_bytes()), -32700);
+        let big = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"x"}}"#, "1".repeat(65));
+        assert_eq!(code(big.as_bytes()), -32700);
+    }
+}

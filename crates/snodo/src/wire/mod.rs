@@ -1,0 +1,14 @@
+//! The JSON-RPC 2.0 envelope: bounded decoding, request ids, encoding.
+//!
+//! Decoding never panics, whatever the bytes: a message is either a
+//! [`Message`] or a [`DecodeError`] that carries the JSON-RPC error to send
+//! (and the request id, when it could be read).
+
+mod decode;
+mod encode;
+mod id;
+mod scan;
+
+pub use decode::{DecodeError, Limits, Message, Notification, Request, decode, decode_value};
+pub use encode::{encode_error, encode_notification, encode_result};
+pub use id::RequestId;
