@@ -36,3 +36,14 @@ pub mod keys {
     /// The progress token of a request.
     pub const PROGRESS_TOKEN: &str = "progressToken";
 }
+
+/// The request a `notifications/cancelled` notification cancels, if it names one.
+pub fn cancelled_request(notification: &crate::wire::Notification) -> Option<crate::wire::RequestId> {
+    if notification.method != "notifications/cancelled" {
+        return None;
+    }
+    notification
+        .params
+        .get("requestId")
+        .and_then(crate::wire::RequestId::from_value)
+}

@@ -2,3 +2,7 @@
 //!
 //! A transport adds framing, concurrency, limits, cancellation and streaming;
 //! it never re-implements a protocol rule.
+
+pub mod stdio;
+
+pub use stdio::StdioOptions;
