@@ -41,7 +41,9 @@
 pub mod context;
 pub mod error;
 pub mod mrtr;
+pub mod prompt;
 pub mod protocol;
+pub mod resource;
 pub mod schema;
 pub mod server;
 pub mod testing;
@@ -62,10 +64,13 @@ pub use snodo_macros::tool;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::schema::PassThrough;
+    pub use crate::schema::{Basic, PassThrough};
+    pub use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
+    pub use crate::protocol::LogLevel;
+    pub use crate::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
     pub use crate::{
-        Args, Arguments, CallResult, Content, Context, Error, InputRequired, IntoCallResult, Json,
-        Server, Tool, ToolResult,
+        Args, Arguments, BoxError, CallResult, Content, Context, Error, InputRequired,
+        IntoCallResult, Json, Server, Tool, ToolResult,
     };
 }
 

@@ -170,7 +170,7 @@ async fn discover_advertises_what_is_registered() {
         json!({"jsonrpc": "2.0", "id": "d-1", "result": {
             "resultType": "complete",
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
             "instructions": "Use echo to echo.",
             "ttlMs": 0,
             "cacheScope": "private",

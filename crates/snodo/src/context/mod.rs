@@ -1,8 +1,11 @@
 //! What a handler knows about the request it serves.
 
 mod cancel;
+mod notify;
 
 pub use cancel::CancelSignal;
+pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+pub(crate) use notify::Sink;
 
 use std::sync::Arc;
 
@@ -41,6 +44,17 @@ pub(crate) struct RequestInfo {
     pub(crate) method: String,
     pub(crate) meta: Map<String, Value>,
     pub(crate) transport: TransportInfo,
+    /// Where progress and log notifications go, when the request asked for them.
+    pub(crate) sink: Option<Arc<Sink>>,
+    /// `inputResponses` of a multi round-trip retry.
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    /// `requestState` of a multi round-trip retry (untrusted).
+    pub(crate) request_state: Option<String>,
+    /// The request's params without `_meta`, `inputResponses` and
+    /// `requestState`: what sealed request state binds to.
+    pub(crate) salient_params: Map<String, Value>,
+    /// The server's event hub.
+    pub(crate) events: crate::server::EventHub,
 }
 
 /// What the transport attached to a request.
@@ -88,6 +102,11 @@ impl Context {
                 method: String::new(),
                 meta: Map::new(),
                 transport: TransportInfo::default(),
+                sink: None,
+                input_responses: None,
+                request_state: None,
+                salient_params: Map::new(),
+                events: crate::server::EventHub::default(),
             },
             CancelSignal::new(),
         )
@@ -156,5 +175,86 @@ impl Context {
     /// Whether the request was cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    /// Reports progress. Sent only when the request carried a `progressToken`
+    /// (otherwise `Err(ProgressError::NotRequested)`, which callers may ignore);
+    /// values must strictly increase, at most 1 000 updates of at most 4 KiB
+    /// of message each.
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), ProgressError> {
+        if self.cancel.is_cancelled() {
+            return Err(ProgressError::Closed);
+        }
+        match &self.inner.sink {
+            Some(sink) => sink.progress(progress, total, message).await,
+            None => Err(ProgressError::NotRequested),
+        }
+    }
+
+    /// Whether the client asked for progress on this request.
+    pub fn wants_progress(&self) -> bool {
+        self.inner
+            .sink
+            .as_ref()
+            .is_some_and(|s| s.progress_token.is_some())
+    }
+
+    /// Sends a `notifications/message` log entry, if the request set
+    /// `io.modelcontextprotocol/logLevel` at or below `level`. Returns whether
+    /// it was sent.
+    pub async fn log(&self, level: crate::protocol::LogLevel, data: impl Into<Value>) -> bool {
+        self.log_as(level, None, data).await
+    }
+
+    /// Like [`Context::log`], naming the logger.
+    pub async fn log_as(
+        &self,
+        level: crate::protocol::LogLevel,
+        logger: Option<&str>,
+        data: impl Into<Value>,
+    ) -> bool {
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        match &self.inner.sink {
+            Some(sink) => sink.log(level, logger, data.into()).await,
+            None => false,
+        }
+    }
+
+    /// The `inputResponses` of a multi round-trip retry, if any.
+    pub fn input_responses(&self) -> Option<&Map<String, Value>> {
+        self.inner.input_responses.as_ref()
+    }
+
+    /// The client's answer to the input request `key`, if it sent one.
+    pub fn input_response(&self, key: &str) -> Option<&Value> {
+        self.inner.input_responses.as_ref()?.get(key)
+    }
+
+    /// The client's answer to an elicitation, when it has the expected shape.
+    pub fn elicitation(&self, key: &str) -> Option<crate::mrtr::ElicitResponse> {
+        crate::mrtr::ElicitResponse::from_value(self.input_response(key)?)
+    }
+
+    /// The echoed `requestState` of a retry. Untrusted: open sealed state with
+    /// [`crate::mrtr::StateSealer::open`].
+    pub fn request_state(&self) -> Option<&str> {
+        self.inner.request_state.as_deref()
+    }
+
+    /// The request's params without `_meta`, `inputResponses` and `requestState`.
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.inner.salient_params
+    }
+
+    /// The server's event hub, to announce list changes and resource updates.
+    pub fn events(&self) -> &crate::server::EventHub {
+        &self.inner.events
     }
 }

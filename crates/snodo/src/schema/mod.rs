@@ -9,8 +9,14 @@
 //! Whatever the validator, a violation names the location (a JSON pointer) and
 //! the rule, **never the value**.
 
+mod basic;
+#[cfg(feature = "jsonschema")]
+mod full;
 mod passthrough;
 
+pub use basic::Basic;
+#[cfg(feature = "jsonschema")]
+pub use full::Full;
 pub use passthrough::PassThrough;
 
 use std::fmt;

@@ -1,16 +1,20 @@
 //! Building a server: registration checks and compile-once work.
 
-use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::registry::{ToolEntry, ToolRegistry, required_of};
-use super::{Inner, Server};
+use super::catalog::{Catalog, PromptEntry, ResourceEntry};
+use super::extension::Extension;
+use super::policy::Policy;
+use super::registry::ToolEntry;
+use super::{EventHub, Inner, Server};
+use crate::prompt::Prompt;
 use crate::protocol::CacheHints;
+use crate::resource::Resource;
 use crate::schema::{PassThrough, Validator};
-use crate::tool::{DynTool, Tool, definition};
+use crate::tool::Tool;
 use crate::wire::Limits;
 
 /// Why a server could not be built. Every variant names the component and
@@ -35,6 +39,15 @@ pub enum BuildError {
         /// The validator's reason.
         message: String,
     },
+    /// A resource, prompt or extension broke a rule.
+    Component {
+        /// `"resource"`, `"prompt"` or `"extension"`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// The broken rule.
+        rule: String,
+    },
     /// A server setting is out of range.
     Config(String),
 }
@@ -49,6 +62,7 @@ impl fmt::Display for BuildError {
                 which,
                 message,
             } => write!(f, "tool `{tool}`: {which} schema refused by the validator: {message}"),
+            BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
             BuildError::Config(message) => write!(f, "server configuration: {message}"),
         }
     }
@@ -60,27 +74,18 @@ impl std::error::Error for BuildError {}
 pub struct ServerBuilder {
     info: Map<String, Value>,
     instructions: Option<String>,
-    tools: Vec<Arc<dyn RegisteredTool>>,
+    tools: Vec<Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>>,
+    resources: Vec<Result<ResourceEntry, BuildError>>,
+    prompts: Vec<Result<PromptEntry, BuildError>>,
+    extensions: Vec<Arc<dyn Extension>>,
     validator: Arc<dyn Validator>,
+    policy: Option<Arc<dyn Policy>>,
+    events: Option<EventHub>,
     discover_cache: CacheHints,
     list_cache: CacheHints,
+    read_cache: CacheHints,
     page_size: usize,
     limits: Limits,
-}
-
-/// A tool as the builder holds it: definition access plus the erased call.
-trait RegisteredTool: DynTool {
-    fn definition(&self) -> crate::ToolDefinition;
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn DynTool>;
-}
-
-impl<T: Tool> RegisteredTool for T {
-    fn definition(&self) -> crate::ToolDefinition {
-        definition(self)
-    }
-    fn into_dyn(self: Arc<Self>) -> Arc<dyn DynTool> {
-        self
-    }
 }
 
 impl ServerBuilder {
@@ -92,9 +97,15 @@ impl ServerBuilder {
             info,
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
+            extensions: Vec::new(),
             validator: Arc::new(PassThrough),
+            policy: None,
+            events: None,
             discover_cache: CacheHints::default(),
             list_cache: CacheHints::default(),
+            read_cache: CacheHints::default(),
             page_size: 100,
             limits: Limits::default(),
         }
@@ -114,13 +125,45 @@ impl ServerBuilder {
 
     /// Registers a tool.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
-        self.tools.push(Arc::new(tool));
+        self.tools
+            .push(Box::new(move |validator| ToolEntry::new(tool, validator)));
+        self
+    }
+
+    /// Registers a resource or resource template.
+    pub fn resource<R: Resource>(mut self, resource: R) -> Self {
+        self.resources.push(ResourceEntry::new(resource));
+        self
+    }
+
+    /// Registers a prompt.
+    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        self.prompts.push(PromptEntry::new(prompt));
+        self
+    }
+
+    /// Registers a negotiated extension.
+    pub fn extension<E: Extension>(mut self, extension: E) -> Self {
+        self.extensions.push(Arc::new(extension));
         self
     }
 
     /// Installs the schema validator (default: [`PassThrough`]).
     pub fn validator<V: Validator>(mut self, validator: V) -> Self {
         self.validator = Arc::new(validator);
+        self
+    }
+
+    /// Installs an authorization policy.
+    pub fn policy<P: Policy>(mut self, policy: P) -> Self {
+        self.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Uses this event hub (default: a new one allowing 4 096 open
+    /// subscriptions), e.g. to publish events from outside the server.
+    pub fn events(mut self, hub: EventHub) -> Self {
+        self.events = Some(hub);
         self
     }
 
@@ -133,6 +176,12 @@ impl ServerBuilder {
     /// Sets the cache hints of the list methods (the same on every page).
     pub fn list_cache(mut self, hints: CacheHints) -> Self {
         self.list_cache = hints;
+        self
+    }
+
+    /// Sets the default cache hints of `resources/read` (a read may override them).
+    pub fn read_cache(mut self, hints: CacheHints) -> Self {
+        self.read_cache = hints;
         self
     }
 
@@ -153,72 +202,24 @@ impl ServerBuilder {
         if self.page_size == 0 {
             return Err(BuildError::Config("page size must be at least 1".into()));
         }
-        let mut seen = HashSet::new();
-        let mut entries = Vec::with_capacity(self.tools.len());
-        for tool in self.tools {
-            let def = tool.definition();
-            let name = def.name.clone();
-            let rule = |e: snodo_rules::RuleError| BuildError::Tool {
-                tool: name.clone(),
-                rule: e.to_string(),
-            };
-            snodo_rules::check_tool_name(&name).map_err(rule)?;
-            if !seen.insert(name.clone()) {
-                return Err(BuildError::DuplicateTool(name));
-            }
-            snodo_rules::check_input_schema(&def.input_schema).map_err(rule)?;
-            let headers = snodo_rules::check_header_annotations(&def.input_schema).map_err(rule)?;
-            if let Some(out) = &def.output_schema {
-                snodo_rules::check_output_schema(out).map_err(rule)?;
-            }
-            for (field, value) in [("annotations", &def.annotations), ("_meta", &def.meta)] {
-                if value.as_ref().is_some_and(|v| !v.is_object()) {
-                    return Err(BuildError::Tool {
-                        tool: name.clone(),
-                        rule: format!("{field} must be a JSON object"),
-                    });
-                }
-            }
-            if def.icons.as_ref().is_some_and(|v| !v.is_array()) {
-                return Err(BuildError::Tool {
-                    tool: name.clone(),
-                    rule: "icons must be a JSON array".into(),
-                });
-            }
-            let compile = |schema: &Value, which| {
-                self.validator.compile(schema).map_err(|e| BuildError::Schema {
-                    tool: name.clone(),
-                    which,
-                    message: e.message,
-                })
-            };
-            let input = compile(&def.input_schema, "input")?;
-            let output = match &def.output_schema {
-                Some(schema) => Some(compile(schema, "output")?),
-                None => None,
-            };
-            entries.push(ToolEntry {
-                required: required_of(&def.input_schema),
-                definition: def,
-                tool: tool.into_dyn(),
-                input,
-                output,
-                headers,
-            });
+        let mut tools = Vec::with_capacity(self.tools.len());
+        for make in self.tools {
+            tools.push(Arc::new(make(self.validator.as_ref())?));
         }
-        let tools = ToolRegistry::new(entries);
-        let mut capabilities = Map::new();
-        if !tools.is_empty() {
-            capabilities.insert("tools".into(), json!({}));
-        }
+        let resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let catalog = Catalog::new(tools, resources, prompts, self.extensions)?;
         Ok(Server {
             inner: Arc::new(Inner {
                 info: Value::Object(self.info),
                 instructions: self.instructions,
-                capabilities: Value::Object(capabilities),
-                tools,
+                catalog: RwLock::new(Arc::new(catalog)),
+                validator: self.validator,
+                policy: self.policy,
+                events: self.events.unwrap_or_default(),
                 discover_cache: self.discover_cache,
                 list_cache: self.list_cache,
+                read_cache: self.read_cache,
                 page_size: self.page_size,
                 limits: self.limits,
             }),

@@ -1,46 +1,79 @@
-//! The `tools/call` pipeline: lookup, header check, required arguments,
-//! validation, the call itself, and the output check — in that order.
+//! The `tools/call` pipeline: lookup, header check, authorization, required
+//! arguments, validation, the call itself, and the output check — in that
+//! order.
 
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
+use http::HeaderMap;
 use serde_json::{Map, Value};
 
 use super::Server;
+use super::catalog::Catalog;
 use super::registry::ToolEntry;
 use super::reply::Failure;
 use crate::protocol::headers;
 use crate::schema::{CompiledSchema, ValidationError};
 use crate::tool::{Arguments, ResultShape, ToolResult};
-use crate::{Context, Error, TransportKind};
+use crate::{Context, Error};
+
+fn tool_name(params: &Map<String, Value>) -> Result<&str, Failure> {
+    match params.get("name") {
+        Some(Value::String(n)) if !n.is_empty() => Ok(n),
+        _ => Err(Error::invalid_params("Tool name must be a non-empty string").into()),
+    }
+}
 
 impl Server {
+    /// Admission for `tools/call`: the tool exists, `arguments` is an object,
+    /// and over HTTP every `Mcp-Param-*` header matches the body.
+    pub(super) fn admit_call(
+        &self,
+        catalog: &Catalog,
+        params: &Map<String, Value>,
+        http_headers: Option<&HeaderMap>,
+    ) -> Result<(), Failure> {
+        let name = tool_name(params)?;
+        let Some(entry) = catalog.tools.get(name) else {
+            return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
+        };
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(args)) => Some(args),
+            Some(_) => return Err(Error::invalid_params("Tool arguments must be an object").into()),
+        };
+        if let Some(h) = http_headers {
+            headers::check_params(h, &entry.headers, args.unwrap_or(&Map::new()))
+                .map_err(Failure::bad_request)?;
+        }
+        Ok(())
+    }
+
     pub(super) async fn call(
         &self,
+        catalog: &Catalog,
         mut params: Map<String, Value>,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
-        let name = match params.get("name") {
-            Some(Value::String(n)) if !n.is_empty() => n.as_str(),
-            _ => return Err(Error::invalid_params("Tool name must be a non-empty string").into()),
-        };
-        let Some(entry) = self.inner.tools.get(name) else {
+        let name = tool_name(&params)?;
+        let Some(entry) = catalog.tools.get(name) else {
             return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
         };
-        let args = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(args)) => args,
-            Some(_) => return Err(Error::invalid_params("Tool arguments must be an object").into()),
-        };
-        if cx.transport() == TransportKind::Http
-            && let Some(h) = cx.headers()
-        {
-            headers::check_params(h, &entry.headers, &args).map_err(Failure::bad_request)?;
+        if let Some(policy) = self.policy() {
+            policy.check(&cx, super::Item::Tool(name)).map_err(Failure::ok)?;
         }
+        let args = match params.remove("arguments") {
+            Some(Value::Object(args)) => args,
+            _ => Map::new(),
+        };
+        let caps = cx.client_capabilities().clone();
         let result = match admit(entry, &args)? {
             Some(refusal) => refusal,
             None => invoke(entry, Arguments::new(args), cx).await?,
         };
+        if let Some(request) = result.as_input_required() {
+            crate::mrtr::check_input_required(request, &caps)?;
+        }
         check_output(entry, &result)?;
         match result.to_wire() {
             Value::Object(map) => Ok(map),

@@ -1,14 +1,42 @@
 //! The one seam every transport uses: decode, admit, route, shape.
+//!
+//! Admission runs in the order the Streamable HTTP rules assume: removed
+//! methods, `_meta`, standard headers (HTTP only), version, method and
+//! capability, then the method's own checks (for `tools/call`: the tool and
+//! its `Mcp-Param-*` headers). Only then does the request run, inline for a
+//! plain request, or inside a [`ResponseStream`] when it asked for
+//! notifications (`progressToken`, `logLevel`) or is a subscription.
+
+use std::sync::Arc;
 
 use http::StatusCode;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
 
+use super::catalog::Catalog;
 use super::reply::{Dispatched, Failure, Reply};
+use super::stream::ResponseStream;
 use super::{Server, list};
-use crate::context::{CancelSignal, RequestInfo, TransportInfo, TransportKind};
+use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
 use crate::protocol::{self, Method, RequestMeta, headers};
 use crate::wire::{self, Message, Request, RequestId};
 use crate::{Context, Error};
+
+/// What a request resolved to during admission.
+pub(super) enum Route {
+    Known(Method),
+    Extension(usize),
+}
+
+/// A request that passed admission.
+pub(super) struct Admitted {
+    pub(super) id: RequestId,
+    pub(super) method: String,
+    pub(super) route: Route,
+    pub(super) params: Map<String, Value>,
+    pub(super) meta: RequestMeta,
+    pub(super) catalog: Arc<Catalog>,
+}
 
 impl Server {
     /// Decodes one message (within the server's limits) and dispatches it.
@@ -43,38 +71,87 @@ impl Server {
         transport: TransportInfo,
         cancel: CancelSignal,
     ) -> Dispatched {
-        match message {
-            Message::Response(_) | Message::Notification(_) => Dispatched::Nothing,
-            Message::Request(request) => {
-                let id = request.id.clone();
-                match self.request(request, transport, cancel).await {
-                    Ok(mut result) => {
-                        protocol::stamp_result(&mut result, &self.inner.info);
-                        Dispatched::Reply(Reply::ok(wire::encode_result(&id, &result)))
-                    }
-                    Err(f) => Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
-                }
+        let Message::Request(request) = message else {
+            return Dispatched::Nothing;
+        };
+        let id = request.id.clone();
+        let admitted = match self.admit(request, &transport) {
+            Ok(a) => a,
+            Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
+        };
+        let listen = matches!(admitted.route, Route::Known(Method::Listen));
+        let wants_stream = listen
+            || admitted.meta.progress_token.is_some()
+            || admitted.meta.log_level.is_some();
+        if !wants_stream {
+            let cx = self.context(&admitted, transport, cancel, None);
+            return Dispatched::Reply(self.finish(&id, self.route(admitted, cx).await));
+        }
+        let (tx, rx) = mpsc::channel(64);
+        let server = self.clone();
+        if listen {
+            let opened = match self.open_listen(&admitted) {
+                Ok(opened) => opened,
+                Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
+            };
+            let signal = cancel.clone();
+            let future = async move { server.listen(id, opened, tx, signal).await };
+            let stream = ResponseStream::new(future, rx, cancel, true);
+            return Dispatched::Stream(stream);
+        }
+        let sink = Sink::new(
+            tx,
+            admitted.meta.progress_token.clone(),
+            admitted.meta.log_level,
+        );
+        let cx = self.context(&admitted, transport, cancel.clone(), Some(Arc::new(sink)));
+        let future = async move {
+            let out = server.route(admitted, cx).await;
+            Some(server.finish(&id, out).body.to_vec())
+        };
+        Dispatched::Stream(ResponseStream::new(future, rx, cancel, false))
+    }
+
+    /// Encodes a routed outcome as a reply.
+    pub(super) fn finish(&self, id: &RequestId, out: Result<Map<String, Value>, Failure>) -> Reply {
+        match out {
+            Ok(mut result) => {
+                protocol::stamp_result(&mut result, &self.inner.info);
+                Reply::ok(wire::encode_result(id, &result))
             }
+            Err(f) => Reply::error(f.status, Some(id), &f.error),
         }
     }
 
     /// Dispatches a JSON value in process and returns the JSON response, if
-    /// any (`None` for notifications).
+    /// any (`None` for notifications). Notifications a streamed request emits
+    /// are dropped; use [`Server::dispatch_collect`] to see them.
     pub async fn dispatch_value(&self, message: Value) -> Option<Value> {
-        let bytes = serde_json::to_vec(&message).ok()?;
+        let mut frames = self.dispatch_collect(message).await;
+        frames.pop()
+    }
+
+    /// Dispatches a JSON value in process and returns every frame sent for it:
+    /// notifications first, then the response (empty for notifications).
+    pub async fn dispatch_collect(&self, message: Value) -> Vec<Value> {
+        use futures_util::StreamExt;
+        let Ok(bytes) = serde_json::to_vec(&message) else {
+            return Vec::new();
+        };
         match self.dispatch(&bytes, TransportInfo::default()).await {
-            Dispatched::Nothing => None,
-            Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).ok(),
+            Dispatched::Nothing => Vec::new(),
+            Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).into_iter().collect(),
+            Dispatched::Stream(stream) => stream
+                .filter_map(|frame| async move { serde_json::from_slice(&frame).ok() })
+                .collect()
+                .await,
         }
     }
 
     /// Calls a tool in process with a well-formed 2026-07-28 request and
     /// returns its result object, or the JSON-RPC error.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, Error> {
-        let request = crate::testing::request(
-            "tools/call",
-            serde_json::json!({"name": name, "arguments": arguments}),
-        );
+        let request = crate::testing::request("tools/call", json!({"name": name, "arguments": arguments}));
         let response = self
             .dispatch_value(request)
             .await
@@ -92,21 +169,18 @@ impl Server {
         Err(err)
     }
 
-    async fn request(
-        &self,
-        request: Request,
-        transport: TransportInfo,
-        cancel: CancelSignal,
-    ) -> Result<Map<String, Value>, Failure> {
+    fn admit(&self, request: Request, transport: &TransportInfo) -> Result<Admitted, Failure> {
         let Request { id, method, params } = request;
         if protocol::is_removed(&method) {
             return Err(Failure::not_found(Error::method_not_found(&method)));
         }
         let meta = RequestMeta::from_params(&params).map_err(Failure::bad_request)?;
         let known = Method::parse(&method);
-        if transport.kind == TransportKind::Http
-            && let Some(h) = &transport.headers
-        {
+        let http_headers = match (transport.kind, &transport.headers) {
+            (TransportKind::Http, Some(h)) => Some(h),
+            _ => None,
+        };
+        if let Some(h) = http_headers {
             let name = known
                 .and_then(Method::name_param)
                 .and_then(|key| params.get(key))
@@ -120,69 +194,191 @@ impl Server {
                 protocol::SUPPORTED_VERSIONS,
             )));
         }
-        let Some(known) = known else {
-            return Err(Failure::not_found(Error::method_not_found(&method)));
-        };
-        if let Some(cap) = known.capability()
-            && self.inner.capabilities.get(cap).is_none()
-        {
-            return Err(Failure::not_found(Error::method_not_found(&method).with_data(
-                serde_json::json!({"reason": format!("Server does not support the {cap} capability")}),
-            )));
-        }
-        let cx = self.context(&id, &method, meta, transport, cancel);
-        match known {
-            Method::Discover => Ok(self.discover()),
-            Method::ToolsList => {
-                let mut page = list::page(
-                    "tools/list",
-                    "tools",
-                    &self.inner.tools.listed,
-                    self.inner.tools.digest,
-                    self.inner.page_size,
-                    &params,
-                )?;
-                self.inner.list_cache.apply(&mut page);
-                Ok(page)
+        let catalog = self.catalog();
+        let route = match known {
+            Some(m) => {
+                if let Some(cap) = m.capability()
+                    && catalog.capabilities.get(cap).is_none()
+                {
+                    return Err(Failure::not_found(Error::method_not_found(&method).with_data(
+                        json!({"reason": format!("Server does not support the {cap} capability")}),
+                    )));
+                }
+                Route::Known(m)
             }
-            Method::ToolsCall => self.call(params, cx).await,
-            _ => Err(Failure::not_found(Error::method_not_found(&method))),
+            None => match catalog.extension_methods.get(&method) {
+                Some(&i) => {
+                    let name = catalog.extensions[i].name();
+                    let declared = meta
+                        .client_capabilities
+                        .get("extensions")
+                        .and_then(|e| e.get(name))
+                        .is_some();
+                    if !declared {
+                        return Err(Failure::bad_request(Error::missing_client_capability(
+                            json!({"extensions": {name: {}}}),
+                        )));
+                    }
+                    Route::Extension(i)
+                }
+                None => return Err(Failure::not_found(Error::method_not_found(&method))),
+            },
+        };
+        if let Route::Known(Method::ToolsCall) = route {
+            self.admit_call(&catalog, &params, http_headers)?;
         }
+        Ok(Admitted {
+            id,
+            method,
+            route,
+            params,
+            meta,
+            catalog,
+        })
     }
 
     fn context(
         &self,
-        id: &RequestId,
-        method: &str,
-        meta: RequestMeta,
+        admitted: &Admitted,
         transport: TransportInfo,
         cancel: CancelSignal,
+        sink: Option<Arc<Sink>>,
     ) -> Context {
+        let mrtr = matches!(
+            admitted.route,
+            Route::Known(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead)
+        );
+        let (input_responses, request_state, salient_params) = if mrtr {
+            let mut salient = admitted.params.clone();
+            salient.remove("_meta");
+            let responses = match salient.remove("inputResponses") {
+                Some(Value::Object(map)) => Some(map),
+                _ => None,
+            };
+            let state = match salient.remove("requestState") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            };
+            (responses, state, salient)
+        } else {
+            (None, None, Map::new())
+        };
         Context::new(
             RequestInfo {
-                protocol_version: meta.protocol_version,
-                client_info: meta.client_info,
-                client_capabilities: meta.client_capabilities,
-                request_id: Some(id.clone()),
-                method: method.to_string(),
-                meta: meta.raw,
+                protocol_version: admitted.meta.protocol_version.clone(),
+                client_info: admitted.meta.client_info.clone(),
+                client_capabilities: admitted.meta.client_capabilities.clone(),
+                request_id: Some(admitted.id.clone()),
+                method: admitted.method.clone(),
+                meta: admitted.meta.raw.clone(),
                 transport,
+                sink,
+                input_responses,
+                request_state,
+                salient_params,
+                events: self.inner.events.clone(),
             },
             cancel,
         )
     }
 
-    fn discover(&self) -> Map<String, Value> {
+    async fn route(&self, admitted: Admitted, cx: Context) -> Result<Map<String, Value>, Failure> {
+        let Admitted {
+            route,
+            params,
+            catalog,
+            method,
+            ..
+        } = admitted;
+        let method = match route {
+            Route::Known(m) => m,
+            Route::Extension(i) => {
+                return catalog.extensions[i]
+                    .handle(&method, params, cx)
+                    .await
+                    .map_err(Failure::ok);
+            }
+        };
+        if matches!(method, Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead) {
+            check_retry_envelope(&params)?;
+        }
+        match method {
+            Method::Discover => Ok(self.discover(&catalog)),
+            Method::ToolsList => self.list_page(&cx, &params, "tools/list", "tools", &catalog.tools.listed, catalog.tools.digest, |p, item| {
+                p.can_see(cx.principal(), super::Item::Tool(item["name"].as_str().unwrap_or("")))
+            }),
+            Method::ResourcesList => self.list_page(&cx, &params, "resources/list", "resources", &catalog.resource_list.items, catalog.resource_list.digest, |p, item| {
+                p.can_see(cx.principal(), super::Item::Resource(item["uri"].as_str().unwrap_or("")))
+            }),
+            Method::ResourceTemplatesList => self.list_page(&cx, &params, "resources/templates/list", "resourceTemplates", &catalog.template_list.items, catalog.template_list.digest, |p, item| {
+                p.can_see(cx.principal(), super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")))
+            }),
+            Method::PromptsList => self.list_page(&cx, &params, "prompts/list", "prompts", &catalog.prompt_list.items, catalog.prompt_list.digest, |p, item| {
+                p.can_see(cx.principal(), super::Item::Prompt(item["name"].as_str().unwrap_or("")))
+            }),
+            Method::ToolsCall => self.call(&catalog, params, cx).await,
+            Method::ResourcesRead => self.read(&catalog, params, cx).await,
+            Method::PromptsGet => self.get_prompt(&catalog, params, cx).await,
+            Method::Complete => self.complete(&catalog, params, cx).await,
+            Method::Listen => Err(Error::internal("subscriptions are streamed").into()),
+        }
+    }
+
+    /// One page of a list, filtered by the policy before paging.
+    #[allow(clippy::too_many_arguments)]
+    fn list_page(
+        &self,
+        _cx: &Context,
+        params: &Map<String, Value>,
+        method: &str,
+        key: &str,
+        items: &[Value],
+        digest: u64,
+        visible: impl Fn(&dyn super::Policy, &Value) -> bool,
+    ) -> Result<Map<String, Value>, Failure> {
+        let mut page = match &self.inner.policy {
+            None => list::page(method, key, items, digest, self.inner.page_size, params)?,
+            Some(policy) => {
+                let seen: Vec<Value> = items
+                    .iter()
+                    .filter(|item| visible(policy.as_ref(), item))
+                    .cloned()
+                    .collect();
+                let digest = list::catalog_digest(&seen);
+                list::page(method, key, &seen, digest, self.inner.page_size, params)?
+            }
+        };
+        self.inner.list_cache.apply(&mut page);
+        Ok(page)
+    }
+
+    fn discover(&self, catalog: &Catalog) -> Map<String, Value> {
         let mut out = Map::new();
         out.insert(
             "supportedVersions".into(),
             protocol::SUPPORTED_VERSIONS.iter().map(|v| Value::from(*v)).collect(),
         );
-        out.insert("capabilities".into(), self.inner.capabilities.clone());
+        out.insert("capabilities".into(), catalog.capabilities.clone());
         if let Some(text) = &self.inner.instructions {
             out.insert("instructions".into(), text.clone().into());
         }
         self.inner.discover_cache.apply(&mut out);
         out
+    }
+
+    pub(super) fn policy(&self) -> Option<&dyn super::Policy> {
+        self.inner.policy.as_deref()
+    }
+}
+
+/// `inputResponses` must be an object (or absent/null); `requestState` a string.
+fn check_retry_envelope(params: &Map<String, Value>) -> Result<(), Failure> {
+    match params.get("inputResponses") {
+        None | Some(Value::Null | Value::Object(_)) => {}
+        Some(_) => return Err(Error::invalid_params("inputResponses must be an object").into()),
+    }
+    match params.get("requestState") {
+        None | Some(Value::String(_)) => Ok(()),
+        Some(_) => Err(Error::invalid_params("requestState must be a string").into()),
     }
 }

@@ -3,27 +3,50 @@
 //!
 //! Everything that can be computed once is computed in [`ServerBuilder::build`]:
 //! name and schema checks, compiled validators, the `x-mcp-header` map of each
-//! tool, and the serialized `tools/list` pages.
+//! tool, and the serialized list pages. The catalog changes at runtime only
+//! through [`Server::add_tool`] and its siblings, which build a new catalog,
+//! swap it in, and announce the change to listeners.
 
 mod builder;
 mod call;
+mod catalog;
+mod complete;
 mod dispatch;
+mod events;
+mod extension;
 mod list;
+mod listen;
+mod policy;
+mod prompts;
 mod registry;
 mod reply;
+mod resources;
+mod stream;
 
 pub use builder::{BuildError, ServerBuilder};
+pub use complete::MAX_COMPLETION_VALUES;
+pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
+pub use events::{Event, EventHub, LISTENER_QUEUE};
+pub use extension::Extension;
+pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
+pub use stream::ResponseStream;
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
+use crate::prompt::Prompt;
 use crate::protocol::CacheHints;
+use crate::resource::Resource;
+use crate::schema::Validator;
+use crate::tool::Tool;
 use crate::wire::Limits;
-use registry::ToolRegistry;
+use catalog::{Catalog, PromptEntry, ResourceEntry};
+use registry::ToolEntry;
 
-/// An MCP server: cheap to clone, immutable once built.
+/// An MCP server: cheap to clone, immutable once built (except for the
+/// explicit runtime-change methods).
 #[derive(Clone)]
 pub struct Server {
     inner: Arc<Inner>,
@@ -32,10 +55,13 @@ pub struct Server {
 struct Inner {
     info: Value,
     instructions: Option<String>,
-    capabilities: Value,
-    tools: ToolRegistry,
+    catalog: RwLock<Arc<Catalog>>,
+    validator: Arc<dyn Validator>,
+    policy: Option<Arc<dyn policy::Policy>>,
+    events: EventHub,
     discover_cache: CacheHints,
     list_cache: CacheHints,
+    read_cache: CacheHints,
     page_size: usize,
     limits: Limits,
 }
@@ -44,7 +70,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &self.inner.tools.len())
+            .field("tools", &self.catalog().tools.len())
             .finish()
     }
 }
@@ -62,12 +88,123 @@ impl Server {
     }
 
     /// The capabilities `server/discover` advertises.
-    pub fn capabilities(&self) -> &Value {
-        &self.inner.capabilities
+    pub fn capabilities(&self) -> Value {
+        self.catalog().capabilities.clone()
     }
 
     /// The decoding limits transports apply to incoming messages.
     pub fn limits(&self) -> &Limits {
         &self.inner.limits
+    }
+
+    /// The event hub: announce resource updates, or end every listen stream
+    /// with [`EventHub::shutdown`].
+    pub fn events(&self) -> &EventHub {
+        &self.inner.events
+    }
+
+    fn catalog(&self) -> Arc<Catalog> {
+        self.inner
+            .catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Replaces the catalog with one built from modified parts.
+    fn change(
+        &self,
+        edit: impl FnOnce(
+            &mut Vec<Arc<ToolEntry>>,
+            &mut Vec<ResourceEntry>,
+            &mut Vec<PromptEntry>,
+        ) -> Result<bool, BuildError>,
+    ) -> Result<bool, BuildError> {
+        let mut slot = self.inner.catalog.write().unwrap_or_else(|e| e.into_inner());
+        let (mut tools, mut resources, mut prompts, extensions) = slot.parts();
+        if !edit(&mut tools, &mut resources, &mut prompts)? {
+            return Ok(false);
+        }
+        *slot = Arc::new(Catalog::new(tools, resources, prompts, extensions)?);
+        Ok(true)
+    }
+
+    /// Adds a tool at runtime, invalidates `tools/list` cursors and announces
+    /// `notifications/tools/list_changed` to listeners.
+    pub fn add_tool<T: Tool>(&self, tool: T) -> Result<(), BuildError> {
+        let entry = Arc::new(ToolEntry::new(tool, self.inner.validator.as_ref())?);
+        self.change(|tools, _, _| {
+            tools.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.tools_changed();
+        Ok(())
+    }
+
+    /// Removes a tool at runtime; returns whether it was registered.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self
+            .change(|tools, _, _| {
+                let before = tools.len();
+                tools.retain(|t| t.definition.name != name);
+                Ok(tools.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.tools_changed();
+        }
+        removed
+    }
+
+    /// Adds a resource or template at runtime and announces the change.
+    pub fn add_resource<R: Resource>(&self, resource: R) -> Result<(), BuildError> {
+        let entry = ResourceEntry::new(resource)?;
+        self.change(|_, resources, _| {
+            resources.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.resources_changed();
+        Ok(())
+    }
+
+    /// Removes a resource or template by name; returns whether it was registered.
+    pub fn remove_resource(&self, name: &str) -> bool {
+        let removed = self
+            .change(|_, resources, _| {
+                let before = resources.len();
+                resources.retain(|r| r.name != name);
+                Ok(resources.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.resources_changed();
+        }
+        removed
+    }
+
+    /// Adds a prompt at runtime and announces the change.
+    pub fn add_prompt<P: Prompt>(&self, prompt: P) -> Result<(), BuildError> {
+        let entry = PromptEntry::new(prompt)?;
+        self.change(|_, _, prompts| {
+            prompts.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.prompts_changed();
+        Ok(())
+    }
+
+    /// Removes a prompt by name; returns whether it was registered.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self
+            .change(|_, _, prompts| {
+                let before = prompts.len();
+                prompts.retain(|p| p.name != name);
+                Ok(prompts.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.prompts_changed();
+        }
+        removed
     }
 }

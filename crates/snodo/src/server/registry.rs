@@ -6,8 +6,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use snodo_rules::HeaderParam;
 
-use crate::schema::CompiledSchema;
-use crate::tool::{DynTool, ToolDefinition};
+use super::BuildError;
+use crate::schema::{CompiledSchema, Validator};
+use crate::tool::{DynTool, Tool, ToolDefinition, definition};
 
 /// One registered tool with everything computed at build time.
 pub(crate) struct ToolEntry {
@@ -19,12 +20,67 @@ pub(crate) struct ToolEntry {
     pub(crate) output: Option<Arc<dyn CompiledSchema>>,
     /// Arguments mirrored into `Mcp-Param-*` headers.
     pub(crate) headers: Vec<HeaderParam>,
+    /// The definition as `tools/list` publishes it.
+    pub(crate) listed: Value,
+}
+
+impl ToolEntry {
+    /// Checks a tool against the definition rules and compiles its schemas.
+    pub(crate) fn new<T: Tool>(tool: T, validator: &dyn Validator) -> Result<Self, BuildError> {
+        let def = definition(&tool);
+        let name = def.name.clone();
+        let rule = |e: snodo_rules::RuleError| BuildError::Tool {
+            tool: name.clone(),
+            rule: e.to_string(),
+        };
+        snodo_rules::check_tool_name(&name).map_err(rule)?;
+        snodo_rules::check_input_schema(&def.input_schema).map_err(rule)?;
+        let headers = snodo_rules::check_header_annotations(&def.input_schema).map_err(rule)?;
+        if let Some(out) = &def.output_schema {
+            snodo_rules::check_output_schema(out).map_err(rule)?;
+        }
+        for (field, value) in [("annotations", &def.annotations), ("_meta", &def.meta)] {
+            if value.as_ref().is_some_and(|v| !v.is_object()) {
+                return Err(BuildError::Tool {
+                    tool: name.clone(),
+                    rule: format!("{field} must be a JSON object"),
+                });
+            }
+        }
+        if def.icons.as_ref().is_some_and(|v| !v.is_array()) {
+            return Err(BuildError::Tool {
+                tool: name.clone(),
+                rule: "icons must be a JSON array".into(),
+            });
+        }
+        let compile = |schema: &Value, which| {
+            validator.compile(schema).map_err(|e| BuildError::Schema {
+                tool: name.clone(),
+                which,
+                message: e.message,
+            })
+        };
+        let input = compile(&def.input_schema, "input")?;
+        let output = match &def.output_schema {
+            Some(schema) => Some(compile(schema, "output")?),
+            None => None,
+        };
+        Ok(Self {
+            required: required_of(&def.input_schema),
+            listed: serde_json::to_value(&def).unwrap_or(Value::Null),
+            definition: def,
+            tool: Arc::new(tool),
+            input,
+            output,
+            headers,
+        })
+    }
 }
 
 /// Tools sorted by name, with a name index and the serialized definitions.
 #[derive(Default)]
 pub(crate) struct ToolRegistry {
-    entries: Vec<ToolEntry>,
+    entries: Vec<Arc<ToolEntry>>,
     index: HashMap<String, usize>,
     /// The JSON definitions in `tools/list` order.
     pub(crate) listed: Vec<Value>,
@@ -33,28 +89,30 @@ pub(crate) struct ToolRegistry {
 }
 
 impl ToolRegistry {
-    pub(crate) fn new(mut entries: Vec<ToolEntry>) -> Self {
+    pub(crate) fn new(mut entries: Vec<Arc<ToolEntry>>) -> Result<Self, BuildError> {
         entries.sort_by(|a, b| a.definition.name.cmp(&b.definition.name));
-        let index = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.definition.name.clone(), i))
-            .collect();
-        let listed: Vec<Value> = entries
-            .iter()
-            .map(|e| serde_json::to_value(&e.definition).unwrap_or(Value::Null))
-            .collect();
+        let mut index = HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            if index.insert(e.definition.name.clone(), i).is_some() {
+                return Err(BuildError::DuplicateTool(e.definition.name.clone()));
+            }
+        }
+        let listed: Vec<Value> = entries.iter().map(|e| e.listed.clone()).collect();
         let digest = super::list::catalog_digest(&listed);
-        Self {
+        Ok(Self {
             entries,
             index,
             listed,
             digest,
-        }
+        })
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&ToolEntry> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<ToolEntry>> {
         self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    pub(crate) fn entries(&self) -> &[Arc<ToolEntry>] {
+        &self.entries
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -13,6 +13,11 @@ pub enum Dispatched {
     Nothing,
     /// One JSON-RPC response.
     Reply(Reply),
+    /// Notifications, then the response: the request asked for progress or
+    /// log messages, or opened a subscription. Transports send the frames as
+    /// they come (SSE over HTTP, lines over stdio); dropping the stream
+    /// cancels the request.
+    Stream(super::ResponseStream),
 }
 
 /// One encoded JSON-RPC response and the HTTP status it maps to.
@@ -50,12 +55,21 @@ pub(crate) struct Failure {
 }
 
 impl Failure {
-    /// A failure reported with 200: the request was admitted, then failed.
+    /// A failure after admission: 200, except for the codes the transport
+    /// rules pin to a status wherever they arise (-32020, -32021 and -32022 are
+    /// 400, -32601 is 404).
     pub(crate) fn ok(error: Error) -> Self {
-        Self {
-            status: StatusCode::OK,
-            error,
-        }
+        use crate::error::code;
+        let status = match error.code() {
+            code::HEADER_MISMATCH
+            | code::MISSING_CLIENT_CAPABILITY
+            | code::UNSUPPORTED_PROTOCOL_VERSION
+            | code::PARSE_ERROR
+            | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+            code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+            _ => StatusCode::OK,
+        };
+        Self { status, error }
     }
 
     pub(crate) fn bad_request(error: Error) -> Self {

@@ -127,8 +127,8 @@ pub fn definition<T: Tool + ?Sized>(tool: &T) -> ToolDefinition {
     }
 }
 
-/// A boxed future, as the object-safe tool interface returns.
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The object-safe form of [`Tool`] the registry stores.
 pub(crate) trait DynTool: Send + Sync + 'static {

@@ -3,6 +3,8 @@
 //! A transport adds framing, concurrency, limits, cancellation and streaming;
 //! it never re-implements a protocol rule.
 
+#[cfg(feature = "http")]
+pub mod http;
 pub mod stdio;
 
 pub use stdio::StdioOptions;

@@ -18,6 +18,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
@@ -175,13 +176,22 @@ impl Server {
                     kind: TransportKind::Stdio,
                     ..TransportInfo::default()
                 };
-                let out = server.handle(message, transport, cancel.clone()).await;
-                in_flight.lock().expect("in-flight map").remove(&request_id);
-                if let Dispatched::Reply(reply) = out
-                    && !cancel.is_cancelled()
-                {
-                    let _ = tx.send(reply.body.to_vec()).await;
+                match server.handle(message, transport, cancel.clone()).await {
+                    Dispatched::Nothing => {}
+                    Dispatched::Reply(reply) => {
+                        if !cancel.is_cancelled() {
+                            let _ = tx.send(reply.body.to_vec()).await;
+                        }
+                    }
+                    Dispatched::Stream(mut stream) => {
+                        while let Some(frame) = stream.next().await {
+                            if cancel.is_cancelled() || tx.send(frame.to_vec()).await.is_err() {
+                                break;
+                            }
+                        }
+                    }
                 }
+                in_flight.lock().expect("in-flight map").remove(&request_id);
                 drop(permit);
             });
         }

@@ -96,3 +96,84 @@ impl InputRequired {
         Value::Object(out)
     }
 }
+
+mod elicit;
+mod state;
+
+pub use elicit::{ElicitAction, ElicitResponse, check_form_schema};
+pub use state::{DEFAULT_TTL, MAX_TTL, StateError, StateSealer};
+
+/// The client capability an input request needs, as a `ClientCapabilities`
+/// fragment; `None` when the client declared it.
+pub(crate) fn missing_capability(request: &Value, caps: &Value) -> Result<Option<Value>, crate::Error> {
+    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+    let params = request.get("params").unwrap_or(&Value::Null);
+    let has = |path: &[&str]| {
+        let mut node = caps;
+        for key in path {
+            match node.get(key) {
+                Some(v) if !v.is_null() => node = v,
+                _ => return false,
+            }
+        }
+        true
+    };
+    Ok(match method {
+        "elicitation/create" => {
+            let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+            let elicitation = caps.get("elicitation");
+            let declared = match (mode, elicitation) {
+                (_, None | Some(Value::Null)) => false,
+                ("form", Some(e)) => e.as_object().is_some_and(|m| m.is_empty() || m.contains_key("form")),
+                ("url", Some(e)) => e.get("url").is_some(),
+                _ => false,
+            };
+            (!declared).then(|| json!({"elicitation": {mode: {}}}))
+        }
+        "sampling/createMessage" => {
+            if !has(&["sampling"]) {
+                Some(json!({"sampling": {}}))
+            } else if params.get("tools").is_some() && !has(&["sampling", "tools"]) {
+                Some(json!({"sampling": {"tools": {}}}))
+            } else {
+                None
+            }
+        }
+        "roots/list" => (!has(&["roots"])).then(|| json!({"roots": {}})),
+        other => {
+            return Err(crate::Error::internal("Invalid input request").with_cause(format!(
+                "input requests may only use elicitation/create, sampling/createMessage or roots/list, not {other:?}"
+            )));
+        }
+    })
+}
+
+/// Checks an `input_required` result against the client's capabilities:
+/// -32021 naming every missing capability.
+pub(crate) fn check_input_required(request: &InputRequired, caps: &Value) -> Result<(), crate::Error> {
+    if request.requests.is_empty() && request.state.is_none() {
+        return Err(crate::Error::internal(
+            "Input required result must carry input requests or request state",
+        ));
+    }
+    let mut missing = Map::new();
+    for value in request.requests.values() {
+        if value.get("method").and_then(Value::as_str) == Some("elicitation/create")
+            && value["params"].get("mode").and_then(Value::as_str).unwrap_or("form") == "form"
+        {
+            check_form_schema(&value["params"]["requestedSchema"]).map_err(|reason| {
+                crate::Error::internal("Invalid elicitation schema").with_cause(reason)
+            })?;
+        }
+        if let Some(Value::Object(need)) = missing_capability(value, caps)? {
+            for (k, v) in need {
+                missing.insert(k, v);
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::Error::missing_client_capability(Value::Object(missing)))
+    }
+}

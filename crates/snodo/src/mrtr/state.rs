@@ -1,0 +1,207 @@
+//! Sealed request state: integrity-protected, expiring, bound to the request.
+//!
+//! A token is `mrtr2.<kid>.<payload>.<mac>` (base64url parts): the payload is
+//! `{"d": data, "exp": unix seconds}` and the MAC is HMAC-SHA256 over the key
+//! id, the method, the request's salient params (without `_meta`,
+//! `inputResponses` and `requestState`; key order ignored), the principal and
+//! the payload. Tokens are signed, not encrypted: put nothing secret in them.
+//! Any failure is -32602 `Invalid or expired request state`, with no data.
+
+use std::fmt;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+use crate::{Context, Error};
+
+type HmacSha256 = Hmac<Sha256>;
+
+const PREFIX: &str = "mrtr2";
+/// Default lifetime of sealed state.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+/// Longest lifetime allowed.
+pub const MAX_TTL: Duration = Duration::from_secs(900);
+const MAX_TOKEN: usize = 16 * 1024;
+const MAX_KEYS: usize = 8;
+
+/// Why a sealer could not be configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateError(String);
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateError {}
+
+/// Seals and opens `requestState` with a keyring of HMAC-SHA256 keys.
+///
+/// The first key seals; every key opens, so keys rotate by adding the new
+/// one first and dropping the old one after the longest TTL.
+///
+/// ```
+/// use snodo::mrtr::StateSealer;
+/// use snodo::Context;
+/// let sealer = StateSealer::new("k1", [7u8; 32]).unwrap();
+/// let cx = Context::detached();
+/// let token = sealer.seal(&cx, &serde_json::json!({"step": 1}));
+/// assert_eq!(sealer.open_token(&cx, &token).unwrap(), serde_json::json!({"step": 1}));
+/// let mut forged = token.clone();
+/// forged.push('x');
+/// assert_eq!(sealer.open_token(&cx, &forged).unwrap_err().code(), -32602);
+/// ```
+#[derive(Clone)]
+pub struct StateSealer {
+    keys: Vec<(String, Vec<u8>)>,
+    ttl: Duration,
+}
+
+impl fmt::Debug for StateSealer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kids: Vec<&str> = self.keys.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("StateSealer")
+            .field("kids", &kids)
+            .field("ttl", &self.ttl)
+            .finish()
+    }
+}
+
+fn check_kid(kid: &str) -> Result<(), StateError> {
+    let ok = (1..=32).contains(&kid.len())
+        && kid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(StateError("key ids are 1 to 32 characters of [A-Za-z0-9_-]".into()))
+    }
+}
+
+impl StateSealer {
+    /// A sealer with one key (at least 32 bytes) and the default TTL of 300 s.
+    pub fn new(kid: &str, secret: impl AsRef<[u8]>) -> Result<Self, StateError> {
+        Self {
+            keys: Vec::new(),
+            ttl: DEFAULT_TTL,
+        }
+        .with_key(kid, secret)
+    }
+
+    /// Adds a key that opens tokens (for rotation). At most 8 keys.
+    pub fn with_key(mut self, kid: &str, secret: impl AsRef<[u8]>) -> Result<Self, StateError> {
+        check_kid(kid)?;
+        if secret.as_ref().len() < 32 {
+            return Err(StateError("secrets must be at least 32 bytes".into()));
+        }
+        if self.keys.len() >= MAX_KEYS {
+            return Err(StateError("at most 8 keys".into()));
+        }
+        if self.keys.iter().any(|(k, _)| k == kid) {
+            return Err(StateError(format!("key id {kid:?} is already present")));
+        }
+        self.keys.push((kid.to_string(), secret.as_ref().to_vec()));
+        Ok(self)
+    }
+
+    /// Sets the lifetime of sealed state (at most 900 s).
+    pub fn with_ttl(mut self, ttl: Duration) -> Result<Self, StateError> {
+        if ttl.is_zero() || ttl > MAX_TTL {
+            return Err(StateError("the TTL must be between 1 s and 900 s".into()));
+        }
+        self.ttl = ttl;
+        Ok(self)
+    }
+
+    fn mac(secret: &[u8], kid: &str, cx: &Context, payload: &str) -> HmacSha256 {
+        let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes any key length");
+        let principal = cx.principal().map(|p| p.subject.as_str()).unwrap_or("");
+        let bound = json!([kid, cx.method(), cx.params(), principal, payload]).to_string();
+        mac.update(bound.as_bytes());
+        mac
+    }
+
+    /// Seals `data` for a retry of the request `cx` serves.
+    pub fn seal(&self, cx: &Context, data: &Value) -> String {
+        let (kid, secret) = &self.keys[0];
+        let exp = now() + self.ttl.as_secs();
+        let payload = URL_SAFE_NO_PAD.encode(json!({"d": data, "exp": exp}).to_string());
+        let tag = Self::mac(secret, kid, cx, &payload).finalize().into_bytes();
+        format!("{PREFIX}.{kid}.{payload}.{}", URL_SAFE_NO_PAD.encode(tag))
+    }
+
+    /// Opens the request's `requestState`: `Ok(None)` when there is none.
+    pub fn open(&self, cx: &Context) -> Result<Option<Value>, Error> {
+        match cx.request_state() {
+            None => Ok(None),
+            Some(token) => self.open_token(cx, token).map(Some),
+        }
+    }
+
+    /// Opens a token for the request `cx` serves.
+    pub fn open_token(&self, cx: &Context, token: &str) -> Result<Value, Error> {
+        let invalid = || Error::invalid_params("Invalid or expired request state");
+        if token.len() > MAX_TOKEN {
+            return Err(invalid());
+        }
+        let mut parts = token.split('.');
+        let (Some(PREFIX), Some(kid), Some(payload), Some(tag), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(invalid());
+        };
+        let (_, secret) = self.keys.iter().find(|(k, _)| k == kid).ok_or_else(invalid)?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid())?;
+        Self::mac(secret, kid, cx, payload)
+            .verify_slice(&tag)
+            .map_err(|_| invalid())?;
+        let body = URL_SAFE_NO_PAD.decode(payload).map_err(|_| invalid())?;
+        let body: Value = serde_json::from_slice(&body).map_err(|_| invalid())?;
+        let exp = body.get("exp").and_then(Value::as_u64).ok_or_else(invalid)?;
+        if exp < now() {
+            return Err(invalid());
+        }
+        Ok(body.get("d").cloned().unwrap_or(Value::Null))
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_rotate_and_foreign_keys_fail() {
+        let old = StateSealer::new("old", [1u8; 32]).unwrap();
+        let cx = Context::detached();
+        let token = old.seal(&cx, &json!(1));
+        let rotated = StateSealer::new("new", [2u8; 32]).unwrap().with_key("old", [1u8; 32]).unwrap();
+        assert_eq!(rotated.open_token(&cx, &token).unwrap(), json!(1));
+        let other = StateSealer::new("old", [3u8; 32]).unwrap();
+        assert!(other.open_token(&cx, &token).is_err());
+        assert!(StateSealer::new("k", [0u8; 31]).is_err());
+        assert!(StateSealer::new("bad kid!", [0u8; 32]).is_err());
+        assert!(old.clone().with_ttl(Duration::from_secs(901)).is_err());
+    }
+
+    #[test]
+    fn tampering_anywhere_fails_without_data() {
+        let sealer = StateSealer::new("k", [9u8; 32]).unwrap();
+        let cx = Context::detached();
+        let token = sealer.seal(&cx, &json!({"round": 1}));
+        for bad in [format!("{token}-TAMPERED"), token.replacen("mrtr2", "mrtr1", 1), "mrtr2.k.e30.AAAA".into(), String::new()] {
+            let err = sealer.open_token(&cx, &bad).unwrap_err();
+            assert_eq!(err.to_json(), json!({"code": -32602, "message": "Invalid or expired request state"}));
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The `Prompt` behaviour: reusable message templates with declared
+//! arguments.
+//!
+//! ```
+//! use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
+//! use snodo::{BoxError, Context};
+//!
+//! struct Introduce;
+//!
+//! impl Prompt for Introduce {
+//!     fn name(&self) -> &str { "introduce" }
+//!     fn arguments(&self) -> Vec<PromptArgument> { vec![PromptArgument::required("name")] }
+//!     async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+//!         let name = args.get("name").unwrap_or_default();
+//!         Ok(PromptResult::new([PromptMessage::user_text(format!("Please introduce {name}."))]))
+//!     }
+//! }
+//! ```
+
+use std::future::Future;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::BoxError;
+use crate::mrtr::InputRequired;
+use crate::{Content, Context};
+
+/// A prompt.
+pub trait Prompt: Send + Sync + 'static {
+    /// A unique name.
+    fn name(&self) -> &str;
+
+    /// A human-readable title.
+    fn title(&self) -> Option<&str> {
+        None
+    }
+
+    /// What the prompt is for.
+    fn description(&self) -> Option<&str> {
+        None
+    }
+
+    /// The declared arguments.
+    fn arguments(&self) -> Vec<PromptArgument> {
+        Vec::new()
+    }
+
+    /// Icons, as a JSON array.
+    fn icons(&self) -> Option<Value> {
+        None
+    }
+
+    /// The prompt's `_meta` object.
+    fn meta(&self) -> Option<Value> {
+        None
+    }
+
+    /// Renders the prompt. Required arguments are present.
+    fn get(&self, args: PromptArguments, cx: Context) -> impl Future<Output = Result<PromptResult, BoxError>> + Send;
+
+    /// Whether [`Prompt::complete`] offers values (advertises `completions`).
+    fn completes(&self) -> bool {
+        false
+    }
+
+    /// Suggests values for `argument` starting from `value`.
+    fn complete(
+        &self,
+        argument: &str,
+        value: &str,
+        context: &Map<String, Value>,
+    ) -> impl Future<Output = Vec<String>> + Send {
+        let _ = (argument, value, context);
+        async { Vec::new() }
+    }
+}
+
+/// A declared prompt argument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PromptArgument {
+    /// The argument's name.
+    pub name: String,
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the argument means.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+impl PromptArgument {
+    /// A required argument.
+    pub fn required(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: true,
+        }
+    }
+
+    /// An optional argument.
+    pub fn optional(name: impl Into<String>) -> Self {
+        Self {
+            required: false,
+            ..Self::required(name)
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+/// The string arguments of a `prompts/get` request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromptArguments(pub(crate) Map<String, Value>);
+
+impl PromptArguments {
+    /// An argument's value.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(Value::as_str)
+    }
+
+    /// Every argument.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
+    }
+}
+
+/// The role of a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// One message of a rendered prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PromptMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said: text, image, audio, an embedded resource or a resource link.
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A user message with any content.
+    pub fn user(content: Content) -> Self {
+        Self {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// An assistant message with any content.
+    pub fn assistant(content: Content) -> Self {
+        Self {
+            role: Role::Assistant,
+            content,
+        }
+    }
+
+    /// A user text message.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::user(Content::text(text))
+    }
+}
+
+/// What rendering a prompt produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptResult {
+    pub(crate) description: Option<String>,
+    pub(crate) messages: Result<Vec<PromptMessage>, InputRequired>,
+}
+
+impl PromptResult {
+    /// Messages.
+    pub fn new(messages: impl IntoIterator<Item = PromptMessage>) -> Self {
+        Self {
+            description: None,
+            messages: Ok(messages.into_iter().collect()),
+        }
+    }
+
+    /// A multi round-trip answer.
+    pub fn input_required(request: InputRequired) -> Self {
+        Self {
+            description: None,
+            messages: Err(request),
+        }
+    }
+
+    /// Sets the description of the rendered prompt.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}

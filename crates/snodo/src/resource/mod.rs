@@ -1,0 +1,228 @@
+//! The `Resource` behaviour: data a server exposes by URI, at a fixed `uri` or
+//! under an RFC 6570 `uri_template`.
+//!
+//! ```
+//! use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
+//! use snodo::{BoxError, Context};
+//!
+//! struct Greeting;
+//!
+//! impl Resource for Greeting {
+//!     fn uri_template(&self) -> Option<&str> { Some("demo://greetings/{name}") }
+//!     fn name(&self) -> &str { "greeting" }
+//!     fn mime_type(&self) -> Option<&str> { Some("text/plain") }
+//!     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+//!         let name = req.var("name").unwrap_or("stranger");
+//!         Ok(ResourceContents::text(&req.uri, format!("Hello, {name}!")).into())
+//!     }
+//! }
+//! ```
+
+pub mod template;
+
+pub use template::{TemplateError, UriTemplate};
+
+use std::future::Future;
+
+use serde_json::{Map, Value};
+
+use crate::error::BoxError;
+use crate::mrtr::InputRequired;
+use crate::protocol::CacheHints;
+use crate::Context;
+
+/// A resource or a family of resources under a URI template.
+pub trait Resource: Send + Sync + 'static {
+    /// The fixed URI of this resource (exactly one of `uri` and
+    /// `uri_template` must be given).
+    fn uri(&self) -> Option<&str> {
+        None
+    }
+
+    /// The RFC 6570 template of this family of resources.
+    fn uri_template(&self) -> Option<&str> {
+        None
+    }
+
+    /// A unique name.
+    fn name(&self) -> &str;
+
+    /// A human-readable title.
+    fn title(&self) -> Option<&str> {
+        None
+    }
+
+    /// What the resource holds.
+    fn description(&self) -> Option<&str> {
+        None
+    }
+
+    /// The MIME type of the contents.
+    fn mime_type(&self) -> Option<&str> {
+        None
+    }
+
+    /// Annotations (`audience`, `priority`, `lastModified`), as a JSON object.
+    fn annotations(&self) -> Option<Value> {
+        None
+    }
+
+    /// The size in bytes, if known (fixed resources only).
+    fn size(&self) -> Option<u64> {
+        None
+    }
+
+    /// Icons, as a JSON array.
+    fn icons(&self) -> Option<Value> {
+        None
+    }
+
+    /// The resource's `_meta` object.
+    fn meta(&self) -> Option<Value> {
+        None
+    }
+
+    /// Reads the resource. For a template, `req.vars` holds the matched
+    /// variables, percent-decoded once.
+    fn read(&self, req: ReadRequest, cx: Context) -> impl Future<Output = Result<ReadResult, BoxError>> + Send;
+
+    /// Whether [`Resource::complete`] offers values (advertises `completions`).
+    fn completes(&self) -> bool {
+        false
+    }
+
+    /// Suggests values for the template variable `variable` starting from `value`.
+    fn complete(
+        &self,
+        variable: &str,
+        value: &str,
+        context: &Map<String, Value>,
+    ) -> impl Future<Output = Vec<String>> + Send {
+        let _ = (variable, value, context);
+        async { Vec::new() }
+    }
+}
+
+/// The request a resource reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadRequest {
+    /// The requested URI, as sent.
+    pub uri: String,
+    /// Variables matched by the template (empty for fixed resources).
+    pub vars: Vec<(String, String)>,
+}
+
+impl ReadRequest {
+    /// A matched variable.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One item of a read's `contents`: text or base64 blob.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(transparent)]
+pub struct ResourceContents(Map<String, Value>);
+
+impl ResourceContents {
+    /// Text contents.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        let mut map = Map::new();
+        map.insert("uri".into(), uri.into().into());
+        map.insert("text".into(), text.into().into());
+        Self(map)
+    }
+
+    /// Binary contents, base64-encoded.
+    pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
+        let mut map = Map::new();
+        map.insert("uri".into(), uri.into().into());
+        map.insert("blob".into(), base64.into().into());
+        Self(map)
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(self, mime: impl Into<String>) -> Self {
+        self.with("mimeType", mime.into())
+    }
+
+    /// Sets any member (`annotations`, `_meta`, ...).
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.0.insert(key.into(), value.into());
+        self
+    }
+
+    /// Whether the contents are well formed: a URI and exactly one of
+    /// string `text` or base64 `blob`.
+    pub(crate) fn is_valid(&self) -> bool {
+        let uri = self.0.get("uri").and_then(Value::as_str).is_some_and(|u| !u.is_empty());
+        let text = self.0.get("text").map(Value::is_string);
+        let blob = self.0.get("blob").and_then(Value::as_str).map(is_base64);
+        uri && match (text, blob) {
+            (Some(true), None) => true,
+            (None, Some(true)) => true,
+            _ => false,
+        }
+    }
+
+    pub(crate) fn into_value(self) -> Value {
+        Value::Object(self.0)
+    }
+}
+
+fn is_base64(s: &str) -> bool {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(s).is_ok()
+}
+
+/// What a read produces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadResult {
+    pub(crate) kind: ReadKind,
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ReadKind {
+    Contents(Vec<ResourceContents>),
+    InputRequired(InputRequired),
+}
+
+impl ReadResult {
+    /// Contents.
+    pub fn contents(items: impl IntoIterator<Item = ResourceContents>) -> Self {
+        Self {
+            kind: ReadKind::Contents(items.into_iter().collect()),
+            cache: None,
+        }
+    }
+
+    /// A multi round-trip answer.
+    pub fn input_required(request: InputRequired) -> Self {
+        Self {
+            kind: ReadKind::InputRequired(request),
+            cache: None,
+        }
+    }
+
+    /// Overrides the server's cache hints for this read.
+    pub fn with_cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+}
+
+impl From<ResourceContents> for ReadResult {
+    fn from(c: ResourceContents) -> Self {
+        ReadResult::contents([c])
+    }
+}
+
+impl From<Vec<ResourceContents>> for ReadResult {
+    fn from(c: Vec<ResourceContents>) -> Self {
+        ReadResult::contents(c)
+    }
+}

@@ -1,0 +1,304 @@
+//! The catalog: every registered component, checked and compiled once.
+//!
+//! A catalog is immutable; a runtime change builds a new one and swaps it in
+//! (see [`Server::add_tool`](super::Server::add_tool)).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::BuildError;
+use super::extension::Extension;
+use super::list::catalog_digest;
+use super::registry::{ToolEntry, ToolRegistry};
+use crate::error::BoxError;
+use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
+use crate::resource::{ReadRequest, ReadResult, Resource, UriTemplate};
+use crate::tool::BoxFuture;
+use crate::Context;
+
+/// The object-safe form of [`Resource`].
+pub(crate) trait DynResource: Send + Sync + 'static {
+    fn read_boxed(&self, req: ReadRequest, cx: Context) -> BoxFuture<'_, Result<ReadResult, BoxError>>;
+    fn complete_boxed<'a>(&'a self, var: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>>;
+}
+
+impl<R: Resource> DynResource for R {
+    fn read_boxed(&self, req: ReadRequest, cx: Context) -> BoxFuture<'_, Result<ReadResult, BoxError>> {
+        Box::pin(self.read(req, cx))
+    }
+    fn complete_boxed<'a>(&'a self, var: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(self.complete(var, value, context))
+    }
+}
+
+/// The object-safe form of [`Prompt`].
+pub(crate) trait DynPrompt: Send + Sync + 'static {
+    fn get_boxed(&self, args: PromptArguments, cx: Context) -> BoxFuture<'_, Result<PromptResult, BoxError>>;
+    fn complete_boxed<'a>(&'a self, arg: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>>;
+}
+
+impl<P: Prompt> DynPrompt for P {
+    fn get_boxed(&self, args: PromptArguments, cx: Context) -> BoxFuture<'_, Result<PromptResult, BoxError>> {
+        Box::pin(self.get(args, cx))
+    }
+    fn complete_boxed<'a>(&'a self, arg: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(self.complete(arg, value, context))
+    }
+}
+
+/// A resource as registered: metadata read once, and the erased component.
+#[derive(Clone)]
+pub(crate) struct ResourceEntry {
+    pub(crate) name: String,
+    pub(crate) uri: Option<String>,
+    pub(crate) template: Option<Arc<UriTemplate>>,
+    pub(crate) listed: Value,
+    pub(crate) completes: bool,
+    pub(crate) component: Arc<dyn DynResource>,
+}
+
+impl ResourceEntry {
+    pub(crate) fn new<R: Resource>(resource: R) -> Result<Self, BuildError> {
+        let name = resource.name().to_string();
+        let fail = |rule: String| BuildError::Component { kind: "resource", name: name.clone(), rule };
+        if name.is_empty() {
+            return Err(fail("name must not be empty".into()));
+        }
+        let mut listed = Map::new();
+        let (uri, template) = match (resource.uri(), resource.uri_template()) {
+            (Some(uri), None) => {
+                if !uri.contains(':') {
+                    return Err(fail(format!("uri {uri:?} must be an absolute URI")));
+                }
+                listed.insert("uri".into(), uri.into());
+                (Some(uri.to_string()), None)
+            }
+            (None, Some(t)) => {
+                let parsed = UriTemplate::parse(t).map_err(|e| fail(e.to_string()))?;
+                listed.insert("uriTemplate".into(), t.into());
+                (None, Some(Arc::new(parsed)))
+            }
+            _ => return Err(fail("exactly one of uri and uri_template must be given".into())),
+        };
+        listed.insert("name".into(), name.clone().into());
+        let optional: [(&str, Option<Value>); 7] = [
+            ("title", resource.title().map(Value::from)),
+            ("description", resource.description().map(Value::from)),
+            ("mimeType", resource.mime_type().map(Value::from)),
+            ("annotations", resource.annotations()),
+            ("size", if uri.is_some() { resource.size().map(Value::from) } else { None }),
+            ("icons", resource.icons()),
+            ("_meta", resource.meta()),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                listed.insert(key.into(), value);
+            }
+        }
+        Ok(Self {
+            name,
+            uri,
+            template,
+            listed: Value::Object(listed),
+            completes: resource.completes(),
+            component: Arc::new(resource),
+        })
+    }
+}
+
+/// A prompt as registered.
+#[derive(Clone)]
+pub(crate) struct PromptEntry {
+    pub(crate) name: String,
+    pub(crate) required: Vec<String>,
+    pub(crate) listed: Value,
+    pub(crate) completes: bool,
+    pub(crate) component: Arc<dyn DynPrompt>,
+}
+
+impl PromptEntry {
+    pub(crate) fn new<P: Prompt>(prompt: P) -> Result<Self, BuildError> {
+        let name = prompt.name().to_string();
+        let fail = |rule: String| BuildError::Component { kind: "prompt", name: name.clone(), rule };
+        if name.is_empty() {
+            return Err(fail("name must not be empty".into()));
+        }
+        let arguments: Vec<PromptArgument> = prompt.arguments();
+        let mut seen = HashSet::new();
+        for arg in &arguments {
+            if arg.name.is_empty() || !seen.insert(arg.name.clone()) {
+                return Err(fail(format!("argument names must be non-empty and unique ({:?})", arg.name)));
+            }
+        }
+        let mut listed = Map::new();
+        listed.insert("name".into(), name.clone().into());
+        if let Some(t) = prompt.title() {
+            listed.insert("title".into(), t.into());
+        }
+        if let Some(d) = prompt.description() {
+            listed.insert("description".into(), d.into());
+        }
+        if !arguments.is_empty() {
+            listed.insert("arguments".into(), serde_json::to_value(&arguments).unwrap_or_default());
+        }
+        if let Some(icons) = prompt.icons() {
+            listed.insert("icons".into(), icons);
+        }
+        if let Some(meta) = prompt.meta() {
+            listed.insert("_meta".into(), meta);
+        }
+        Ok(Self {
+            required: arguments.iter().filter(|a| a.required).map(|a| a.name.clone()).collect(),
+            name,
+            listed: Value::Object(listed),
+            completes: prompt.completes(),
+            component: Arc::new(prompt),
+        })
+    }
+}
+
+/// One listed collection: items in list order and their digest.
+#[derive(Default)]
+pub(crate) struct Listing {
+    pub(crate) items: Vec<Value>,
+    pub(crate) digest: u64,
+}
+
+impl Listing {
+    fn new(items: Vec<Value>) -> Self {
+        let digest = catalog_digest(&items);
+        Self { items, digest }
+    }
+}
+
+/// Every component, indexed, with the lists pre-serialized.
+pub(crate) struct Catalog {
+    pub(crate) tools: ToolRegistry,
+    pub(crate) resources: Vec<ResourceEntry>,
+    pub(crate) templates: Vec<ResourceEntry>,
+    pub(crate) resource_index: HashMap<String, usize>,
+    pub(crate) prompts: Vec<PromptEntry>,
+    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) resource_list: Listing,
+    pub(crate) template_list: Listing,
+    pub(crate) prompt_list: Listing,
+    pub(crate) extensions: Vec<Arc<dyn Extension>>,
+    pub(crate) extension_methods: HashMap<String, usize>,
+    pub(crate) capabilities: Value,
+}
+
+impl Catalog {
+    pub(crate) fn new(
+        tools: Vec<Arc<ToolEntry>>,
+        resources: Vec<ResourceEntry>,
+        prompts: Vec<PromptEntry>,
+        extensions: Vec<Arc<dyn Extension>>,
+    ) -> Result<Self, BuildError> {
+        let tools = ToolRegistry::new(tools)?;
+        let (mut fixed, mut templates): (Vec<_>, Vec<_>) =
+            resources.into_iter().partition(|r| r.uri.is_some());
+        let mut names = HashSet::new();
+        for r in fixed.iter().chain(&templates) {
+            if !names.insert(r.name.clone()) {
+                return Err(BuildError::Component { kind: "resource", name: r.name.clone(), rule: "name is registered twice".into() });
+            }
+        }
+        fixed.sort_by(|a, b| a.uri.cmp(&b.uri));
+        templates.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut resource_index = HashMap::new();
+        for (i, r) in fixed.iter().enumerate() {
+            let uri = r.uri.clone().unwrap_or_default();
+            if resource_index.insert(uri.clone(), i).is_some() {
+                return Err(BuildError::Component { kind: "resource", name: r.name.clone(), rule: format!("uri {uri:?} is registered twice") });
+            }
+            if let Some(t) = templates.iter().find(|t| t.template.as_ref().is_some_and(|t| t.matches(&uri).is_some())) {
+                return Err(BuildError::Component {
+                    kind: "resource",
+                    name: r.name.clone(),
+                    rule: format!("uri {uri:?} is already matched by the template of `{}`", t.name),
+                });
+            }
+        }
+        let mut seen_templates = HashSet::new();
+        for t in &templates {
+            let text = t.template.as_ref().map(|t| t.as_str().to_string()).unwrap_or_default();
+            if !seen_templates.insert(text.clone()) {
+                return Err(BuildError::Component { kind: "resource", name: t.name.clone(), rule: format!("uri template {text:?} is registered twice") });
+            }
+        }
+        let mut prompts = prompts;
+        prompts.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut prompt_index = HashMap::new();
+        for (i, p) in prompts.iter().enumerate() {
+            if prompt_index.insert(p.name.clone(), i).is_some() {
+                return Err(BuildError::Component { kind: "prompt", name: p.name.clone(), rule: "name is registered twice".into() });
+            }
+        }
+        let mut extension_methods = HashMap::new();
+        let mut ext_caps = Map::new();
+        for (i, ext) in extensions.iter().enumerate() {
+            let name = ext.name().to_string();
+            if !name.contains('/') || ext_caps.contains_key(&name) {
+                return Err(BuildError::Component { kind: "extension", name, rule: "names contain a '/' and are unique".into() });
+            }
+            for method in ext.methods() {
+                if crate::protocol::Method::parse(&method).is_some() || extension_methods.insert(method.clone(), i).is_some() {
+                    return Err(BuildError::Component { kind: "extension", name, rule: format!("method {method:?} is already taken") });
+                }
+            }
+            ext_caps.insert(name, ext.settings());
+        }
+        let completes = resources_complete(&templates) || prompts.iter().any(|p| p.completes);
+        let mut caps = Map::new();
+        if !tools.is_empty() {
+            caps.insert("tools".into(), json!({"listChanged": true}));
+        }
+        if !fixed.is_empty() || !templates.is_empty() {
+            caps.insert("resources".into(), json!({"subscribe": true, "listChanged": true}));
+        }
+        if !prompts.is_empty() {
+            caps.insert("prompts".into(), json!({"listChanged": true}));
+        }
+        if completes {
+            caps.insert("completions".into(), json!({}));
+        }
+        caps.insert("logging".into(), json!({}));
+        if !ext_caps.is_empty() {
+            caps.insert("extensions".into(), Value::Object(ext_caps));
+        }
+        Ok(Self {
+            resource_list: Listing::new(fixed.iter().map(|r| r.listed.clone()).collect()),
+            template_list: Listing::new(templates.iter().map(|r| r.listed.clone()).collect()),
+            prompt_list: Listing::new(prompts.iter().map(|p| p.listed.clone()).collect()),
+            tools,
+            resources: fixed,
+            templates,
+            resource_index,
+            prompts,
+            prompt_index,
+            extensions,
+            extension_methods,
+            capabilities: Value::Object(caps),
+        })
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&PromptEntry> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// The parts a new catalog is built from.
+    pub(crate) fn parts(&self) -> (Vec<Arc<ToolEntry>>, Vec<ResourceEntry>, Vec<PromptEntry>, Vec<Arc<dyn Extension>>) {
+        (
+            self.tools.entries().to_vec(),
+            self.resources.iter().chain(&self.templates).cloned().collect(),
+            self.prompts.clone(),
+            self.extensions.clone(),
+        )
+    }
+}
+
+fn resources_complete(templates: &[ResourceEntry]) -> bool {
+    templates.iter().any(|t| t.completes)
+}

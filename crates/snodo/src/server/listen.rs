@@ -1,0 +1,188 @@
+//! `subscriptions/listen`: an acknowledgment, then the requested change
+//! notifications, each tagged with the subscription id, until the client
+//! goes away or the server shuts down.
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use super::Server;
+use super::dispatch::Admitted;
+use super::events::{Event, Slot};
+use super::reply::Failure;
+use crate::protocol::keys;
+use crate::wire::{RequestId, encode_notification};
+use crate::{CancelSignal, Error};
+
+/// Most URIs one subscription may watch.
+pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1000;
+
+/// The honoured subset of a `SubscriptionFilter`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Filter {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    uris: Vec<String>,
+}
+
+impl Filter {
+    fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
+            if on {
+                out.insert(key.into(), true.into());
+            }
+        }
+        if !self.uris.is_empty() {
+            out.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        Value::Object(out)
+    }
+
+    fn covers(&self, uri: &str) -> bool {
+        self.uris.iter().any(|s| {
+            uri == s || (uri.starts_with(s.as_str()) && (s.ends_with('/') || uri[s.len()..].starts_with('/')))
+        })
+    }
+}
+
+/// An admitted subscription: its filter, its slot and its event queue.
+pub(super) struct Opened {
+    filter: Filter,
+    slot: Slot,
+    events: broadcast::Receiver<Event>,
+}
+
+impl Server {
+    /// Checks the filter (narrowed to what the server advertises) and takes a
+    /// subscription slot: a full server answers 503.
+    pub(super) fn open_listen(&self, admitted: &Admitted) -> Result<Opened, Failure> {
+        let invalid = |m: &str| -> Failure { Error::invalid_params(m.to_string()).into() };
+        let requested = admitted
+            .params
+            .get("notifications")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("notifications must be an object"))?;
+        let flag = |key: &str| -> Result<bool, Failure> {
+            match requested.get(key) {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(_) => Err(invalid(&format!("{key} must be a boolean"))),
+            }
+        };
+        let caps = &admitted.catalog.capabilities;
+        let mut uris = Vec::new();
+        match requested.get("resourceSubscriptions") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(list)) if list.len() <= MAX_RESOURCE_SUBSCRIPTIONS => {
+                for uri in list {
+                    match uri.as_str() {
+                        Some(u) if u.contains(':') => uris.push(u.to_string()),
+                        _ => return Err(invalid("resourceSubscriptions must hold absolute URIs")),
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(invalid("resourceSubscriptions must be an array of at most 1000 URIs"));
+            }
+        }
+        let has = |cap: &str| caps.get(cap).is_some();
+        let filter = Filter {
+            tools: flag("toolsListChanged")? && has("tools"),
+            prompts: flag("promptsListChanged")? && has("prompts"),
+            resources: flag("resourcesListChanged")? && has("resources"),
+            uris: if has("resources") { uris } else { Vec::new() },
+        };
+        let (slot, events) = self.inner.events.try_open().ok_or_else(|| Failure {
+            status: http::StatusCode::SERVICE_UNAVAILABLE,
+            error: Error::internal("Too many open subscriptions"),
+        })?;
+        Ok(Opened {
+            filter,
+            slot,
+            events,
+        })
+    }
+
+    pub(super) async fn listen(
+        &self,
+        id: RequestId,
+        opened: Opened,
+        tx: mpsc::Sender<Vec<u8>>,
+        cancel: CancelSignal,
+    ) -> Option<Vec<u8>> {
+        let Opened {
+            filter,
+            slot: _slot,
+            mut events,
+        } = opened;
+        let tag = json!({ keys::SUBSCRIPTION_ID: id.to_value() });
+        let send = |method: &str, mut params: Map<String, Value>| {
+            params.insert("_meta".into(), tag.clone());
+            encode_notification(method, &params)
+        };
+        let mut ack = Map::new();
+        ack.insert("notifications".into(), filter.to_json());
+        tx.send(send("notifications/subscriptions/acknowledged", ack)).await.ok()?;
+        loop {
+            let event = tokio::select! {
+                _ = cancel.cancelled() => return None,
+                event = events.recv() => event,
+            };
+            let frames: Vec<Vec<u8>> = match event {
+                Ok(Event::ToolsListChanged) if filter.tools => {
+                    vec![send("notifications/tools/list_changed", Map::new())]
+                }
+                Ok(Event::PromptsListChanged) if filter.prompts => {
+                    vec![send("notifications/prompts/list_changed", Map::new())]
+                }
+                Ok(Event::ResourcesListChanged) if filter.resources => {
+                    vec![send("notifications/resources/list_changed", Map::new())]
+                }
+                Ok(Event::ResourceUpdated(uri)) if filter.covers(&uri) => {
+                    let mut params = Map::new();
+                    params.insert("uri".into(), uri.to_string().into());
+                    vec![send("notifications/resources/updated", params)]
+                }
+                Ok(Event::Shutdown) | Err(broadcast::error::RecvError::Closed) => {
+                    let mut params = Map::new();
+                    params.insert("requestId".into(), id.to_value());
+                    params.insert("reason".into(), "Server shutting down".into());
+                    let _ = tx.send(send("notifications/cancelled", params)).await;
+                    let mut result = Map::new();
+                    result.insert("_meta".into(), tag.clone());
+                    return Some(self.finish(&id, Ok(result)).body.to_vec());
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => everything(&filter, &send),
+                Ok(_) => Vec::new(),
+            };
+            for frame in frames {
+                tx.send(frame).await.ok()?;
+            }
+        }
+    }
+}
+
+/// After an overflow: one notification of every subscribed type.
+fn everything(filter: &Filter, send: &dyn Fn(&str, Map<String, Value>) -> Vec<u8>) -> Vec<Vec<u8>> {
+    let mut frames = Vec::new();
+    for (on, method) in [
+        (filter.tools, "notifications/tools/list_changed"),
+        (filter.prompts, "notifications/prompts/list_changed"),
+        (filter.resources, "notifications/resources/list_changed"),
+    ] {
+        if on {
+            frames.push(send(method, Map::new()));
+        }
+    }
+    for uri in &filter.uris {
+        let mut params = Map::new();
+        params.insert("uri".into(), uri.clone().into());
+        frames.push(send("notifications/resources/updated", params));
+    }
+    frames
+}

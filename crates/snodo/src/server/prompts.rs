@@ -1,0 +1,82 @@
+//! `prompts/get`: string arguments, required ones enforced, messages shaped.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+
+use super::Server;
+use super::catalog::Catalog;
+use super::reply::Failure;
+use crate::prompt::PromptArguments;
+use crate::{Context, Error};
+
+impl Server {
+    pub(super) async fn get_prompt(
+        &self,
+        catalog: &Catalog,
+        mut params: Map<String, Value>,
+        cx: Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let name = match params.get("name") {
+            Some(Value::String(n)) if !n.is_empty() => n.clone(),
+            _ => return Err(Error::invalid_params("Prompt name must be a non-empty string").into()),
+        };
+        let Some(entry) = catalog.prompt(&name) else {
+            return Err(Error::invalid_params(format!("Unknown prompt: {name}")).into());
+        };
+        if let Some(policy) = self.policy() {
+            policy.check(&cx, super::Item::Prompt(&name)).map_err(Failure::ok)?;
+        }
+        let args = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) if map.values().all(Value::is_string) => map,
+            Some(_) => return Err(Error::invalid_params("Prompt arguments must be strings").into()),
+        };
+        let missing: Vec<&str> = entry
+            .required
+            .iter()
+            .filter(|a| !args.contains_key(a.as_str()))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::invalid_params("Missing required prompt arguments")
+                .with_data(json!({"missing": missing}))
+                .into());
+        }
+        let caps = cx.client_capabilities().clone();
+        let outcome = AssertUnwindSafe(entry.component.get_boxed(PromptArguments(args), cx))
+            .catch_unwind()
+            .await;
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => {
+                return Err(match err.downcast::<Error>() {
+                    Ok(typed) => Failure::ok(*typed),
+                    Err(other) => Error::internal("Prompt failed").with_cause(other).into(),
+                });
+            }
+            Err(_) => return Err(Error::internal("Prompt raised an exception").into()),
+        };
+        match result.messages {
+            Err(request) => {
+                crate::mrtr::check_input_required(&request, &caps)?;
+                match request.to_wire() {
+                    Value::Object(map) => Ok(map),
+                    _ => Err(Error::internal("Invalid input required result").into()),
+                }
+            }
+            Ok(messages) => {
+                let mut out = Map::new();
+                if let Some(d) = result.description {
+                    out.insert("description".into(), d.into());
+                }
+                out.insert(
+                    "messages".into(),
+                    serde_json::to_value(&messages).unwrap_or(Value::Array(Vec::new())),
+                );
+                Ok(out)
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! `resources/read`: fixed URIs first, then templates; contents checked.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+
+use super::Server;
+use super::catalog::{Catalog, ResourceEntry};
+use super::reply::Failure;
+use crate::resource::{ReadKind, ReadRequest};
+use crate::{Context, Error};
+
+impl Server {
+    pub(super) async fn read(
+        &self,
+        catalog: &Catalog,
+        params: Map<String, Value>,
+        cx: Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let uri = match params.get("uri") {
+            Some(Value::String(u)) if !u.is_empty() => u.clone(),
+            _ => return Err(Error::invalid_params("Resource uri must be a non-empty string").into()),
+        };
+        let (entry, vars) = find(catalog, &uri)?;
+        if let Some(policy) = self.policy() {
+            policy.check(&cx, super::Item::Resource(&uri)).map_err(Failure::ok)?;
+        }
+        let caps = cx.client_capabilities().clone();
+        let request = ReadRequest { uri, vars };
+        let outcome = AssertUnwindSafe(entry.component.read_boxed(request, cx))
+            .catch_unwind()
+            .await;
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => {
+                return Err(match err.downcast::<Error>() {
+                    Ok(typed) => Failure::ok(*typed),
+                    Err(other) => Error::internal("Resource read failed").with_cause(other).into(),
+                });
+            }
+            Err(_) => return Err(Error::internal("Resource raised an exception").into()),
+        };
+        match result.kind {
+            ReadKind::InputRequired(request) => {
+                crate::mrtr::check_input_required(&request, &caps)?;
+                match request.to_wire() {
+                    Value::Object(map) => Ok(map),
+                    _ => Err(Error::internal("Invalid input required result").into()),
+                }
+            }
+            ReadKind::Contents(contents) => {
+                if contents.is_empty() || !contents.iter().all(|c| c.is_valid()) {
+                    return Err(Error::internal("Resource returned invalid contents").into());
+                }
+                let mut out = Map::new();
+                out.insert(
+                    "contents".into(),
+                    Value::Array(contents.into_iter().map(|c| c.into_value()).collect()),
+                );
+                result.cache.unwrap_or(self.inner.read_cache).apply(&mut out);
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The resource serving `uri`: an exact fixed URI, else exactly one template.
+fn find<'c>(catalog: &'c Catalog, uri: &str) -> Result<(&'c ResourceEntry, Vec<(String, String)>), Failure> {
+    if let Some(&i) = catalog.resource_index.get(uri) {
+        return Ok((&catalog.resources[i], Vec::new()));
+    }
+    let mut found = None;
+    for entry in &catalog.templates {
+        if let Some(vars) = entry.template.as_ref().and_then(|t| t.matches(uri)) {
+            if found.is_some() {
+                return Err(Error::internal("Multiple resource routes matched the requested URI").into());
+            }
+            found = Some((entry, vars));
+        }
+    }
+    found.ok_or_else(|| Error::invalid_params("Resource not found").with_data(json!({"uri": uri})).into())
+}

@@ -1,0 +1,259 @@
+//! The built-in listener: HTTP/1.1 (keep-alive) and HTTP/2 cleartext (prior
+//! knowledge) on one TCP port, serving [`McpService`].
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use http::{Request, Response};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::task::JoinSet;
+
+use super::body::McpBody;
+use super::options::HttpOptions;
+use super::service::{McpService, ResponseFuture};
+use crate::Server;
+
+/// hyper refuses an HTTP/1.1 read buffer below this size.
+const MIN_HTTP1_BUFFER: usize = 8192;
+/// How long to pause accepting after an error such as "too many open files".
+const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
+
+impl Server {
+    /// Serves Streamable HTTP on `addr` (endpoint `/mcp`, default
+    /// [`HttpOptions`]) until the process ends.
+    ///
+    /// ```no_run
+    /// # async fn demo(server: snodo::Server) -> std::io::Result<()> {
+    /// server.serve_http("127.0.0.1:4000".parse().unwrap()).await
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When the address cannot be bound.
+    pub async fn serve_http(&self, addr: SocketAddr) -> io::Result<()> {
+        HttpListener::bind(self, addr, HttpOptions::default())
+            .await?
+            .run(std::future::pending())
+            .await
+    }
+
+    /// Serves Streamable HTTP on an already bound `listener` until `shutdown`
+    /// completes, then drains in-flight requests (see [`HttpListener::run`]).
+    ///
+    /// # Errors
+    ///
+    /// When the listener's local address cannot be read.
+    pub async fn serve_http_with(
+        &self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        HttpListener::from_listener(self, listener, options)?.run(shutdown).await
+    }
+}
+
+/// A bound Streamable HTTP listener that has not started serving yet, so the
+/// caller can learn (and print) its address first.
+///
+/// ```no_run
+/// # async fn demo(server: snodo::Server) -> std::io::Result<()> {
+/// use snodo::transport::http::{HttpListener, HttpOptions};
+/// let listener = HttpListener::bind(&server, "127.0.0.1:0".parse().unwrap(), HttpOptions::new()).await?;
+/// println!("{}", listener.url());
+/// listener.run(std::future::pending()).await
+/// # }
+/// ```
+///
+/// Connections beyond [`HttpOptions::max_connections`] wait in the accept
+/// backlog. With the default allowlists, only `localhost`, `127.0.0.1` and
+/// `[::1]` on the bound port are accepted as `Host`/`Origin`: a listener bound
+/// to another interface needs [`HttpOptions::allowed_hosts`].
+#[derive(Debug)]
+pub struct HttpListener {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    service: McpService,
+    options: HttpOptions,
+}
+
+impl HttpListener {
+    /// Binds `addr` (port 0 picks a free port).
+    ///
+    /// # Errors
+    ///
+    /// When the address cannot be bound.
+    pub async fn bind(server: &Server, addr: SocketAddr, options: HttpOptions) -> io::Result<Self> {
+        Self::from_listener(server, TcpListener::bind(addr).await?, options)
+    }
+
+    /// Wraps an already bound listener.
+    ///
+    /// # Errors
+    ///
+    /// When its local address cannot be read.
+    pub fn from_listener(server: &Server, listener: TcpListener, options: HttpOptions) -> io::Result<Self> {
+        let local_addr = listener.local_addr()?;
+        let service = server.http_service_with(options.clone()).with_bound_port(local_addr.port());
+        Ok(Self { listener, local_addr, service, options })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, e.g. `http://127.0.0.1:4000/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.local_addr, self.service.endpoint())
+    }
+
+    /// Serves until `shutdown` completes, then shuts down gracefully: it stops
+    /// accepting (closing the socket), lets in-flight requests finish within
+    /// [`HttpOptions::shutdown_grace`] (idle connections close at once), closes
+    /// whatever is left, and returns.
+    ///
+    /// Each connection is one task; its requests run inside it (HTTP/2 streams
+    /// run on tasks of their own, as hyper spawns them). A connection that sends
+    /// no complete request head within [`HttpOptions::header_read_timeout`] is
+    /// closed.
+    ///
+    /// # Errors
+    ///
+    /// None today: accept errors are survived (a short pause after errors
+    /// such as "too many open files"). The `Result` leaves room for them.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let Self { listener, service, options, .. } = self;
+        let builder = Arc::new(connection_builder(&options));
+        let slots = Arc::new(Semaphore::new(options.max_connections));
+        let (stop, stopped) = watch::channel(());
+        let mut connections = JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            let slot = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
+            };
+            let stream = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _peer)) => stream,
+                    Err(e) => {
+                        if !is_per_connection(&e) {
+                            tokio::time::sleep(ACCEPT_ERROR_PAUSE).await;
+                        }
+                        continue;
+                    }
+                },
+            };
+            while connections.try_join_next().is_some() {}
+            connections.spawn(serve_connection(
+                stream,
+                Arc::clone(&builder),
+                service.clone(),
+                options.header_read_timeout,
+                stopped.clone(),
+                slot,
+            ));
+        }
+        drop(listener);
+        drop(stop);
+        let drain = async { while connections.join_next().await.is_some() {} };
+        if tokio::time::timeout(options.shutdown_grace, drain).await.is_err() {
+            connections.shutdown().await;
+        }
+        Ok(())
+    }
+}
+
+/// The hyper connection builder for `options`.
+fn connection_builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .keep_alive(true)
+        .header_read_timeout(options.header_read_timeout)
+        .max_buf_size(options.max_header_bytes.max(MIN_HTTP1_BUFFER));
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX));
+    builder
+}
+
+/// Accept errors that concern one connection only: go on at once.
+fn is_per_connection(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// Drives one connection until it ends, its first request is overdue, or
+/// shutdown (then gracefully). Holds its connection slot throughout.
+async fn serve_connection(
+    stream: TcpStream,
+    builder: Arc<auto::Builder<TokioExecutor>>,
+    service: McpService,
+    first_request_timeout: Duration,
+    mut stopped: watch::Receiver<()>,
+    _slot: OwnedSemaphorePermit,
+) {
+    let _ = stream.set_nodelay(true);
+    let seen = Arc::new(AtomicBool::new(false));
+    let hyper_service = HyperService { inner: service, seen: Arc::clone(&seen) };
+    let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
+    tokio::pin!(connection);
+    // hyper's header timeout starts once it knows the protocol; this bounds the
+    // time before that, for clients that send nothing at all.
+    let first_request = tokio::time::sleep(first_request_timeout);
+    tokio::pin!(first_request);
+    let mut waiting = true;
+    loop {
+        tokio::select! {
+            _ = connection.as_mut() => return,
+            () = &mut first_request, if waiting => {
+                if !seen.load(Ordering::Relaxed) {
+                    return;
+                }
+                waiting = false;
+            }
+            _ = stopped.changed() => {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+                return;
+            }
+        }
+    }
+}
+
+/// Adapts [`McpService`] to hyper's `&self` service trait and notes that a
+/// request arrived.
+struct HyperService {
+    inner: McpService,
+    seen: Arc<AtomicBool>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for HyperService {
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn call(&self, request: Request<Incoming>) -> ResponseFuture {
+        self.seen.store(true, Ordering::Relaxed);
+        self.inner.respond_to(request)
+    }
+}

@@ -1,0 +1,205 @@
+//! The limits and policies of the Streamable HTTP transport.
+
+use std::time::Duration;
+
+use super::guard::Allowlist;
+
+/// The default endpoint path.
+const DEFAULT_ENDPOINT: &str = "/mcp";
+/// The default largest header block, in bytes.
+const DEFAULT_MAX_HEADER_BYTES: usize = 16 * 1024;
+/// The default time a client has to send a request's headers.
+const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a client has to send a request's body.
+const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default number of connections the listener serves at once.
+const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// The default time one request may take.
+const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default time in-flight requests get to finish at shutdown.
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Options of the Streamable HTTP transport, built by chaining (each method
+/// takes and returns `self`).
+///
+/// | Option | Default | Applies to |
+/// |---|---|---|
+/// | [`endpoint`](Self::endpoint) | `/mcp` | service, listener |
+/// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `[::1]` (any port; the bound port behind [`HttpListener`](super::HttpListener)) | service, listener |
+/// | [`allowed_origins`](Self::allowed_origins) | `http(s)://` + the same hosts and ports | service, listener |
+/// | [`max_body_bytes`](Self::max_body_bytes) | the server's [`Limits::max_bytes`](crate::wire::Limits) (2 MiB) | service, listener |
+/// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | service, listener |
+/// | [`request_timeout`](Self::request_timeout) | 60 s | service, listener |
+/// | [`max_header_bytes`](Self::max_header_bytes) | 16 KiB | listener |
+/// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | listener |
+/// | [`max_connections`](Self::max_connections) | 1024 | listener |
+/// | [`shutdown_grace`](Self::shutdown_grace) | 10 s | listener |
+///
+/// ```
+/// use std::time::Duration;
+/// use snodo::transport::http::HttpOptions;
+///
+/// let options = HttpOptions::new()
+///     .endpoint("/api/mcp")
+///     .allowed_hosts(["mcp.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     .request_timeout(Duration::from_secs(30));
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub(super) endpoint: String,
+    pub(super) hosts: Allowlist,
+    pub(super) origins: Allowlist,
+    pub(super) max_body_bytes: Option<usize>,
+    pub(super) max_header_bytes: usize,
+    pub(super) header_read_timeout: Duration,
+    pub(super) body_read_timeout: Duration,
+    pub(super) request_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) shutdown_grace: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            endpoint: DEFAULT_ENDPOINT.to_string(),
+            hosts: Allowlist::local_hosts(),
+            origins: Allowlist::local_origins(),
+            max_body_bytes: None,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The defaults (see the table above).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The path of the MCP endpoint (default `/mcp`). A missing leading `/` is
+    /// added. Any other path is answered 404.
+    pub fn endpoint(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.endpoint = if path.starts_with('/') { path } else { format!("/{path}") };
+        self
+    }
+
+    /// Replaces the `Host` allowlist (DNS-rebinding protection).
+    ///
+    /// An entry is `host` (any port) or `host:port` (that port only); IPv6
+    /// addresses are bracketed (`[::1]:8080`). Names are compared
+    /// case-insensitively. A request whose `Host` (or HTTP/2 `:authority`) is
+    /// missing or not listed is answered 403 before its body is read.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.hosts = Allowlist::hosts(hosts);
+        self
+    }
+
+    /// Accepts any `Host`: for a server behind a reverse proxy that checks it,
+    /// or reached under names not known in advance.
+    pub fn allow_any_host(mut self) -> Self {
+        self.hosts = Allowlist::Any;
+        self
+    }
+
+    /// Replaces the `Origin` allowlist.
+    ///
+    /// An entry is a serialized origin, `scheme://host[:port]`, compared exactly
+    /// (case-insensitively); an entry without a port accepts only an `Origin`
+    /// without one. A request without `Origin` (any non-browser client) is
+    /// accepted; one whose `Origin` is present and not listed (including
+    /// `null`) is answered 403 before its body is read.
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.origins = Allowlist::origins(origins);
+        self
+    }
+
+    /// Accepts any `Origin`. Only for servers that authenticate every request
+    /// by other means: this disables the DNS-rebinding protection for
+    /// browsers.
+    pub fn allow_any_origin(mut self) -> Self {
+        self.origins = Allowlist::Any;
+        self
+    }
+
+    /// The largest request body, in bytes (default: the server's
+    /// [`Limits::max_bytes`](crate::wire::Limits), 2 MiB). `Content-Length` is
+    /// checked first, then the limit is enforced while reading; over it, the
+    /// answer is 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = Some(bytes);
+        self
+    }
+
+    /// The largest request header block, in bytes (default 16 KiB): hyper's
+    /// HTTP/1.1 read buffer (never below its 8 KiB minimum; larger heads get
+    /// 431) and the HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE`. Listener only: a
+    /// mounted service inherits the host server's limits.
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes;
+        self
+    }
+
+    /// How long a client may take to send a request's headers (default 10 s).
+    ///
+    /// On HTTP/1.1 it also bounds an idle keep-alive connection, and on every
+    /// connection the time until the first request arrives (TLS-less protocol
+    /// detection included). The listener then closes the connection.
+    /// Listener only.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body once its headers
+    /// arrived (default 30 s); past it the answer is 408.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long one request may run once its body is read (default 60 s).
+    ///
+    /// Past it the request's [`CancelSignal`](crate::CancelSignal) fires, the
+    /// handler future is dropped, and the client gets a JSON-RPC `-32603`
+    /// "Request timed out" error carrying the request id (HTTP 200, as for
+    /// other errors of admitted requests).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How many connections the listener serves at once (default 1024, at
+    /// least 1).
+    ///
+    /// Further connections are not closed: they **wait** in the operating
+    /// system's accept backlog until a slot frees up. Idle HTTP/1.1
+    /// connections give their slot back after the
+    /// [header read timeout](Self::header_read_timeout). Listener only.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long in-flight requests may take to finish after shutdown starts
+    /// (default 10 s); connections still open then are closed. Listener only.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+}

@@ -1,0 +1,352 @@
+//! The tower `Service` that answers Streamable HTTP requests: the one code
+//! path behind both [`Server::http_service`] and the built-in listener.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::Body;
+
+use super::body::McpBody;
+use super::guard::Allowlist;
+use super::options::HttpOptions;
+use crate::server::{Dispatched, Reply};
+use crate::wire::{self, Message};
+use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
+
+impl Server {
+    /// The Streamable HTTP endpoint as a tower [`Service`](tower_service::Service),
+    /// with the default [`HttpOptions`]: mount it in axum, hyper or any tower
+    /// stack.
+    ///
+    /// ```
+    /// # fn demo(server: snodo::Server) {
+    /// let app: axum::Router = axum::Router::new().route_service("/mcp", server.http_service());
+    /// # let _ = app;
+    /// # }
+    /// ```
+    pub fn http_service(&self) -> McpService {
+        self.http_service_with(HttpOptions::default())
+    }
+
+    /// The Streamable HTTP endpoint as a tower service, with `options`. Only
+    /// the options the service applies matter here (endpoint, allowlists, body
+    /// limit and timeouts, request timeout); connection-level options are the
+    /// host server's business.
+    pub fn http_service_with(&self, options: HttpOptions) -> McpService {
+        McpService::new(self.clone(), &options)
+    }
+}
+
+/// The MCP endpoint as a tower service: one POST carries one JSON-RPC
+/// message, answered with `application/json` (or 202 for a notification).
+///
+/// For each request, in order:
+///
+/// 1. a path other than the endpoint gets 404 (empty body);
+/// 2. a method other than POST gets 405 with `Allow: POST`;
+/// 3. an `Origin` that is present and not allowed gets 403, and so does a
+///    `Host` (or HTTP/2 `:authority`) that is missing or not allowed; the body
+///    is not read;
+/// 4. a `Content-Length` over the body limit gets 413, and so does a body that
+///    grows past it while read; a body not read in time gets 408;
+/// 5. the message goes to [`Server::handle`] with the request headers (the
+///    core checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
+///    `Mcp-Param-*` and picks 200, 400 or 404); a notification or a response
+///    gets 202 with an empty body. Undecodable bytes go to
+///    [`Server::dispatch`], which answers -32700/-32600 with 400.
+///
+/// Errors of steps 3 and 4 carry a JSON-RPC error without an id. The service
+/// never mints an `Mcp-Session-Id`. The request's extensions are handed to
+/// the handler's [`Context`](crate::Context); a [`Principal`] that middleware
+/// put there becomes the context's principal.
+///
+/// The handler future runs inside the response future: no task is spawned
+/// and no channel is crossed. If that future is dropped (the client went
+/// away) or the request timeout passes, the request's
+/// [`CancelSignal`] fires.
+///
+/// It needs a Tokio runtime with the time driver enabled.
+#[derive(Clone)]
+pub struct McpService {
+    server: Server,
+    config: Arc<Config>,
+}
+
+/// What the service needs from [`HttpOptions`], resolved once.
+#[derive(Debug, Clone)]
+struct Config {
+    endpoint: Box<str>,
+    hosts: Allowlist,
+    origins: Allowlist,
+    /// The listener's port, which the local allowlists pin to.
+    bound_port: Option<u16>,
+    max_body_bytes: usize,
+    body_read_timeout: Duration,
+    request_timeout: Duration,
+}
+
+impl std::fmt::Debug for McpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService")
+            .field("endpoint", &self.config.endpoint)
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpService {
+    fn new(server: Server, options: &HttpOptions) -> Self {
+        let config = Config {
+            endpoint: options.endpoint.as_str().into(),
+            hosts: options.hosts.clone(),
+            origins: options.origins.clone(),
+            bound_port: None,
+            max_body_bytes: options.max_body_bytes.unwrap_or(server.limits().max_bytes),
+            body_read_timeout: options.body_read_timeout,
+            request_timeout: options.request_timeout,
+        };
+        Self { server, config: Arc::new(config) }
+    }
+
+    /// Pins the local allowlists to the port a listener is bound to.
+    pub(super) fn with_bound_port(mut self, port: u16) -> Self {
+        Arc::make_mut(&mut self.config).bound_port = Some(port);
+        self
+    }
+
+    /// The endpoint path.
+    pub(super) fn endpoint(&self) -> &str {
+        &self.config.endpoint
+    }
+
+    /// Answers one request (shared by the tower and hyper entry points).
+    pub(super) fn respond_to<B>(&self, request: Request<B>) -> ResponseFuture
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        let server = self.server.clone();
+        let config = Arc::clone(&self.config);
+        ResponseFuture {
+            inner: Box::pin(async move { Ok(serve(server, config, request).await) }),
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> ResponseFuture {
+        self.respond_to(request)
+    }
+}
+
+/// The response future of [`McpService`].
+pub struct ResponseFuture {
+    inner: Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>,
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Response<McpBody>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.inner.as_mut().poll(cx)
+    }
+}
+
+impl std::fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseFuture").finish_non_exhaustive()
+    }
+}
+
+/// One request, start to finish.
+async fn serve<B>(server: Server, config: Arc<Config>, request: Request<B>) -> Response<McpBody>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let (mut parts, body) = request.into_parts();
+    if parts.uri.path() != &*config.endpoint {
+        return status(StatusCode::NOT_FOUND);
+    }
+    if parts.method != Method::POST {
+        let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
+        response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    if let Err(response) = config.admit(&parts) {
+        return response;
+    }
+    let bytes = match read_body(body, &parts.headers, &config).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
+    };
+    let principal = parts.extensions.remove::<Principal>();
+    let transport = TransportInfo {
+        kind: TransportKind::Http,
+        headers: Some(parts.headers),
+        principal,
+        extensions: parts.extensions,
+    };
+    let dispatched = match wire::decode(&bytes, server.limits()) {
+        Ok(message) => run(&server, message, transport, config.request_timeout).await,
+        // The core words (and picks the status of) every decoding error.
+        Err(_) => server.dispatch(&bytes, transport).await,
+    };
+    respond(dispatched)
+}
+
+impl Config {
+    /// The DNS-rebinding checks: `Origin`, then `Host`.
+    #[allow(clippy::result_large_err, reason = "the error is the response itself")]
+    fn admit(&self, parts: &Parts) -> Result<(), Response<McpBody>> {
+        let bound = self.bound_port;
+        match single(&parts.headers, ORIGIN) {
+            Ok(None) => {}
+            Ok(Some(origin)) if self.origins.allows_origin(origin, bound) => {}
+            _ => return Err(reject(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed")),
+        }
+        let host = match parts.uri.authority() {
+            Some(authority) => Some(authority.as_str()),
+            None => single(&parts.headers, HOST).ok().flatten(),
+        };
+        match host {
+            Some(host) if self.hosts.allows_host(host, bound) => Ok(()),
+            _ => Err(reject(StatusCode::FORBIDDEN, "Forbidden: Host not allowed")),
+        }
+    }
+}
+
+/// The one value of a header; `Err` when it is repeated or not text.
+fn single(headers: &HeaderMap, name: http::header::HeaderName) -> Result<Option<&str>, ()> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(());
+    }
+    first.to_str().map(Some).map_err(drop)
+}
+
+/// Reads the whole body within the size limit and the body timeout.
+async fn read_body<B>(body: B, headers: &HeaderMap, config: &Config) -> Result<Bytes, Response<McpBody>>
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let limit = config.max_body_bytes;
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) || body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    let collect = Limited::new(body, limit).collect();
+    match tokio::time::timeout(config.body_read_timeout, collect).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(too_large()),
+        Ok(Err(_)) => Err(reject(StatusCode::BAD_REQUEST, "Could not read the request body")),
+        Err(_) => Err(reject(StatusCode::REQUEST_TIMEOUT, "Request body timed out")),
+    }
+}
+
+fn too_large() -> Response<McpBody> {
+    reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
+}
+
+/// Handles a decoded message within the request timeout.
+async fn run(server: &Server, message: Message, transport: TransportInfo, timeout: Duration) -> Dispatched {
+    let id = match &message {
+        Message::Request(request) => Some(request.id.clone()),
+        _ => None,
+    };
+    let cancel = CancelSignal::new();
+    let guard = CancelOnDrop(Some(cancel.clone()));
+    let outcome = tokio::time::timeout(timeout, server.handle(message, transport, cancel.clone())).await;
+    guard.disarm();
+    match outcome {
+        Ok(dispatched) => dispatched,
+        Err(_) => {
+            cancel.cancel();
+            Dispatched::Reply(Reply::error(
+                StatusCode::OK,
+                id.as_ref(),
+                &Error::internal("Request timed out"),
+            ))
+        }
+    }
+}
+
+/// Fires the request's signal if its future is dropped before it finishes.
+struct CancelOnDrop(Option<CancelSignal>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(signal) = self.0.take() {
+            signal.cancel();
+        }
+    }
+}
+
+/// Maps what the core produced to the HTTP response: the single place where a
+/// future `Dispatched::Stream` becomes `text/event-stream`.
+pub(super) fn respond(dispatched: Dispatched) -> Response<McpBody> {
+    match dispatched {
+        Dispatched::Nothing => status(StatusCode::ACCEPTED),
+        Dispatched::Reply(reply) => json(reply.status, reply.body),
+    }
+}
+
+/// A JSON response.
+fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::full(body));
+    *response.status_mut() = code;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A transport-level refusal: a JSON-RPC error without an id.
+fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
+    json(code, wire::encode_error(None, &Error::invalid_request(message)).into())
+}
+
+/// A response with only a status.
+fn status(code: StatusCode) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::empty());
+    *response.status_mut() = code;
+    response
+}
