@@ -27,10 +27,12 @@
 
 mod arguments;
 mod content;
+mod function;
 mod result;
 
 pub use arguments::{ArgumentError, Args, ArgsError, Arguments};
 pub use content::Content;
+pub use function::{FnTool, from_fn};
 pub use result::{CallResult, IntoCallResult, Json, ResultShape, ToolResult};
 
 use std::future::Future;

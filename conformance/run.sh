@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (pinned in conformance/package.json)
+# against the snodo-conformance fixture server, writes a summary to
+# conformance/results/, and fails on any new failure or warning, and on any
+# baseline entry that now passes (conformance/baseline.yml).
+#
+#   conformance/run.sh            the scored --requirements 2026-07-28 run (CI)
+#   conformance/run.sh all        also the --suite all --spec-version 2026-07-28 run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/tools.sh
+source scripts/tools.sh
+
+PATH="$(ensure_node22):$PATH"
+export PATH
+runner="$(ensure_conformance)"
+cargo build --quiet -p snodo-conformance
+fixture="$PWD/target/debug/snodo-conformance"
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+raw="conformance/results/raw/$stamp"
+mkdir -p "$raw"
+
+# The fixture exits when its stdin closes: keep a pipe open for the run.
+coproc FIXTURE { exec "$fixture" server --port 0; }
+fixture_pid=$FIXTURE_PID
+trap 'kill "$fixture_pid" 2>/dev/null || true' EXIT
+read -r -t 30 line <&"${FIXTURE[0]}"
+url=$(printf '%s' "$line" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
+[[ -n "$url" ]] || { echo "fixture did not print its url: $line" >&2; exit 1; }
+echo "fixture at $url"
+
+leg() { # leg NAME ARGS...
+    local name=$1; shift
+    echo "== conformance: $name"
+    local status=0
+    timeout 600 "$runner" server --url "$url" "$@" -o "$raw/$name" >"$raw/$name.txt" 2>&1 || status=$?
+    grep -E '^(Total|✓|✗)' "$raw/$name.txt" || true
+    python3 conformance/summarize.py "$raw/$name" "conformance/results/$name.md" "$name" "$*"
+    return $status
+}
+
+status=0
+leg requirements-2026-07-28 --requirements 2026-07-28 --expected-failures conformance/baseline.yml || status=$?
+python3 conformance/summarize.py --check-warnings "$raw/requirements-2026-07-28" conformance/baseline.yml || status=1
+if [[ "${1:-}" == "all" ]]; then
+    leg suite-all-2026-07-28 --suite all --spec-version 2026-07-28 || true
+fi
+if [[ $status -ne 0 ]]; then
+    echo "conformance: FAILED (see $raw)"
+fi
+exit $status

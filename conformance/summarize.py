@@ -1,0 +1,70 @@
+"""Summarize a conformance run (the runner's -o folder) as a Markdown table.
+
+    summarize.py RAW_DIR OUT.md NAME ARGS      write the table
+    summarize.py --check-warnings RAW_DIR BASELINE
+        exit 1 when a scenario not in the baseline has a WARNING or FAILURE
+"""
+import json
+import pathlib
+import re
+import sys
+
+
+def scenarios(raw):
+    out = {}
+    for checks in sorted(pathlib.Path(raw).glob("*/checks.json")):
+        name = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T.*$", "", checks.parent.name)
+        data = json.loads(checks.read_text())
+        items = data if isinstance(data, list) else data.get("checks", [])
+        counts = {"SUCCESS": 0, "FAILURE": 0, "WARNING": 0}
+        for item in items:
+            status = item.get("status")
+            if status in counts:
+                counts[status] += 1
+        out[name] = counts
+    return out
+
+
+def baseline(path):
+    names, section = set(), None
+    for line in pathlib.Path(path).read_text().splitlines():
+        if re.match(r"^server\s*:", line):
+            section = "server"
+        elif re.match(r"^\w+\s*:", line):
+            section = None
+        m = re.match(r"^\s*-\s*(\S+)", line)
+        if m and section == "server":
+            names.add(m.group(1))
+    return names
+
+
+def main(argv):
+    if argv[0] == "--check-warnings":
+        raw, base = argv[1], baseline(argv[2])
+        bad = [
+            (n, c) for n, c in scenarios(raw).items()
+            if n not in base and not n.startswith("tasks-") and (c["WARNING"] or c["FAILURE"])
+        ]
+        for name, counts in bad:
+            print(f"conformance: {name}: {counts['FAILURE']} failure(s), {counts['WARNING']} warning(s)")
+        return 1 if bad else 0
+    raw, out, name, args = argv
+    rows = scenarios(raw)
+    total = {k: sum(c[k] for c in rows.values()) for k in ("SUCCESS", "FAILURE", "WARNING")}
+    lines = [
+        f"# Conformance: {name}",
+        "",
+        f"Runner `@modelcontextprotocol/conformance` (version pinned in `conformance/package.json`), arguments `{args}`.",
+        "",
+        "| scenario | passed | failed | warnings |",
+        "|---|---|---|---|",
+    ]
+    for scenario, c in sorted(rows.items()):
+        lines.append(f"| {scenario} | {c['SUCCESS']} | {c['FAILURE']} | {c['WARNING']} |")
+    lines.append(f"| **total ({len(rows)} scenarios)** | {total['SUCCESS']} | {total['FAILURE']} | {total['WARNING']} |")
+    pathlib.Path(out).write_text("\n".join(lines) + "\n")
+    print(f"{name}: {total['SUCCESS']} passed, {total['FAILURE']} failed, {total['WARNING']} warnings")
+    return 0
+
+
+sys.exit(main(sys.argv[1:]))

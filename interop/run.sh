@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Interop: MCP clients no one here wrote (the official Python SDK and MCP
+# Inspector v2 in modern mode) list and call the demo server's tools over
+# stdio and Streamable HTTP. Every check compares the client's JSON output with
+# the expected answer; any mismatch fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/tools.sh
+source scripts/tools.sh
+
+cargo build --quiet -p snodo-cli
+snodo="$PWD/target/debug/snodo"
+python="$(ensure_python_mcp)"
+ensure_inspector >/dev/null
+
+pass=0
+fail=0
+check() { # check NAME EXPECTED-SUBSTRING OUTPUT
+    if [[ "$3" == *"$2"* ]]; then
+        pass=$((pass + 1)); echo "ok   $1"
+    else
+        fail=$((fail + 1)); echo "FAIL $1: expected to find $2 in:"; echo "$3" | head -20
+    fi
+}
+run() { "$@" 2>&1 || true; }
+
+# --- stdio ---------------------------------------------------------------
+out=$(run timeout 60 "$python" interop/python/client.py --stdio "$snodo demo --stdio" \
+    --mode 2026-07-28 --call greet --args '{"name":"Ada"}')
+check "python sdk, stdio: list" '"greet"' "$out"
+check "python sdk, stdio: call greet" 'Hello, Ada!' "$out"
+out=$(run timeout 60 "$python" interop/python/client.py --stdio "$snodo demo --stdio" \
+    --call add --args '{"a":2,"b":40}')
+check "python sdk, stdio (auto-negotiated): structured add" '"sum": 42' "${out//\"sum\":42/\"sum\": 42}"
+out=$(run timeout 60 interop/inspector.sh list --stdio "$snodo" demo --stdio)
+check "inspector, stdio: list" '"lookup"' "$out"
+out=$(run timeout 60 interop/inspector.sh call --stdio "$snodo" demo --stdio -- lookup word=mcp)
+check "inspector, stdio: call lookup" 'Model Context Protocol' "$out"
+
+# --- Streamable HTTP -------------------------------------------------------
+fifo=$(mktemp -u); mkfifo "$fifo"
+"$snodo" demo --http 127.0.0.1:0 >"$fifo" &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true; rm -f "$fifo"' EXIT
+read -r -t 30 line <"$fifo"
+url=$(printf '%s' "$line" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
+[[ -n "$url" ]] || { echo "demo server did not print its url: $line"; exit 1; }
+echo "demo server at $url"
+
+out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call greet --args '{"name":"Grace"}')
+check "python sdk, http: call greet" 'Hello, Grace!' "$out"
+out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call lookup --args '{"word":"zzz"}' --allow-tool-error)
+check "python sdk, http: domain failure is isError" '"isError": true' "${out//\"isError\":true/\"isError\": true}"
+out=$(run timeout 60 interop/inspector.sh list "$url")
+check "inspector, http: list" '"greet"' "$out"
+out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)
+check "inspector, http: call add" '"sum":5' "${out//\"sum\": 5/\"sum\":5}"
+
+echo "interop: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
