@@ -51,10 +51,25 @@ out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call gre
 check "python sdk, http: call greet" 'Hello, Grace!' "$out"
 out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call lookup --args '{"word":"zzz"}' --allow-tool-error)
 check "python sdk, http: domain failure is isError" '"isError": true' "${out//\"isError\":true/\"isError\": true}"
+out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call count --args '{"to":3}' --progress)
+check "python sdk, http: progress notifications" '"step": "progress"' "${out//\"step\":\"progress\"/\"step\": \"progress\"}"
+check "python sdk, http: call after progress" 'Counted to 3' "$out"
 out=$(run timeout 60 interop/inspector.sh list "$url")
 check "inspector, http: list" '"greet"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)
 check "inspector, http: call add" '"sum":5' "${out//\"sum\": 5/\"sum\":5}"
+
+# --- the conformance fixture, which also serves listen streams -------------
+cargo build --quiet -p snodo-conformance
+coproc FIXTURE { exec "$PWD/target/debug/snodo-conformance" server --port 0; }
+fixture_pid=$FIXTURE_PID
+trap 'kill $server_pid $fixture_pid 2>/dev/null || true; rm -f "$fifo"' EXIT
+read -r -t 30 line <&"${FIXTURE[0]}"
+furl=$(printf '%s' "$line" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
+out=$(run timeout 60 interop/inspector.sh list "$furl")
+check "inspector, http: list the conformance fixture" '"test_simple_text"' "$out"
+out=$(run timeout 60 interop/inspector.sh call "$furl" test_simple_text)
+check "inspector, http: call a fixture tool" 'This is a simple text response for testing.' "$out"
 
 echo "interop: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

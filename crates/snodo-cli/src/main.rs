@@ -1,1 +1,98 @@
-fn main() {}
+//! The `snodo` command: a demo MCP server.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+mod demo;
+
+/// snodo: build and call Model Context Protocol servers.
+#[derive(Parser)]
+#[command(name = "snodo", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the demo server (tools greet, add, lookup, count, confirm_delete; resources; a prompt).
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+struct DemoArgs {
+    /// Serve over stdio (newline-delimited JSON on stdin and stdout).
+    #[arg(long)]
+    stdio: bool,
+    /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("snodo: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Demo(args) => run_demo(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("snodo: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
+    let server = demo::server();
+    if let Some(addr) = args.http {
+        return serve_http(server, addr).await;
+    }
+    server.serve_stdio().await
+}
+
+async fn serve_http(server: snodo::Server, addr: SocketAddr) -> std::io::Result<()> {
+    use snodo::transport::http::{HttpListener, HttpOptions};
+    let listener = HttpListener::bind(&server, addr, HttpOptions::new()).await?;
+    println!("{{\"url\":\"{}\"}}", listener.url());
+    let events = server.events().clone();
+    listener
+        .run(async move {
+            stop_signal().await;
+            events.shutdown();
+        })
+        .await
+}
+
+/// SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}

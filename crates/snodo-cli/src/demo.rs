@@ -1,0 +1,259 @@
+//! The demo server: tools that show both failure shapes, required arguments,
+//! an output schema, an `x-mcp-header` argument, progress and an elicitation;
+//! a resource, a resource template, and a prompt that completes names.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use snodo::mrtr::StateSealer;
+use snodo::prelude::*;
+
+/// Words the `lookup` tool knows.
+const DICTIONARY: &[(&str, &str)] = &[
+    ("mcp", "Model Context Protocol: how LLM hosts talk to tools, resources and prompts."),
+    ("tool", "A function a model may call, described by a JSON Schema."),
+    ("resource", "Data a server exposes by URI for a client to read."),
+    ("prompt", "A reusable message template a server offers."),
+    ("rust", "A language empowering everyone to build reliable and efficient software."),
+];
+
+/// Names the `introduce` prompt completes.
+const NAMES: &[&str] = &["Ada", "Alan", "Barbara", "Edsger", "Grace", "Katherine", "Linus", "Margaret"];
+
+#[snodo::tool(
+    description = "Greets someone by name",
+    annotations = { "readOnlyHint": true, "idempotentHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "name": { "type": "string", "minLength": 1, "x-mcp-header": "Name", "description": "Who to greet" }
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    }
+)]
+async fn greet(args: Arguments) -> CallResult {
+    Ok(format!("Hello, {}!", args.str("name")?).into())
+}
+
+#[snodo::tool(
+    description = "Adds two integers",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
+        "required": ["a", "b"]
+    },
+    output_schema = {
+        "type": "object",
+        "properties": { "sum": { "type": "integer" } },
+        "required": ["sum"]
+    }
+)]
+async fn add(args: Arguments) -> CallResult {
+    let (a, b) = (args.i64("a")?, args.i64("b")?);
+    match a.checked_add(b) {
+        Some(sum) => Ok(ToolResult::structured(json!({ "sum": sum }))),
+        None => Ok(ToolResult::error("The sum does not fit in a 64-bit integer")),
+    }
+}
+
+#[snodo::tool(
+    description = "Looks a word up in a small built-in dictionary",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "word": { "type": "string", "minLength": 1 } },
+        "required": ["word"]
+    }
+)]
+async fn lookup(args: Arguments) -> CallResult {
+    let word = args.str("word")?.to_lowercase();
+    Ok(match DICTIONARY.iter().find(|(w, _)| *w == word) {
+        Some((_, definition)) => ToolResult::text(*definition),
+        None => ToolResult::error(format!("No definition for \"{word}\"")),
+    })
+}
+
+#[snodo::tool(
+    description = "Counts from 1 to `to`, reporting progress at each step",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "to": { "type": "integer", "minimum": 1, "maximum": 100 } },
+        "required": ["to"]
+    }
+)]
+async fn count(args: Arguments, cx: Context) -> CallResult {
+    let to = args.i64("to")?;
+    for step in 1..=to {
+        if cx.is_cancelled() {
+            return Ok(ToolResult::error("Cancelled"));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let _ = cx
+            .progress(step as f64, Some(to as f64), Some(&format!("Counted {step} of {to}")))
+            .await;
+    }
+    Ok(ToolResult::text(format!("Counted to {to}")))
+}
+
+/// `confirm_delete`: asks for a yes/no through a form elicitation, with the
+/// request state sealed so a client cannot skip the question.
+struct ConfirmDelete {
+    sealer: StateSealer,
+}
+
+impl Tool for ConfirmDelete {
+    fn name(&self) -> &str {
+        "confirm_delete"
+    }
+    fn description(&self) -> Option<&str> {
+        Some("Pretends to delete a file, after asking the user to confirm")
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 1}}, "required": ["path"]})
+    }
+    fn annotations(&self) -> Option<Value> {
+        Some(json!({"destructiveHint": true}))
+    }
+    async fn call(&self, args: Arguments, cx: Context) -> CallResult {
+        let path = args.str("path")?;
+        if let (Some(_), Some(answer)) = (self.sealer.open(&cx)?, cx.elicitation("confirm")) {
+            return Ok(match (answer.action, answer.bool("confirm")) {
+                (snodo::mrtr::ElicitAction::Accept, Some(true)) => {
+                    ToolResult::text(format!("Deleted {path} (not really: this is a demo)"))
+                }
+                _ => ToolResult::text(format!("Kept {path}")),
+            });
+        }
+        let form = json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "title": "Delete it?"}},
+            "required": ["confirm"]
+        });
+        Ok(ToolResult::input_required(
+            InputRequired::new()
+                .elicit_form("confirm", &format!("Really delete {path}?"), form)
+                .state(self.sealer.seal(&cx, &json!({"asked": true}))),
+        ))
+    }
+}
+
+/// `demo://readme`.
+struct Readme;
+
+impl Resource for Readme {
+    fn uri(&self) -> Option<&str> {
+        Some("demo://readme")
+    }
+    fn name(&self) -> &str {
+        "readme"
+    }
+    fn description(&self) -> Option<&str> {
+        Some("What this demo server offers")
+    }
+    fn mime_type(&self) -> Option<&str> {
+        Some("text/markdown")
+    }
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+        let text = "# snodo demo\n\nTools: greet, add, lookup, count, confirm_delete.\n\
+                    Resources: demo://readme, demo://greetings/{name}.\nPrompts: introduce.\n";
+        Ok(ResourceContents::text(req.uri, text).with_mime_type("text/markdown").into())
+    }
+}
+
+/// `demo://greetings/{name}`.
+struct Greetings;
+
+impl Resource for Greetings {
+    fn uri_template(&self) -> Option<&str> {
+        Some("demo://greetings/{name}")
+    }
+    fn name(&self) -> &str {
+        "greetings"
+    }
+    fn description(&self) -> Option<&str> {
+        Some("A greeting for anyone")
+    }
+    fn mime_type(&self) -> Option<&str> {
+        Some("text/plain")
+    }
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+        let name = req.var("name").unwrap_or("stranger").to_string();
+        Ok(ResourceContents::text(req.uri, format!("Hello, {name}!")).with_mime_type("text/plain").into())
+    }
+    fn completes(&self) -> bool {
+        true
+    }
+    async fn complete(&self, _variable: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
+        complete_name(value)
+    }
+}
+
+fn complete_name(prefix: &str) -> Vec<String> {
+    let prefix = prefix.to_lowercase();
+    NAMES
+        .iter()
+        .filter(|n| n.to_lowercase().starts_with(&prefix))
+        .map(|n| n.to_string())
+        .collect()
+}
+
+/// `introduce`: a prompt with a required `name` that completes from a list.
+struct Introduce;
+
+impl Prompt for Introduce {
+    fn name(&self) -> &str {
+        "introduce"
+    }
+    fn description(&self) -> Option<&str> {
+        Some("Asks the model to introduce someone")
+    }
+    fn arguments(&self) -> Vec<PromptArgument> {
+        vec![PromptArgument::required("name").with_description("Who to introduce")]
+    }
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+        let name = args.get("name").unwrap_or_default();
+        Ok(PromptResult::new([PromptMessage::user_text(format!(
+            "Please introduce {name} in two sentences."
+        ))]))
+    }
+    fn completes(&self) -> bool {
+        true
+    }
+    async fn complete(&self, _argument: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
+        complete_name(value)
+    }
+}
+
+/// A per-process secret for sealing request state.
+fn secret() -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for chunk in out.chunks_mut(8) {
+        let mut h = RandomState::new().build_hasher();
+        h.write_u64(std::process::id().into());
+        chunk.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    out
+}
+
+/// The demo server, with the Basic validator installed.
+pub(crate) fn server() -> Server {
+    let sealer = StateSealer::new("demo", secret()).expect("a 32-byte secret");
+    Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
+        .instructions("A demo: greet someone, add two integers, look a word up, count with progress, or confirm a deletion.")
+        .validator(Basic)
+        .tool(greet)
+        .tool(add)
+        .tool(lookup)
+        .tool(count)
+        .tool(ConfirmDelete { sealer })
+        .resource(Readme)
+        .resource(Greetings)
+        .prompt(Introduce)
+        .build()
+        .expect("the demo server's definitions are valid")
+}
