@@ -31,13 +31,17 @@ enum Kind {
 impl McpBody {
     /// An empty body.
     pub fn empty() -> Self {
-        Self { kind: Kind::Full(None) }
+        Self {
+            kind: Kind::Full(None),
+        }
     }
 
     /// A body of one buffer.
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         let bytes = bytes.into();
-        Self { kind: Kind::Full((!bytes.is_empty()).then_some(bytes)) }
+        Self {
+            kind: Kind::Full((!bytes.is_empty()).then_some(bytes)),
+        }
     }
 
     /// Boxes any body with `Bytes` data (for example a stream of
@@ -47,7 +51,9 @@ impl McpBody {
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        Self { kind: Kind::Boxed(body.map_err(Into::into).boxed_unsync()) }
+        Self {
+            kind: Kind::Boxed(body.map_err(Into::into).boxed_unsync()),
+        }
     }
 }
 

@@ -49,7 +49,11 @@ impl Allowlist {
         Allowlist::Rules(
             LOCAL_HOSTS
                 .iter()
-                .map(|host| Rule { scheme: None, host: (*host).into(), port: Port::Bound })
+                .map(|host| Rule {
+                    scheme: None,
+                    host: (*host).into(),
+                    port: Port::Bound,
+                })
                 .collect(),
         )
     }
@@ -106,7 +110,9 @@ impl Allowlist {
         match self {
             Allowlist::Any => true,
             Allowlist::Rules(rules) => split_authority(authority).is_some_and(|(host, port)| {
-                rules.iter().any(|rule| rule.matches(None, host, port, bound))
+                rules
+                    .iter()
+                    .any(|rule| rule.matches(None, host, port, bound))
             }),
         }
     }
@@ -117,7 +123,9 @@ impl Allowlist {
         match self {
             Allowlist::Any => true,
             Allowlist::Rules(rules) => split_origin(origin).is_some_and(|(scheme, host, port)| {
-                rules.iter().any(|rule| rule.matches(Some(scheme), host, port, bound))
+                rules
+                    .iter()
+                    .any(|rule| rule.matches(Some(scheme), host, port, bound))
             }),
         }
     }
@@ -125,14 +133,26 @@ impl Allowlist {
 
 impl Rule {
     fn invalid() -> Self {
-        Rule { scheme: None, host: "".into(), port: Port::Invalid }
+        Rule {
+            scheme: None,
+            host: "".into(),
+            port: Port::Invalid,
+        }
     }
 
-    fn matches(&self, scheme: Option<&str>, host: &str, port: Option<u16>, bound: Option<u16>) -> bool {
+    fn matches(
+        &self,
+        scheme: Option<&str>,
+        host: &str,
+        port: Option<u16>,
+        bound: Option<u16>,
+    ) -> bool {
         let scheme_ok = match (&self.scheme, scheme) {
             (_, None) => true,
             (Some(want), Some(got)) => want.eq_ignore_ascii_case(got),
-            (None, Some(got)) => got.eq_ignore_ascii_case("http") || got.eq_ignore_ascii_case("https"),
+            (None, Some(got)) => {
+                got.eq_ignore_ascii_case("http") || got.eq_ignore_ascii_case("https")
+            }
         };
         let port_ok = match (self.port, port) {
             (Port::Invalid, _) => false,
@@ -161,7 +181,9 @@ fn split_authority(value: &str) -> Option<(&str, Option<u16>)> {
         }
     };
     let host_ok = !host.is_empty()
-        && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~[]:%".contains(&b));
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~[]:%".contains(&b));
     if !host_ok {
         return None;
     }
@@ -178,7 +200,11 @@ fn split_authority(value: &str) -> Option<(&str, Option<u16>)> {
 /// anything else that is not one.
 fn split_origin(value: &str) -> Option<(&str, &str, Option<u16>)> {
     let (scheme, rest) = value.split_once("://")?;
-    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)) {
+    if scheme.is_empty()
+        || !scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+    {
         return None;
     }
     let (host, port) = split_authority(rest)?;
@@ -192,10 +218,24 @@ mod tests {
     #[test]
     fn local_hosts_accept_any_port_until_bound() {
         let hosts = Allowlist::local_hosts();
-        for ok in ["localhost", "LOCALHOST:8080", "127.0.0.1:1", "[::1]", "[::1]:4000"] {
+        for ok in [
+            "localhost",
+            "LOCALHOST:8080",
+            "127.0.0.1:1",
+            "[::1]",
+            "[::1]:4000",
+        ] {
             assert!(hosts.allows_host(ok, None), "{ok}");
         }
-        for bad in ["evil.example.com", "localhost.evil.com", "127.0.0.2", "localhost:", "localhost:x", "", "[::1"] {
+        for bad in [
+            "evil.example.com",
+            "localhost.evil.com",
+            "127.0.0.2",
+            "localhost:",
+            "localhost:x",
+            "",
+            "[::1",
+        ] {
             assert!(!hosts.allows_host(bad, None), "{bad}");
         }
         assert!(hosts.allows_host("localhost:4000", Some(4000)));

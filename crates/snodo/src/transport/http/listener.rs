@@ -26,6 +26,10 @@ use crate::Server;
 const MIN_HTTP1_BUFFER: usize = 8192;
 /// How long to pause accepting after an error such as "too many open files".
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
+/// How often an HTTP/2 connection is pinged, to find peers that vanished.
+const HTTP2_PING_INTERVAL: Duration = Duration::from_secs(30);
+/// How long a ping may go unanswered before the connection is closed.
+const HTTP2_PING_TIMEOUT: Duration = Duration::from_secs(20);
 
 impl Server {
     /// Serves Streamable HTTP on `addr` (endpoint `/mcp`, default
@@ -59,7 +63,9 @@ impl Server {
         options: HttpOptions,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
-        HttpListener::from_listener(self, listener, options)?.run(shutdown).await
+        HttpListener::from_listener(self, listener, options)?
+            .run(shutdown)
+            .await
     }
 }
 
@@ -102,10 +108,21 @@ impl HttpListener {
     /// # Errors
     ///
     /// When its local address cannot be read.
-    pub fn from_listener(server: &Server, listener: TcpListener, options: HttpOptions) -> io::Result<Self> {
+    pub fn from_listener(
+        server: &Server,
+        listener: TcpListener,
+        options: HttpOptions,
+    ) -> io::Result<Self> {
         let local_addr = listener.local_addr()?;
-        let service = server.http_service_with(options.clone()).with_bound_port(local_addr.port());
-        Ok(Self { listener, local_addr, service, options })
+        let service = server
+            .http_service_with(options.clone())
+            .with_bound_port(local_addr.port());
+        Ok(Self {
+            listener,
+            local_addr,
+            service,
+            options,
+        })
     }
 
     /// The bound address.
@@ -121,7 +138,8 @@ impl HttpListener {
     /// Serves until `shutdown` completes, then shuts down gracefully: it stops
     /// accepting (closing the socket), lets in-flight requests finish within
     /// [`HttpOptions::shutdown_grace`] (idle connections close at once), closes
-    /// whatever is left, and returns.
+    /// whatever is left (open `subscriptions/listen` streams included), and
+    /// returns.
     ///
     /// Each connection is one task; its requests run inside it (HTTP/2 streams
     /// run on tasks of their own, as hyper spawns them). A connection that sends
@@ -133,7 +151,12 @@ impl HttpListener {
     /// None today: accept errors are survived (a short pause after errors
     /// such as "too many open files"). The `Result` leaves room for them.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
-        let Self { listener, service, options, .. } = self;
+        let Self {
+            listener,
+            service,
+            options,
+            ..
+        } = self;
         let builder = Arc::new(connection_builder(&options));
         let slots = Arc::new(Semaphore::new(options.max_connections));
         let (stop, stopped) = watch::channel(());
@@ -171,7 +194,10 @@ impl HttpListener {
         drop(listener);
         drop(stop);
         let drain = async { while connections.join_next().await.is_some() {} };
-        if tokio::time::timeout(options.shutdown_grace, drain).await.is_err() {
+        if tokio::time::timeout(options.shutdown_grace, drain)
+            .await
+            .is_err()
+        {
             connections.shutdown().await;
         }
         Ok(())
@@ -190,7 +216,9 @@ fn connection_builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
     builder
         .http2()
         .timer(TokioTimer::new())
-        .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX));
+        .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
+        .keep_alive_interval(HTTP2_PING_INTERVAL)
+        .keep_alive_timeout(HTTP2_PING_TIMEOUT);
     builder
 }
 
@@ -198,7 +226,9 @@ fn connection_builder(options: &HttpOptions) -> auto::Builder<TokioExecutor> {
 fn is_per_connection(e: &io::Error) -> bool {
     matches!(
         e.kind(),
-        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
     )
 }
 
@@ -214,7 +244,10 @@ async fn serve_connection(
 ) {
     let _ = stream.set_nodelay(true);
     let seen = Arc::new(AtomicBool::new(false));
-    let hyper_service = HyperService { inner: service, seen: Arc::clone(&seen) };
+    let hyper_service = HyperService {
+        inner: service,
+        seen: Arc::clone(&seen),
+    };
     let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
     tokio::pin!(connection);
     // hyper's header timeout starts once it knows the protocol; this bounds the

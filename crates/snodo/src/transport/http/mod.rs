@@ -1,5 +1,6 @@
 //! Streamable HTTP (MCP 2026-07-28): one endpoint, one JSON-RPC message per
-//! POST, answered with `application/json` (202 for notifications).
+//! POST, answered with `application/json`, or with server-sent events when
+//! the request streams notifications (202 for notifications).
 //!
 //! - [`McpService`] is the endpoint as a tower service
 //!   ([`Server::http_service`](crate::Server::http_service)): mount it in axum
@@ -26,6 +27,7 @@ mod guard;
 mod listener;
 mod options;
 mod service;
+mod sse;
 
 pub use body::McpBody;
 pub use listener::HttpListener;

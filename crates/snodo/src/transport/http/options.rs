@@ -18,6 +18,9 @@ const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default time in-flight requests get to finish at shutdown.
 const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// Longer timeouts are cut to this (about a year), so that deadlines never
+/// overflow: `Duration::MAX` means "no timeout" in practice.
+const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 /// Options of the Streamable HTTP transport, built by chaining (each method
 /// takes and returns `self`).
@@ -34,6 +37,9 @@ const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | listener |
 /// | [`max_connections`](Self::max_connections) | 1024 | listener |
 /// | [`shutdown_grace`](Self::shutdown_grace) | 10 s | listener |
+///
+/// Timeouts longer than about a year count as a year, so `Duration::MAX`
+/// turns one off in practice.
 ///
 /// ```
 /// use std::time::Duration;
@@ -87,7 +93,11 @@ impl HttpOptions {
     /// added. Any other path is answered 404.
     pub fn endpoint(mut self, path: impl Into<String>) -> Self {
         let path = path.into();
-        self.endpoint = if path.starts_with('/') { path } else { format!("/{path}") };
+        self.endpoint = if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        };
         self
     }
 
@@ -162,14 +172,14 @@ impl HttpOptions {
     /// detection included). The listener then closes the connection.
     /// Listener only.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.header_read_timeout = timeout;
+        self.header_read_timeout = timeout.min(MAX_TIMEOUT);
         self
     }
 
     /// How long a client may take to send a request's body once its headers
     /// arrived (default 30 s); past it the answer is 408.
     pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
-        self.body_read_timeout = timeout;
+        self.body_read_timeout = timeout.min(MAX_TIMEOUT);
         self
     }
 
@@ -180,7 +190,7 @@ impl HttpOptions {
     /// "Request timed out" error carrying the request id (HTTP 200, as for
     /// other errors of admitted requests).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout;
+        self.request_timeout = timeout.min(MAX_TIMEOUT);
         self
     }
 
@@ -199,7 +209,7 @@ impl HttpOptions {
     /// How long in-flight requests may take to finish after shutdown starts
     /// (default 10 s); connections still open then are closed. Listener only.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.shutdown_grace = grace;
+        self.shutdown_grace = grace.min(MAX_TIMEOUT);
         self
     }
 }

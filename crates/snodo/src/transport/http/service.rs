@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -18,7 +18,8 @@ use hyper::body::Body;
 use super::body::McpBody;
 use super::guard::Allowlist;
 use super::options::HttpOptions;
-use crate::server::{Dispatched, Reply};
+use super::sse::{Deadline, SseBody};
+use crate::server::Dispatched;
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
 
@@ -26,6 +27,11 @@ impl Server {
     /// The Streamable HTTP endpoint as a tower [`Service`](tower_service::Service),
     /// with the default [`HttpOptions`]: mount it in axum, hyper or any tower
     /// stack.
+    ///
+    /// The service answers only its endpoint path (`/mcp` by default) and 404
+    /// elsewhere: mount it at that path, or set
+    /// [`HttpOptions::endpoint`] to where it is mounted (with axum's
+    /// `nest_service`, the path the service sees has the prefix removed).
     ///
     /// ```
     /// # fn demo(server: snodo::Server) {
@@ -47,7 +53,9 @@ impl Server {
 }
 
 /// The MCP endpoint as a tower service: one POST carries one JSON-RPC
-/// message, answered with `application/json` (or 202 for a notification).
+/// message, answered with `application/json`, with server-sent events when
+/// the request streams notifications (`progressToken`, `logLevel`,
+/// `subscriptions/listen`), or with 202 for a notification.
 ///
 /// For each request, in order:
 ///
@@ -61,7 +69,8 @@ impl Server {
 /// 5. the message goes to [`Server::handle`] with the request headers (the
 ///    core checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
 ///    `Mcp-Param-*` and picks 200, 400 or 404); a notification or a response
-///    gets 202 with an empty body. Undecodable bytes go to
+///    gets 202 with an empty body, a streamed request `text/event-stream`
+///    (one `data:` event per frame, no event ids). Undecodable bytes go to
 ///    [`Server::dispatch`], which answers -32700/-32600 with 400.
 ///
 /// Errors of steps 3 and 4 carry a JSON-RPC error without an id. The service
@@ -70,9 +79,10 @@ impl Server {
 /// put there becomes the context's principal.
 ///
 /// The handler future runs inside the response future: no task is spawned
-/// and no channel is crossed. If that future is dropped (the client went
-/// away) or the request timeout passes, the request's
-/// [`CancelSignal`] fires.
+/// and no channel is crossed (a streamed request runs inside its response
+/// body). If that future or body is dropped (the client went away) or the
+/// request timeout passes, the request's [`CancelSignal`] fires; a timed-out
+/// request is answered `-32603` "Request timed out" with its id.
 ///
 /// It needs a Tokio runtime with the time driver enabled.
 #[derive(Clone)]
@@ -114,7 +124,10 @@ impl McpService {
             body_read_timeout: options.body_read_timeout,
             request_timeout: options.request_timeout,
         };
-        Self { server, config: Arc::new(config) }
+        Self {
+            server,
+            config: Arc::new(config),
+        }
     }
 
     /// Pins the local allowlists to the port a listener is bound to.
@@ -194,11 +207,13 @@ where
     }
     if parts.method != Method::POST {
         let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
-        response.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
         return response;
     }
-    if let Err(response) = config.admit(&parts) {
-        return response;
+    if let Err(message) = config.admit(&parts) {
+        return reject(StatusCode::FORBIDDEN, message);
     }
     let bytes = match read_body(body, &parts.headers, &config).await {
         Ok(bytes) => bytes,
@@ -211,23 +226,27 @@ where
         principal,
         extensions: parts.extensions,
     };
-    let dispatched = match wire::decode(&bytes, server.limits()) {
+    match wire::decode(&bytes, server.limits()) {
         Ok(message) => run(&server, message, transport, config.request_timeout).await,
         // The core words (and picks the status of) every decoding error.
-        Err(_) => server.dispatch(&bytes, transport).await,
-    };
-    respond(dispatched)
+        Err(_) => {
+            let deadline = Deadline {
+                at: tokio::time::Instant::now() + config.request_timeout,
+                id: None,
+            };
+            respond(server.dispatch(&bytes, transport).await, deadline)
+        }
+    }
 }
 
 impl Config {
-    /// The DNS-rebinding checks: `Origin`, then `Host`.
-    #[allow(clippy::result_large_err, reason = "the error is the response itself")]
-    fn admit(&self, parts: &Parts) -> Result<(), Response<McpBody>> {
+    /// The DNS-rebinding checks, `Origin` then `Host`; `Err` words the 403.
+    fn admit(&self, parts: &Parts) -> Result<(), &'static str> {
         let bound = self.bound_port;
         match single(&parts.headers, ORIGIN) {
             Ok(None) => {}
             Ok(Some(origin)) if self.origins.allows_origin(origin, bound) => {}
-            _ => return Err(reject(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed")),
+            _ => return Err("Forbidden: Origin not allowed"),
         }
         let host = match parts.uri.authority() {
             Some(authority) => Some(authority.as_str()),
@@ -235,7 +254,7 @@ impl Config {
         };
         match host {
             Some(host) if self.hosts.allows_host(host, bound) => Ok(()),
-            _ => Err(reject(StatusCode::FORBIDDEN, "Forbidden: Host not allowed")),
+            _ => Err("Forbidden: Host not allowed"),
         }
     }
 }
@@ -253,7 +272,11 @@ fn single(headers: &HeaderMap, name: http::header::HeaderName) -> Result<Option<
 }
 
 /// Reads the whole body within the size limit and the body timeout.
-async fn read_body<B>(body: B, headers: &HeaderMap, config: &Config) -> Result<Bytes, Response<McpBody>>
+async fn read_body<B>(
+    body: B,
+    headers: &HeaderMap,
+    config: &Config,
+) -> Result<Bytes, Response<McpBody>>
 where
     B: Body + Send + 'static,
     B::Data: Send,
@@ -271,8 +294,14 @@ where
     match tokio::time::timeout(config.body_read_timeout, collect).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<LengthLimitError>() => Err(too_large()),
-        Ok(Err(_)) => Err(reject(StatusCode::BAD_REQUEST, "Could not read the request body")),
-        Err(_) => Err(reject(StatusCode::REQUEST_TIMEOUT, "Request body timed out")),
+        Ok(Err(_)) => Err(reject(
+            StatusCode::BAD_REQUEST,
+            "Could not read the request body",
+        )),
+        Err(_) => Err(reject(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request body timed out",
+        )),
     }
 }
 
@@ -280,25 +309,33 @@ fn too_large() -> Response<McpBody> {
     reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
 }
 
-/// Handles a decoded message within the request timeout.
-async fn run(server: &Server, message: Message, transport: TransportInfo, timeout: Duration) -> Dispatched {
+/// Handles a decoded message within the request timeout (a streamed
+/// response carries the rest of the time into its body).
+async fn run(
+    server: &Server,
+    message: Message,
+    transport: TransportInfo,
+    timeout: Duration,
+) -> Response<McpBody> {
     let id = match &message {
         Message::Request(request) => Some(request.id.clone()),
         _ => None,
     };
+    let at = tokio::time::Instant::now() + timeout;
     let cancel = CancelSignal::new();
     let guard = CancelOnDrop(Some(cancel.clone()));
-    let outcome = tokio::time::timeout(timeout, server.handle(message, transport, cancel.clone())).await;
+    let outcome =
+        tokio::time::timeout_at(at, server.handle(message, transport, cancel.clone())).await;
     guard.disarm();
     match outcome {
-        Ok(dispatched) => dispatched,
+        Ok(dispatched) => respond(dispatched, Deadline { at, id }),
         Err(_) => {
             cancel.cancel();
-            Dispatched::Reply(Reply::error(
+            let error = Error::internal("Request timed out");
+            json(
                 StatusCode::OK,
-                id.as_ref(),
-                &Error::internal("Request timed out"),
-            ))
+                wire::encode_error(id.as_ref(), &error).into(),
+            )
         }
     }
 }
@@ -320,12 +357,21 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Maps what the core produced to the HTTP response: the single place where a
-/// future `Dispatched::Stream` becomes `text/event-stream`.
-pub(super) fn respond(dispatched: Dispatched) -> Response<McpBody> {
+/// Maps what the core produced to the HTTP response: 202 for nothing, JSON
+/// for one reply, server-sent events for a stream. The one place that knows
+/// how each [`Dispatched`] travels over HTTP.
+fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
     match dispatched {
         Dispatched::Nothing => status(StatusCode::ACCEPTED),
         Dispatched::Reply(reply) => json(reply.status, reply.body),
+        Dispatched::Stream(stream) => {
+            let mut response = Response::new(McpBody::new(SseBody::new(stream, deadline)));
+            let headers = response.headers_mut();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+            headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+            response
+        }
     }
 }
 
@@ -341,7 +387,10 @@ fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
 
 /// A transport-level refusal: a JSON-RPC error without an id.
 fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
-    json(code, wire::encode_error(None, &Error::invalid_request(message)).into())
+    json(
+        code,
+        wire::encode_error(None, &Error::invalid_request(message)).into(),
+    )
 }
 
 /// A response with only a status.
