@@ -63,8 +63,17 @@ impl Resource for Template {
     fn completes(&self) -> bool {
         true
     }
-    async fn complete(&self, _variable: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
-        ["123", "456", "789"].iter().filter(|v| v.starts_with(value)).map(|v| v.to_string()).collect()
+    async fn complete(
+        &self,
+        _variable: &str,
+        value: &str,
+        _context: &Map<String, Value>,
+    ) -> Vec<String> {
+        ["123", "456", "789"]
+            .iter()
+            .filter(|v| v.starts_with(value))
+            .map(|v| v.to_string())
+            .collect()
     }
 }
 
@@ -92,23 +101,54 @@ impl Prompt for Fixture {
     fn completes(&self) -> bool {
         !self.arguments.is_empty()
     }
-    async fn complete(&self, _argument: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
-        ["test", "testValue1", "testValue2"].iter().filter(|v| v.starts_with(value)).map(|v| v.to_string()).collect()
+    async fn complete(
+        &self,
+        _argument: &str,
+        value: &str,
+        _context: &Map<String, Value>,
+    ) -> Vec<String> {
+        ["test", "testValue1", "testValue2"]
+            .iter()
+            .filter(|v| v.starts_with(value))
+            .map(|v| v.to_string())
+            .collect()
     }
 }
 
 /// Registers the resources and prompts.
 pub(crate) fn register(builder: snodo::ServerBuilder) -> snodo::ServerBuilder {
     builder
-        .resource(Fixed { uri: "test://static-text", name: "static-text", mime: "text/plain", text: Some("This is the content of the static text resource."), blob: None })
-        .resource(Fixed { uri: "test://static-binary", name: "static-binary", mime: "image/png", text: None, blob: Some(PNG) })
-        .resource(Fixed { uri: "test://watched-resource", name: "watched-resource", mime: "text/plain", text: Some("Watched resource content"), blob: None })
+        .resource(Fixed {
+            uri: "test://static-text",
+            name: "static-text",
+            mime: "text/plain",
+            text: Some("This is the content of the static text resource."),
+            blob: None,
+        })
+        .resource(Fixed {
+            uri: "test://static-binary",
+            name: "static-binary",
+            mime: "image/png",
+            text: None,
+            blob: Some(PNG),
+        })
+        .resource(Fixed {
+            uri: "test://watched-resource",
+            name: "watched-resource",
+            mime: "text/plain",
+            text: Some("Watched resource content"),
+            blob: None,
+        })
         .resource(Template)
         .prompt(Fixture {
             name: "test_simple_prompt",
             description: "A prompt without arguments",
             arguments: Vec::new(),
-            render: |_| vec![PromptMessage::user_text("This is a simple prompt for testing.")],
+            render: |_| {
+                vec![PromptMessage::user_text(
+                    "This is a simple prompt for testing.",
+                )]
+            },
         })
         .prompt(Fixture {
             name: "test_prompt_with_arguments",
@@ -117,32 +157,40 @@ pub(crate) fn register(builder: snodo::ServerBuilder) -> snodo::ServerBuilder {
                 PromptArgument::required("arg1").with_description("First argument"),
                 PromptArgument::required("arg2").with_description("Second argument"),
             ],
-            render: |a| vec![PromptMessage::user_text(format!(
-                "Prompt with arguments: arg1='{}', arg2='{}'",
-                a.get("arg1").unwrap_or_default(),
-                a.get("arg2").unwrap_or_default()
-            ))],
+            render: |a| {
+                vec![PromptMessage::user_text(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    a.get("arg1").unwrap_or_default(),
+                    a.get("arg2").unwrap_or_default()
+                ))]
+            },
         })
         .prompt(Fixture {
             name: "test_prompt_with_embedded_resource",
             description: "A prompt that embeds a resource",
-            arguments: vec![PromptArgument::required("resourceUri").with_description("The resource to embed")],
-            render: |a| vec![
-                PromptMessage::user(Content::embedded_text(
-                    a.get("resourceUri").unwrap_or("test://example-resource"),
-                    "text/plain",
-                    "Embedded resource content for testing.",
-                )),
-                PromptMessage::user_text("Please process the embedded resource above."),
+            arguments: vec![
+                PromptArgument::required("resourceUri").with_description("The resource to embed"),
             ],
+            render: |a| {
+                vec![
+                    PromptMessage::user(Content::embedded_text(
+                        a.get("resourceUri").unwrap_or("test://example-resource"),
+                        "text/plain",
+                        "Embedded resource content for testing.",
+                    )),
+                    PromptMessage::user_text("Please process the embedded resource above."),
+                ]
+            },
         })
         .prompt(Fixture {
             name: "test_prompt_with_image",
             description: "A prompt with an image",
             arguments: Vec::new(),
-            render: |_| vec![
-                PromptMessage::user(Content::image(PNG, "image/png")),
-                PromptMessage::user_text("Please analyze the image above."),
-            ],
+            render: |_| {
+                vec![
+                    PromptMessage::user(Content::image(PNG, "image/png")),
+                    PromptMessage::user_text("Please analyze the image above."),
+                ]
+            },
         })
 }

@@ -25,7 +25,12 @@ fn random_secret() -> [u8; 32] {
     let mut secret = [0u8; 32];
     for chunk in secret.chunks_mut(8) {
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
         chunk.copy_from_slice(&hasher.finish().to_le_bytes());
     }
     secret
@@ -37,7 +42,10 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let builder = Server::builder("snodo-conformance", env!("CARGO_PKG_VERSION"))
         .instructions("The snodo conformance fixture.")
         .validator(Full)
-        .list_cache(CacheHints { ttl_ms: 300_000, scope: CacheScope::Public });
+        .list_cache(CacheHints {
+            ttl_ms: 300_000,
+            scope: CacheScope::Public,
+        });
     let builder = fixtures::content_tools(builder);
     let builder = mrtr::register(builder, sealer);
     let builder = catalog::register(builder);
@@ -98,7 +106,10 @@ fn main() -> ExitCode {
         },
         _ => return usage(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     match runtime.block_on(serve(port)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -12,15 +12,36 @@ use snodo::prelude::*;
 
 /// Words the `lookup` tool knows.
 const DICTIONARY: &[(&str, &str)] = &[
-    ("mcp", "Model Context Protocol: how LLM hosts talk to tools, resources and prompts."),
-    ("tool", "A function a model may call, described by a JSON Schema."),
-    ("resource", "Data a server exposes by URI for a client to read."),
+    (
+        "mcp",
+        "Model Context Protocol: how LLM hosts talk to tools, resources and prompts.",
+    ),
+    (
+        "tool",
+        "A function a model may call, described by a JSON Schema.",
+    ),
+    (
+        "resource",
+        "Data a server exposes by URI for a client to read.",
+    ),
     ("prompt", "A reusable message template a server offers."),
-    ("rust", "A language empowering everyone to build reliable and efficient software."),
+    (
+        "rust",
+        "A language empowering everyone to build reliable and efficient software.",
+    ),
 ];
 
 /// Names the `introduce` prompt completes.
-const NAMES: &[&str] = &["Ada", "Alan", "Barbara", "Edsger", "Grace", "Katherine", "Linus", "Margaret"];
+const NAMES: &[&str] = &[
+    "Ada",
+    "Alan",
+    "Barbara",
+    "Edsger",
+    "Grace",
+    "Katherine",
+    "Linus",
+    "Margaret",
+];
 
 #[snodo::tool(
     description = "Greets someone by name",
@@ -56,7 +77,9 @@ async fn add(args: Arguments) -> CallResult {
     let (a, b) = (args.i64("a")?, args.i64("b")?);
     match a.checked_add(b) {
         Some(sum) => Ok(ToolResult::structured(json!({ "sum": sum }))),
-        None => Ok(ToolResult::error("The sum does not fit in a 64-bit integer")),
+        None => Ok(ToolResult::error(
+            "The sum does not fit in a 64-bit integer",
+        )),
     }
 }
 
@@ -94,7 +117,11 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
         let _ = cx
-            .progress(step as f64, Some(to as f64), Some(&format!("Counted {step} of {to}")))
+            .progress(
+                step as f64,
+                Some(to as f64),
+                Some(&format!("Counted {step} of {to}")),
+            )
             .await;
     }
     Ok(ToolResult::text(format!("Counted to {to}")))
@@ -161,7 +188,9 @@ impl Resource for Readme {
     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
         let text = "# snodo demo\n\nTools: greet, add, lookup, count, confirm_delete.\n\
                     Resources: demo://readme, demo://greetings/{name}.\nPrompts: introduce.\n";
-        Ok(ResourceContents::text(req.uri, text).with_mime_type("text/markdown").into())
+        Ok(ResourceContents::text(req.uri, text)
+            .with_mime_type("text/markdown")
+            .into())
     }
 }
 
@@ -183,12 +212,19 @@ impl Resource for Greetings {
     }
     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
         let name = req.var("name").unwrap_or("stranger").to_string();
-        Ok(ResourceContents::text(req.uri, format!("Hello, {name}!")).with_mime_type("text/plain").into())
+        Ok(ResourceContents::text(req.uri, format!("Hello, {name}!"))
+            .with_mime_type("text/plain")
+            .into())
     }
     fn completes(&self) -> bool {
         true
     }
-    async fn complete(&self, _variable: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
+    async fn complete(
+        &self,
+        _variable: &str,
+        value: &str,
+        _context: &Map<String, Value>,
+    ) -> Vec<String> {
         complete_name(value)
     }
 }
@@ -224,7 +260,12 @@ impl Prompt for Introduce {
     fn completes(&self) -> bool {
         true
     }
-    async fn complete(&self, _argument: &str, value: &str, _context: &Map<String, Value>) -> Vec<String> {
+    async fn complete(
+        &self,
+        _argument: &str,
+        value: &str,
+        _context: &Map<String, Value>,
+    ) -> Vec<String> {
         complete_name(value)
     }
 }

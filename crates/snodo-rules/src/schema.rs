@@ -47,7 +47,12 @@ mod tests {
     #[test]
     fn input_root_must_be_an_object_type() {
         assert!(check_input_schema(&json!({"type": "object"})).is_ok());
-        assert_eq!(check_input_schema(&json!({"type": "string"})).unwrap_err().pointer, "/type");
+        assert_eq!(
+            check_input_schema(&json!({"type": "string"}))
+                .unwrap_err()
+                .pointer,
+            "/type"
+        );
         assert_eq!(check_input_schema(&json!({})).unwrap_err().pointer, "");
         assert!(check_input_schema(&json!(true)).is_err());
         assert!(check_input_schema(&json!(null)).is_err());

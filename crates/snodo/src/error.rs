@@ -76,7 +76,10 @@ impl Error {
 
     /// `-32601`: `Method not found: <method>`.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
 
     /// `-32602`: invalid parameters.
@@ -189,7 +192,10 @@ mod tests {
     fn cause_is_kept_but_never_serialized() {
         let io = std::io::Error::other("disk on fire at /secret/path");
         let err = Error::internal("Internal error").with_cause(io);
-        assert_eq!(err.to_json(), json!({"code": -32603, "message": "Internal error"}));
+        assert_eq!(
+            err.to_json(),
+            json!({"code": -32603, "message": "Internal error"})
+        );
         assert!(std::error::Error::source(&err).is_some());
     }
 

@@ -64,10 +64,10 @@ pub use snodo_macros::tool;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::schema::{Basic, PassThrough};
     pub use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
     pub use crate::protocol::LogLevel;
     pub use crate::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
+    pub use crate::schema::{Basic, PassThrough};
     pub use crate::{
         Args, Arguments, BoxError, CallResult, Content, Context, Error, InputRequired,
         IntoCallResult, Json, Server, Tool, ToolResult,

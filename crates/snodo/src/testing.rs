@@ -31,7 +31,9 @@ pub fn request(method: &str, params: Value) -> Value {
         _ => Default::default(),
     };
     let mut full_meta = meta();
-    if let (Some(Value::Object(given)), Value::Object(base)) = (params.remove("_meta"), &mut full_meta) {
+    if let (Some(Value::Object(given)), Value::Object(base)) =
+        (params.remove("_meta"), &mut full_meta)
+    {
         base.extend(given);
     }
     params.insert("_meta".into(), full_meta);
@@ -46,14 +48,22 @@ pub fn request(method: &str, params: Value) -> Value {
 /// Asserts that a `tools/call` result is a success whose first text block is `text`.
 #[track_caller]
 pub fn assert_text(result: &Value, text: &str) {
-    assert_ne!(result.get("isError"), Some(&Value::Bool(true)), "unexpected isError result: {result}");
+    assert_ne!(
+        result.get("isError"),
+        Some(&Value::Bool(true)),
+        "unexpected isError result: {result}"
+    );
     assert_eq!(result["content"][0]["text"], text, "in {result}");
 }
 
 /// Asserts that a `tools/call` result is an `isError` result whose first text block is `text`.
 #[track_caller]
 pub fn assert_tool_error(result: &Value, text: &str) {
-    assert_eq!(result.get("isError"), Some(&Value::Bool(true)), "expected isError in {result}");
+    assert_eq!(
+        result.get("isError"),
+        Some(&Value::Bool(true)),
+        "expected isError in {result}"
+    );
     assert_eq!(result["content"][0]["text"], text, "in {result}");
 }
 

@@ -79,7 +79,10 @@ impl CompiledSchema for PickyCompiled {
                 _ => {}
             }
             if key == "sum" && !value.is_i64() {
-                return Err(ValidationError::Invalid(Violation::new("/sum", "type: not an integer")));
+                return Err(ValidationError::Invalid(Violation::new(
+                    "/sum",
+                    "type: not an integer",
+                )));
             }
         }
         Ok(())
@@ -217,7 +220,11 @@ async fn meta_is_required_on_every_request() {
                          "io.modelcontextprotocol/clientCapabilities": {},
                          "io.modelcontextprotocol/logLevel": "loud"}}),
     ] {
-        let response = send(&server, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": params})).await;
+        let response = send(
+            &server,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": params}),
+        )
+        .await;
         assert_eq!(response["error"]["code"], -32602, "{response}");
         assert_eq!(response["id"], 3);
         assert_response(&response, "");
@@ -231,9 +238,12 @@ async fn meta_is_required_on_every_request() {
 #[tokio::test]
 async fn unsupported_version_names_supported_and_requested() {
     let server = server();
-    let response = send(&server, json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
+    let response = send(
+        &server,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "1900-01-01",
-        "io.modelcontextprotocol/clientCapabilities": {}}}}))
+        "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    )
     .await;
     assert_response(&response, "");
     assert_eq!(
@@ -246,7 +256,17 @@ async fn unsupported_version_names_supported_and_requested() {
 #[tokio::test]
 async fn removed_unknown_and_unadvertised_methods_are_not_found() {
     let server = server();
-    for method in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "nope/nothing", "prompts/list", "resources/read", "completion/complete"] {
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "nope/nothing",
+        "prompts/list",
+        "resources/read",
+        "completion/complete",
+    ] {
         let response = send(&server, json!({"jsonrpc": "2.0", "id": 6, "method": method, "params": {"_meta": meta_with(json!({}))}})).await;
         assert_eq!(response["error"]["code"], -32601, "{method}: {response}");
         assert_eq!(response["id"], 6);
@@ -260,18 +280,39 @@ async fn envelope_errors() {
     let cases: [(&[u8], i64, Value); 6] = [
         (b"{not json", -32700, Value::Null),
         (b"[]", -32600, Value::Null),
-        (br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#, -32600, Value::Null),
-        (br#"{"jsonrpc":"1.0","id":9,"method":"tools/list"}"#, -32600, json!(9)),
-        (br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#, -32600, Value::Null),
-        (br#"{"jsonrpc":"2.0","id":"x","method":42}"#, -32600, json!("x")),
+        (
+            br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":9,"method":"tools/list"}"#,
+            -32600,
+            json!(9),
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#,
+            -32600,
+            Value::Null,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":"x","method":42}"#,
+            -32600,
+            json!("x"),
+        ),
     ];
     for (bytes, code, id) in cases {
-        let snodo::Dispatched::Reply(reply) = server.dispatch(bytes, Default::default()).await else {
+        let snodo::Dispatched::Reply(reply) = server.dispatch(bytes, Default::default()).await
+        else {
             panic!("errors are answered");
         };
         let response: Value = serde_json::from_slice(&reply.body).unwrap();
         assert_eq!(response["error"]["code"], code, "{response}");
-        assert_eq!(response.get("id").cloned().unwrap_or(Value::Null), id, "{response}");
+        assert_eq!(
+            response.get("id").cloned().unwrap_or(Value::Null),
+            id,
+            "{response}"
+        );
         assert_eq!(reply.status, 400);
         assert_response(&response, "");
     }
@@ -294,7 +335,10 @@ async fn notifications_and_peer_responses_are_never_answered() {
 async fn step_one_unknown_tool_and_non_object_arguments() {
     let server = server();
     let response = call(&server, 10, "missing_tool", json!({})).await;
-    assert_eq!(response["error"], json!({"code": -32602, "message": "Unknown tool: missing_tool"}));
+    assert_eq!(
+        response["error"],
+        json!({"code": -32602, "message": "Unknown tool: missing_tool"})
+    );
     let response = call(&server, 11, "echo", json!([1, 2])).await;
     assert_eq!(response["error"]["code"], -32602);
 }
@@ -310,11 +354,19 @@ async fn step_two_required_arguments_are_enforced_whatever_the_validator() {
                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "vectors", "version": "1.2.3"}}})
     );
     let passthrough = Server::builder("p", "1")
-        .tool(fixture("needs", json!({"type": "object", "required": ["x", 7, "y"]}), None, |_| Ok("ran".into())))
+        .tool(fixture(
+            "needs",
+            json!({"type": "object", "required": ["x", 7, "y"]}),
+            None,
+            |_| Ok("ran".into()),
+        ))
         .build()
         .unwrap();
     let response = call(&passthrough, 13, "needs", json!({"y": 1})).await;
-    assert_eq!(response["result"]["content"][0]["text"], "Missing required arguments: x");
+    assert_eq!(
+        response["result"]["content"][0]["text"],
+        "Missing required arguments: x"
+    );
 }
 
 #[tokio::test]
@@ -323,11 +375,17 @@ async fn step_three_validator_rejection_names_location_and_rule_never_the_value(
     let response = call(&server, 14, "echo", json!({"text": "reject-me"})).await;
     let text = response["result"]["content"][0]["text"].as_str().unwrap();
     assert_eq!(response["result"]["isError"], true);
-    assert_eq!(text, "Invalid arguments at /text: enum: value is not one of the allowed values");
+    assert_eq!(
+        text,
+        "Invalid arguments at /text: enum: value is not one of the allowed values"
+    );
     assert!(!text.contains("reject-me"));
     for poison in ["crash", "panic"] {
         let response = call(&server, 15, "echo", json!({"text": poison})).await;
-        assert_eq!(response["error"], json!({"code": -32603, "message": "Schema validator failed"}));
+        assert_eq!(
+            response["error"],
+            json!({"code": -32603, "message": "Schema validator failed"})
+        );
     }
 }
 
@@ -335,7 +393,10 @@ async fn step_three_validator_rejection_names_location_and_rule_never_the_value(
 async fn step_four_outcomes_are_normalized() {
     let server = server();
     let ok = call(&server, 20, "echo", json!({"text": "hi"})).await;
-    assert_eq!(ok["result"]["content"], json!([{"type": "text", "text": "hi"}]));
+    assert_eq!(
+        ok["result"]["content"],
+        json!([{"type": "text", "text": "hi"}])
+    );
     assert!(ok["result"].get("isError").is_none());
 
     let io = call(&server, 21, "io_failure", json!({})).await;
@@ -343,13 +404,19 @@ async fn step_four_outcomes_are_normalized() {
     assert_eq!(io["result"]["content"][0]["text"], "upstream returned 503");
 
     let typed = call(&server, 22, "typed_failure", json!({})).await;
-    assert_eq!(typed["error"], json!({"code": -32602, "message": "Refused by policy"}));
+    assert_eq!(
+        typed["error"],
+        json!({"code": -32602, "message": "Refused by policy"})
+    );
 
     let domain = call(&server, 23, "domain_failure", json!({})).await;
     assert_eq!(domain["result"]["isError"], true);
 
     let panicked = call(&server, 24, "panics", json!({})).await;
-    assert_eq!(panicked["error"], json!({"code": -32603, "message": "Tool raised an exception"}));
+    assert_eq!(
+        panicked["error"],
+        json!({"code": -32603, "message": "Tool raised an exception"})
+    );
     assert!(!panicked.to_string().contains("secret"));
     let after = call(&server, 25, "echo", json!({"text": "still here"})).await;
     assert_eq!(after["result"]["content"][0]["text"], "still here");
@@ -360,7 +427,10 @@ async fn step_five_output_schema_is_enforced() {
     let server = server();
     let ok = call(&server, 30, "add", json!({"a": 2, "b": 3})).await;
     assert_eq!(ok["result"]["structuredContent"], json!({"sum": 5}));
-    assert_eq!(ok["result"]["content"], json!([{"type": "text", "text": "{\"sum\":5}"}]));
+    assert_eq!(
+        ok["result"]["content"],
+        json!([{"type": "text", "text": "{\"sum\":5}"}])
+    );
 
     let missing = call(&server, 31, "forgets_structure", json!({})).await;
     assert_eq!(
@@ -368,7 +438,10 @@ async fn step_five_output_schema_is_enforced() {
         json!({"code": -32603, "message": "Tool omitted structured output required by output schema"})
     );
     let invalid = call(&server, 32, "bad_structure", json!({})).await;
-    assert_eq!(invalid["error"], json!({"code": -32603, "message": "Tool output failed schema validation"}));
+    assert_eq!(
+        invalid["error"],
+        json!({"code": -32603, "message": "Tool output failed schema validation"})
+    );
     let polite = call(&server, 33, "errors_with_schema", json!({})).await;
     assert_eq!(polite["result"]["isError"], true);
 }
@@ -377,7 +450,9 @@ async fn step_five_output_schema_is_enforced() {
 async fn pagination_walks_every_tool_once() {
     let mut builder = Server::builder("many", "1").page_size(3);
     for name in ["a", "b", "c", "d", "e", "f", "g"] {
-        builder = builder.tool(fixture(name, json!({"type": "object"}), None, |_| Ok("x".into())));
+        builder = builder.tool(fixture(name, json!({"type": "object"}), None, |_| {
+            Ok("x".into())
+        }));
     }
     let server = builder.build().unwrap();
     let mut cursor: Option<String> = None;
@@ -387,7 +462,11 @@ async fn pagination_walks_every_tool_once() {
         if let Some(c) = &cursor {
             params["cursor"] = json!(c);
         }
-        let response = send(&server, json!({"jsonrpc": "2.0", "id": 40, "method": "tools/list", "params": params})).await;
+        let response = send(
+            &server,
+            json!({"jsonrpc": "2.0", "id": 40, "method": "tools/list", "params": params}),
+        )
+        .await;
         assert_response(&response, "ListToolsResult");
         for tool in response["result"]["tools"].as_array().unwrap() {
             seen.push(tool["name"].as_str().unwrap().to_string());
@@ -398,8 +477,12 @@ async fn pagination_walks_every_tool_once() {
         }
     }
     assert_eq!(seen, ["a", "b", "c", "d", "e", "f", "g"]);
-    let bad = send(&server, json!({"jsonrpc": "2.0", "id": 41, "method": "tools/list",
-        "params": {"_meta": meta_with(json!({})), "cursor": "forged"}})).await;
+    let bad = send(
+        &server,
+        json!({"jsonrpc": "2.0", "id": 41, "method": "tools/list",
+        "params": {"_meta": meta_with(json!({})), "cursor": "forged"}}),
+    )
+    .await;
     assert_eq!(bad["error"]["code"], -32602);
 }
 
@@ -414,11 +497,21 @@ fn registration_errors_name_the_tool_and_the_rule() {
     };
     assert!(build("has space", json!({"type": "object"})).contains("`has space`"));
     assert!(build("s", json!({"type": "string"})).contains("\"type\": \"object\""));
-    let header = build("h", json!({"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}));
-    assert!(header.contains("tool `h`") && header.contains("/properties/n/type"), "{header}");
+    let header = build(
+        "h",
+        json!({"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}),
+    );
+    assert!(
+        header.contains("tool `h`") && header.contains("/properties/n/type"),
+        "{header}"
+    );
     let dup = Server::builder("b", "1")
-        .tool(fixture("same", json!({"type": "object"}), None, |_| Ok("x".into())))
-        .tool(fixture("same", json!({"type": "object"}), None, |_| Ok("x".into())))
+        .tool(fixture("same", json!({"type": "object"}), None, |_| {
+            Ok("x".into())
+        }))
+        .tool(fixture("same", json!({"type": "object"}), None, |_| {
+            Ok("x".into())
+        }))
         .build()
         .unwrap_err();
     assert_eq!(dup.to_string(), "tool `same` is registered twice");

@@ -31,7 +31,9 @@ impl Resource for Readme {
         Some(7)
     }
     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
-        Ok(ResourceContents::text(req.uri, "# Hello").with_mime_type("text/markdown").into())
+        Ok(ResourceContents::text(req.uri, "# Hello")
+            .with_mime_type("text/markdown")
+            .into())
     }
 }
 
@@ -49,7 +51,9 @@ impl Resource for Files {
         if path == "secret" {
             return Err(std::io::Error::other("disk detail").into());
         }
-        Ok(ResourceContents::blob(req.uri, "aGk=").with_mime_type("application/octet-stream").into())
+        Ok(ResourceContents::blob(req.uri, "aGk=")
+            .with_mime_type("application/octet-stream")
+            .into())
     }
     fn completes(&self) -> bool {
         true
@@ -69,11 +73,17 @@ impl Prompt for Introduce {
         Some("Introduce someone")
     }
     fn arguments(&self) -> Vec<PromptArgument> {
-        vec![PromptArgument::required("name"), PromptArgument::optional("tone")]
+        vec![
+            PromptArgument::required("name"),
+            PromptArgument::optional("tone"),
+        ]
     }
     async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
         Ok(PromptResult::new([
-            PromptMessage::user_text(format!("Introduce {}", args.get("name").unwrap_or_default())),
+            PromptMessage::user_text(format!(
+                "Introduce {}",
+                args.get("name").unwrap_or_default()
+            )),
             PromptMessage::user(Content::image("aGk=", "image/png")),
             PromptMessage::user(Content::resource_link("demo://readme", "readme")),
         ])
@@ -83,7 +93,11 @@ impl Prompt for Introduce {
         true
     }
     async fn complete(&self, _arg: &str, value: &str, _cx: &Map<String, Value>) -> Vec<String> {
-        ["Ada", "Alan", "Grace"].iter().filter(|n| n.starts_with(value)).map(|n| n.to_string()).collect()
+        ["Ada", "Alan", "Grace"]
+            .iter()
+            .filter(|n| n.starts_with(value))
+            .map(|n| n.to_string())
+            .collect()
     }
 }
 
@@ -96,10 +110,18 @@ impl Extension for Echo {
     fn methods(&self) -> Vec<String> {
         vec!["echo/say".into()]
     }
-    fn handle<'a>(&'a self, _method: &'a str, params: Map<String, Value>, _cx: Context) -> BoxFuture<'a, Result<Map<String, Value>, Error>> {
+    fn handle<'a>(
+        &'a self,
+        _method: &'a str,
+        params: Map<String, Value>,
+        _cx: Context,
+    ) -> BoxFuture<'a, Result<Map<String, Value>, Error>> {
         Box::pin(async move {
             let mut out = Map::new();
-            out.insert("said".into(), params.get("text").cloned().unwrap_or(Value::Null));
+            out.insert(
+                "said".into(),
+                params.get("text").cloned().unwrap_or(Value::Null),
+            );
             Ok(out)
         })
     }
@@ -119,7 +141,9 @@ fn server() -> Server {
         .tool(from_fn("count", |args, cx| async move {
             let to = args.i64("to")?;
             for i in 1..=to {
-                let _ = cx.progress(i as f64, Some(to as f64), Some(&format!("step {i}"))).await;
+                let _ = cx
+                    .progress(i as f64, Some(to as f64), Some(&format!("step {i}")))
+                    .await;
                 cx.log(LogLevel::Debug, format!("debug {i}")).await;
                 cx.log(LogLevel::Warning, format!("warn {i}")).await;
             }
@@ -129,17 +153,27 @@ fn server() -> Server {
             let sealer = sealer.clone();
             async move {
                 if let (Some(state), Some(answer)) = (sealer.open(&cx)?, cx.elicitation("ok")) {
-                    return Ok(ToolResult::text(format!("{} {}", state["step"], answer.bool("ok").unwrap_or(false))));
+                    return Ok(ToolResult::text(format!(
+                        "{} {}",
+                        state["step"],
+                        answer.bool("ok").unwrap_or(false)
+                    )));
                 }
                 Ok(ToolResult::input_required(
                     InputRequired::new()
-                        .elicit_form("ok", "Sure?", json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}))
+                        .elicit_form(
+                            "ok",
+                            "Sure?",
+                            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                        )
                         .state(sealer.seal(&cx, &json!({"step": "asked"}))),
                 ))
             }
         }))
         .tool(from_fn("needs_sampling", |_, _| async {
-            Ok(ToolResult::input_required(InputRequired::new().sample("s", json!({"messages": [], "maxTokens": 5}))))
+            Ok(ToolResult::input_required(
+                InputRequired::new().sample("s", json!({"messages": [], "maxTokens": 5})),
+            ))
         }))
         .tool(from_fn("wait_for_cancel", |_, cx| async move {
             cx.cancellation().cancelled().await;
@@ -150,13 +184,19 @@ fn server() -> Server {
 }
 
 fn request(id: Value, method: &str, mut params: Value) -> Value {
-    let meta = params.get("_meta").cloned().unwrap_or_else(|| meta_with(json!({})));
+    let meta = params
+        .get("_meta")
+        .cloned()
+        .unwrap_or_else(|| meta_with(json!({})));
     params["_meta"] = meta;
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 async fn send(server: &Server, id: i64, method: &str, params: Value) -> Value {
-    let response = server.dispatch_value(request(json!(id), method, params)).await.unwrap();
+    let response = server
+        .dispatch_value(request(json!(id), method, params))
+        .await
+        .unwrap();
     assert_eq!(response["id"], id);
     response
 }
@@ -183,27 +223,66 @@ async fn resources_and_templates_are_listed_and_read() {
     let server = server();
     let list = send(&server, 2, "resources/list", json!({})).await;
     assert_response(&list, "ListResourcesResult");
-    assert_eq!(list["result"]["resources"], json!([{"uri": "demo://readme", "name": "readme", "mimeType": "text/markdown", "size": 7}]));
+    assert_eq!(
+        list["result"]["resources"],
+        json!([{"uri": "demo://readme", "name": "readme", "mimeType": "text/markdown", "size": 7}])
+    );
     let templates = send(&server, 3, "resources/templates/list", json!({})).await;
     assert_response(&templates, "ListResourceTemplatesResult");
-    assert_eq!(templates["result"]["resourceTemplates"], json!([{"uriTemplate": "file:///{+path}", "name": "files"}]));
+    assert_eq!(
+        templates["result"]["resourceTemplates"],
+        json!([{"uriTemplate": "file:///{+path}", "name": "files"}])
+    );
 
-    let text = send(&server, 4, "resources/read", json!({"uri": "demo://readme"})).await;
+    let text = send(
+        &server,
+        4,
+        "resources/read",
+        json!({"uri": "demo://readme"}),
+    )
+    .await;
     assert_response(&text, "ReadResourceResult");
-    assert_eq!(text["result"]["contents"], json!([{"uri": "demo://readme", "mimeType": "text/markdown", "text": "# Hello"}]));
+    assert_eq!(
+        text["result"]["contents"],
+        json!([{"uri": "demo://readme", "mimeType": "text/markdown", "text": "# Hello"}])
+    );
     assert_eq!(text["result"]["ttlMs"], 0);
     assert_eq!(text["result"]["cacheScope"], "private");
 
-    let blob = send(&server, 5, "resources/read", json!({"uri": "file:///a/b%20c.txt"})).await;
+    let blob = send(
+        &server,
+        5,
+        "resources/read",
+        json!({"uri": "file:///a/b%20c.txt"}),
+    )
+    .await;
     assert_response(&blob, "ReadResourceResult");
     assert_eq!(blob["result"]["contents"][0]["blob"], "aGk=");
 
-    let missing = send(&server, 6, "resources/read", json!({"uri": "demo://nothing"})).await;
+    let missing = send(
+        &server,
+        6,
+        "resources/read",
+        json!({"uri": "demo://nothing"}),
+    )
+    .await;
     assert_response(&missing, "");
-    assert_eq!(missing["error"], json!({"code": -32602, "message": "Resource not found", "data": {"uri": "demo://nothing"}}));
+    assert_eq!(
+        missing["error"],
+        json!({"code": -32602, "message": "Resource not found", "data": {"uri": "demo://nothing"}})
+    );
 
-    let failing = send(&server, 7, "resources/read", json!({"uri": "file:///secret"})).await;
-    assert_eq!(failing["error"], json!({"code": -32603, "message": "Resource read failed"}));
+    let failing = send(
+        &server,
+        7,
+        "resources/read",
+        json!({"uri": "file:///secret"}),
+    )
+    .await;
+    assert_eq!(
+        failing["error"],
+        json!({"code": -32603, "message": "Resource read failed"})
+    );
 }
 
 #[tokio::test]
@@ -211,19 +290,49 @@ async fn prompts_enforce_string_and_required_arguments() {
     let server = server();
     let list = send(&server, 10, "prompts/list", json!({})).await;
     assert_response(&list, "ListPromptsResult");
-    assert_eq!(list["result"]["prompts"][0]["arguments"], json!([{"name": "name", "required": true}, {"name": "tone", "required": false}]));
+    assert_eq!(
+        list["result"]["prompts"][0]["arguments"],
+        json!([{"name": "name", "required": true}, {"name": "tone", "required": false}])
+    );
 
-    let ok = send(&server, 11, "prompts/get", json!({"name": "introduce", "arguments": {"name": "Ada"}})).await;
+    let ok = send(
+        &server,
+        11,
+        "prompts/get",
+        json!({"name": "introduce", "arguments": {"name": "Ada"}}),
+    )
+    .await;
     assert_response(&ok, "GetPromptResult");
-    assert_eq!(ok["result"]["messages"][0], json!({"role": "user", "content": {"type": "text", "text": "Introduce Ada"}}));
+    assert_eq!(
+        ok["result"]["messages"][0],
+        json!({"role": "user", "content": {"type": "text", "text": "Introduce Ada"}})
+    );
     assert_eq!(ok["result"]["description"], "An introduction");
 
-    let missing = send(&server, 12, "prompts/get", json!({"name": "introduce", "arguments": {}})).await;
-    assert_eq!(missing["error"], json!({"code": -32602, "message": "Missing required prompt arguments", "data": {"missing": ["name"]}}));
-    let typed = send(&server, 13, "prompts/get", json!({"name": "introduce", "arguments": {"name": 7}})).await;
+    let missing = send(
+        &server,
+        12,
+        "prompts/get",
+        json!({"name": "introduce", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        missing["error"],
+        json!({"code": -32602, "message": "Missing required prompt arguments", "data": {"missing": ["name"]}})
+    );
+    let typed = send(
+        &server,
+        13,
+        "prompts/get",
+        json!({"name": "introduce", "arguments": {"name": 7}}),
+    )
+    .await;
     assert_eq!(typed["error"]["code"], -32602);
     let unknown = send(&server, 14, "prompts/get", json!({"name": "nope"})).await;
-    assert_eq!(unknown["error"], json!({"code": -32602, "message": "Unknown prompt: nope"}));
+    assert_eq!(
+        unknown["error"],
+        json!({"code": -32602, "message": "Unknown prompt: nope"})
+    );
 }
 
 #[tokio::test]
@@ -231,10 +340,19 @@ async fn completion_caps_values_at_one_hundred() {
     let server = server();
     let prompt = send(&server, 20, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "introduce"}, "argument": {"name": "name", "value": "A"}})).await;
     assert_response(&prompt, "CompleteResult");
-    assert_eq!(prompt["result"]["completion"], json!({"values": ["Ada", "Alan"], "total": 2, "hasMore": false}));
+    assert_eq!(
+        prompt["result"]["completion"],
+        json!({"values": ["Ada", "Alan"], "total": 2, "hasMore": false})
+    );
     let template = send(&server, 21, "completion/complete", json!({"ref": {"type": "ref/resource", "uri": "file:///{+path}"}, "argument": {"name": "path", "value": "x"}})).await;
     assert_response(&template, "CompleteResult");
-    assert_eq!(template["result"]["completion"]["values"].as_array().unwrap().len(), 100);
+    assert_eq!(
+        template["result"]["completion"]["values"]
+            .as_array()
+            .unwrap()
+            .len(),
+        100
+    );
     assert_eq!(template["result"]["completion"]["total"], 150);
     assert_eq!(template["result"]["completion"]["hasMore"], true);
 }
@@ -243,23 +361,52 @@ async fn completion_caps_values_at_one_hundred() {
 async fn progress_and_logs_precede_the_response_only_when_asked() {
     let server = server();
     let plain = server
-        .dispatch_collect(request(json!(30), "tools/call", json!({"name": "count", "arguments": {"to": 3}})))
+        .dispatch_collect(request(
+            json!(30),
+            "tools/call",
+            json!({"name": "count", "arguments": {"to": 3}}),
+        ))
         .await;
-    assert_eq!(plain.len(), 1, "no notifications without a token: {plain:?}");
+    assert_eq!(
+        plain.len(),
+        1,
+        "no notifications without a token: {plain:?}"
+    );
 
     let mut meta = meta_with(json!({}));
     meta["progressToken"] = json!("tok");
     meta["io.modelcontextprotocol/logLevel"] = json!("warning");
     let frames = server
-        .dispatch_collect(request(json!(31), "tools/call", json!({"_meta": meta, "name": "count", "arguments": {"to": 3}})))
+        .dispatch_collect(request(
+            json!(31),
+            "tools/call",
+            json!({"_meta": meta, "name": "count", "arguments": {"to": 3}}),
+        ))
         .await;
-    let methods: Vec<&str> = frames.iter().map(|f| f["method"].as_str().unwrap_or("response")).collect();
+    let methods: Vec<&str> = frames
+        .iter()
+        .map(|f| f["method"].as_str().unwrap_or("response"))
+        .collect();
     assert_eq!(
         methods,
-        ["notifications/progress", "notifications/message", "notifications/progress", "notifications/message", "notifications/progress", "notifications/message", "response"]
+        [
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "response"
+        ]
     );
-    assert_eq!(frames[0]["params"], json!({"progressToken": "tok", "progress": 1, "total": 3, "message": "step 1"}));
-    assert_eq!(frames[1]["params"], json!({"level": "warning", "data": "warn 1"}));
+    assert_eq!(
+        frames[0]["params"],
+        json!({"progressToken": "tok", "progress": 1, "total": 3, "message": "step 1"})
+    );
+    assert_eq!(
+        frames[1]["params"],
+        json!({"level": "warning", "data": "warn 1"})
+    );
     for frame in &frames[..6] {
         assert_valid("JSONRPCNotification", frame);
     }
@@ -268,7 +415,13 @@ async fn progress_and_logs_precede_the_response_only_when_asked() {
 
     let mut bad = meta_with(json!({}));
     bad["io.modelcontextprotocol/logLevel"] = json!("loud");
-    let refused = send(&server, 32, "tools/call", json!({"_meta": bad, "name": "count", "arguments": {"to": 1}})).await;
+    let refused = send(
+        &server,
+        32,
+        "tools/call",
+        json!({"_meta": bad, "name": "count", "arguments": {"to": 1}}),
+    )
+    .await;
     assert_eq!(refused["error"]["code"], -32602);
 }
 
@@ -276,11 +429,23 @@ async fn progress_and_logs_precede_the_response_only_when_asked() {
 async fn sealed_state_round_trip_and_tampering() {
     let server = server();
     let elicit = json!({"elicitation": {}});
-    let first = send(&server, 40, "tools/call", json!({"_meta": meta_with(elicit.clone()), "name": "confirm"})).await;
+    let first = send(
+        &server,
+        40,
+        "tools/call",
+        json!({"_meta": meta_with(elicit.clone()), "name": "confirm"}),
+    )
+    .await;
     assert_response(&first, "InputRequiredResult");
     assert_eq!(first["result"]["resultType"], "input_required");
-    assert_eq!(first["result"]["inputRequests"]["ok"]["method"], "elicitation/create");
-    let state = first["result"]["requestState"].as_str().unwrap().to_string();
+    assert_eq!(
+        first["result"]["inputRequests"]["ok"]["method"],
+        "elicitation/create"
+    );
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let retry = send(&server, 41, "tools/call", json!({"_meta": meta_with(elicit.clone()), "name": "confirm",
         "inputResponses": {"ok": {"action": "accept", "content": {"ok": true}}}, "requestState": state})).await;
@@ -288,18 +453,36 @@ async fn sealed_state_round_trip_and_tampering() {
 
     let tampered = send(&server, 42, "tools/call", json!({"_meta": meta_with(elicit.clone()), "name": "confirm",
         "inputResponses": {"ok": {"action": "accept", "content": {"ok": true}}}, "requestState": format!("{state}x")})).await;
-    assert_eq!(tampered["error"], json!({"code": -32602, "message": "Invalid or expired request state"}));
+    assert_eq!(
+        tampered["error"],
+        json!({"code": -32602, "message": "Invalid or expired request state"})
+    );
 
     let other_tool_args = send(&server, 43, "tools/call", json!({"_meta": meta_with(elicit.clone()), "name": "confirm", "arguments": {"extra": 1},
         "inputResponses": {"ok": {"action": "accept", "content": {"ok": true}}}, "requestState": state})).await;
-    assert_eq!(other_tool_args["error"]["code"], -32602, "state is bound to the params");
+    assert_eq!(
+        other_tool_args["error"]["code"], -32602,
+        "state is bound to the params"
+    );
 
     let no_caps = send(&server, 44, "tools/call", json!({"name": "confirm"})).await;
-    assert_eq!(no_caps["error"], json!({"code": -32021, "message": "Missing required client capability", "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}}));
+    assert_eq!(
+        no_caps["error"],
+        json!({"code": -32021, "message": "Missing required client capability", "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}})
+    );
     let sampling = send(&server, 45, "tools/call", json!({"name": "needs_sampling"})).await;
-    assert_eq!(sampling["error"]["data"], json!({"requiredCapabilities": {"sampling": {}}}));
+    assert_eq!(
+        sampling["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
 
-    let malformed = send(&server, 46, "tools/call", json!({"_meta": meta_with(elicit), "name": "confirm", "inputResponses": [1]})).await;
+    let malformed = send(
+        &server,
+        46,
+        "tools/call",
+        json!({"_meta": meta_with(elicit), "name": "confirm", "inputResponses": [1]}),
+    )
+    .await;
     assert_eq!(malformed["error"]["code"], -32602);
 }
 
@@ -307,24 +490,49 @@ async fn sealed_state_round_trip_and_tampering() {
 async fn listen_acknowledges_then_forwards_only_requested_events() {
     use futures_util::StreamExt;
     let server = server();
-    let listen = request(json!("sub-1"), "subscriptions/listen", json!({"notifications": {"toolsListChanged": true, "promptsListChanged": false, "resourceSubscriptions": ["demo://readme"]}}));
-    let snodo::Dispatched::Stream(mut stream) = server.dispatch(&serde_json::to_vec(&listen).unwrap(), TransportInfo::default()).await else {
+    let listen = request(
+        json!("sub-1"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": false, "resourceSubscriptions": ["demo://readme"]}}),
+    );
+    let snodo::Dispatched::Stream(mut stream) = server
+        .dispatch(
+            &serde_json::to_vec(&listen).unwrap(),
+            TransportInfo::default(),
+        )
+        .await
+    else {
         panic!("listen streams");
     };
-    let next = |frame: Option<bytes::Bytes>| -> Value { serde_json::from_slice(&frame.expect("a frame")).unwrap() };
+    let next = |frame: Option<bytes::Bytes>| -> Value {
+        serde_json::from_slice(&frame.expect("a frame")).unwrap()
+    };
     let ack = next(stream.next().await);
-    assert_eq!(ack, json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+    assert_eq!(
+        ack,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
         "notifications": {"toolsListChanged": true, "resourceSubscriptions": ["demo://readme"]},
-        "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}}));
+        "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}})
+    );
     assert_valid("JSONRPCNotification", &ack);
 
     server.events().prompts_changed();
     server.events().resource_updated("demo://other");
     server.events().resource_updated("demo://readme");
-    server.add_tool(from_fn("added_later", |_, _| async { Ok(ToolResult::text("hi")) })).unwrap();
-    assert_eq!(next(stream.next().await), json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
-        "params": {"uri": "demo://readme", "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}}));
-    assert_eq!(next(stream.next().await)["method"], "notifications/tools/list_changed");
+    server
+        .add_tool(from_fn("added_later", |_, _| async {
+            Ok(ToolResult::text("hi"))
+        }))
+        .unwrap();
+    assert_eq!(
+        next(stream.next().await),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": {"uri": "demo://readme", "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"}}})
+    );
+    assert_eq!(
+        next(stream.next().await)["method"],
+        "notifications/tools/list_changed"
+    );
 
     server.events().publish(Event::Shutdown);
     let cancelled = next(stream.next().await);
@@ -332,22 +540,30 @@ async fn listen_acknowledges_then_forwards_only_requested_events() {
     assert_eq!(cancelled["params"]["requestId"], "sub-1");
     let last = next(stream.next().await);
     assert_response(&last, "SubscriptionsListenResult");
-    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub-1");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub-1"
+    );
     assert!(stream.next().await.is_none());
     assert_eq!(server.events().open_subscriptions(), 0);
 }
 
 #[tokio::test]
 async fn runtime_change_invalidates_cursors() {
-    let server = Server::builder("rt", "1").page_size(1)
+    let server = Server::builder("rt", "1")
+        .page_size(1)
         .tool(from_fn("a", |_, _| async { Ok(ToolResult::text("a")) }))
         .tool(from_fn("b", |_, _| async { Ok(ToolResult::text("b")) }))
-        .build().unwrap();
+        .build()
+        .unwrap();
     let first = send(&server, 50, "tools/list", json!({})).await;
     let cursor = first["result"]["nextCursor"].clone();
     assert!(server.remove_tool("b"));
     let stale = send(&server, 51, "tools/list", json!({"cursor": cursor})).await;
-    assert_eq!(stale["error"], json!({"code": -32602, "message": "Pagination cursor has expired"}));
+    assert_eq!(
+        stale["error"],
+        json!({"code": -32602, "message": "Pagination cursor has expired"})
+    );
     let gone = send(&server, 52, "tools/call", json!({"name": "b"})).await;
     assert_eq!(gone["error"]["message"], "Unknown tool: b");
 }
@@ -356,10 +572,15 @@ struct HideAdmin;
 
 impl Policy for HideAdmin {
     fn can_see(&self, who: Option<&Principal>, item: Item<'_>) -> bool {
-        !matches!(item, Item::Tool(n) if n.starts_with("admin")) || who.is_some_and(|p| p.subject == "root")
+        !matches!(item, Item::Tool(n) if n.starts_with("admin"))
+            || who.is_some_and(|p| p.subject == "root")
     }
     fn check(&self, cx: &Context, item: Item<'_>) -> Result<(), Error> {
-        if self.can_see(cx.principal(), item) { Ok(()) } else { Err(Error::new(-31001, "Forbidden")) }
+        if self.can_see(cx.principal(), item) {
+            Ok(())
+        } else {
+            Err(Error::new(-31001, "Forbidden"))
+        }
     }
 }
 
@@ -367,16 +588,37 @@ impl Policy for HideAdmin {
 async fn policy_filters_lists_and_guards_calls() {
     let server = Server::builder("p", "1")
         .policy(HideAdmin)
-        .tool(from_fn("admin_reset", |_, _| async { Ok(ToolResult::text("reset")) }))
-        .tool(from_fn("public", |_, _| async { Ok(ToolResult::text("ok")) }))
-        .build().unwrap();
+        .tool(from_fn("admin_reset", |_, _| async {
+            Ok(ToolResult::text("reset"))
+        }))
+        .tool(from_fn("public", |_, _| async {
+            Ok(ToolResult::text("ok"))
+        }))
+        .build()
+        .unwrap();
     let list = send(&server, 60, "tools/list", json!({})).await;
     assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 1);
     let denied = send(&server, 61, "tools/call", json!({"name": "admin_reset"})).await;
-    assert_eq!(denied["error"], json!({"code": -31001, "message": "Forbidden"}));
-    let root = TransportInfo { principal: Some(Principal { subject: "root".into(), claims: Value::Null }), ..Default::default() };
-    let body = serde_json::to_vec(&request(json!(62), "tools/call", json!({"name": "admin_reset"}))).unwrap();
-    let snodo::Dispatched::Reply(reply) = server.dispatch(&body, root).await else { panic!() };
+    assert_eq!(
+        denied["error"],
+        json!({"code": -31001, "message": "Forbidden"})
+    );
+    let root = TransportInfo {
+        principal: Some(Principal {
+            subject: "root".into(),
+            claims: Value::Null,
+        }),
+        ..Default::default()
+    };
+    let body = serde_json::to_vec(&request(
+        json!(62),
+        "tools/call",
+        json!({"name": "admin_reset"}),
+    ))
+    .unwrap();
+    let snodo::Dispatched::Reply(reply) = server.dispatch(&body, root).await else {
+        panic!()
+    };
     let reply: Value = serde_json::from_slice(&reply.body).unwrap();
     assert_eq!(reply["result"]["content"][0]["text"], "reset");
 }
@@ -386,7 +628,13 @@ async fn extension_methods_need_both_sides() {
     let server = server();
     let undeclared = send(&server, 70, "echo/say", json!({"text": "hi"})).await;
     assert_eq!(undeclared["error"]["code"], -32021);
-    let declared = send(&server, 71, "echo/say", json!({"_meta": meta_with(json!({"extensions": {"com.example/echo": {}}})), "text": "hi"})).await;
+    let declared = send(
+        &server,
+        71,
+        "echo/say",
+        json!({"_meta": meta_with(json!({"extensions": {"com.example/echo": {}}})), "text": "hi"}),
+    )
+    .await;
     assert_eq!(declared["result"]["said"], "hi");
     assert_eq!(declared["result"]["resultType"], "complete");
 }
@@ -395,20 +643,41 @@ async fn extension_methods_need_both_sides() {
 async fn build_refuses_conflicting_resources() {
     struct Fixed(&'static str, &'static str);
     impl Resource for Fixed {
-        fn uri(&self) -> Option<&str> { Some(self.1) }
-        fn name(&self) -> &str { self.0 }
+        fn uri(&self) -> Option<&str> {
+            Some(self.1)
+        }
+        fn name(&self) -> &str {
+            self.0
+        }
         async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
             Ok(ResourceContents::text(req.uri, "").into())
         }
     }
-    let shadowed = Server::builder("x", "1").resource(Files).resource(Fixed("f", "file:///etc/hosts")).build().unwrap_err();
-    assert!(shadowed.to_string().contains("already matched by the template"), "{shadowed}");
-    let dup = Server::builder("x", "1").resource(Fixed("a", "x://1")).resource(Fixed("b", "x://1")).build().unwrap_err();
+    let shadowed = Server::builder("x", "1")
+        .resource(Files)
+        .resource(Fixed("f", "file:///etc/hosts"))
+        .build()
+        .unwrap_err();
+    assert!(
+        shadowed
+            .to_string()
+            .contains("already matched by the template"),
+        "{shadowed}"
+    );
+    let dup = Server::builder("x", "1")
+        .resource(Fixed("a", "x://1"))
+        .resource(Fixed("b", "x://1"))
+        .build()
+        .unwrap_err();
     assert!(dup.to_string().contains("registered twice"), "{dup}");
     struct Bad;
     impl Resource for Bad {
-        fn uri_template(&self) -> Option<&str> { Some("x://{#frag}") }
-        fn name(&self) -> &str { "bad" }
+        fn uri_template(&self) -> Option<&str> {
+            Some("x://{#frag}")
+        }
+        fn name(&self) -> &str {
+            "bad"
+        }
         async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
             Ok(ResourceContents::text(req.uri, "").into())
         }

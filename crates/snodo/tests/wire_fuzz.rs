@@ -9,7 +9,8 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
         Just(serde_json::Value::Null),
         any::<bool>().prop_map(serde_json::Value::from),
         any::<i64>().prop_map(serde_json::Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, serde_json::Value::Number)),
+        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number)),
         ".{0,12}".prop_map(serde_json::Value::from),
     ];
     leaf.prop_recursive(6, 64, 8, |inner| {

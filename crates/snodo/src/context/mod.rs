@@ -4,8 +4,8 @@ mod cancel;
 mod notify;
 
 pub use cancel::CancelSignal;
-pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
 pub(crate) use notify::Sink;
+pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
 
 use std::sync::Arc;
 
@@ -129,7 +129,10 @@ impl Context {
 
     /// Whether the client declared the top-level capability `name` (e.g. `"elicitation"`).
     pub fn client_supports(&self, name: &str) -> bool {
-        self.inner.client_capabilities.get(name).is_some_and(|v| !v.is_null())
+        self.inner
+            .client_capabilities
+            .get(name)
+            .is_some_and(|v| !v.is_null())
     }
 
     /// The JSON-RPC id of the request (`None` when called directly).

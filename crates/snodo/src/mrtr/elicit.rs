@@ -68,12 +68,35 @@ impl ElicitResponse {
 }
 
 const STRING_KEYS: &[&str] = &[
-    "type", "title", "description", "minLength", "maxLength", "format", "default", "enum",
-    "enumNames", "oneOf",
+    "type",
+    "title",
+    "description",
+    "minLength",
+    "maxLength",
+    "format",
+    "default",
+    "enum",
+    "enumNames",
+    "oneOf",
 ];
-const NUMBER_KEYS: &[&str] = &["type", "title", "description", "minimum", "maximum", "default"];
+const NUMBER_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "minimum",
+    "maximum",
+    "default",
+];
 const BOOLEAN_KEYS: &[&str] = &["type", "title", "description", "default"];
-const ARRAY_KEYS: &[&str] = &["type", "title", "description", "minItems", "maxItems", "items", "default"];
+const ARRAY_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "minItems",
+    "maxItems",
+    "items",
+    "default",
+];
 
 /// Checks a form-mode `requestedSchema`: a flat object of primitive
 /// properties (string, number, integer, boolean, string enums, multi-select
@@ -104,7 +127,11 @@ pub fn check_form_schema(schema: &Value) -> Result<(), String> {
             Some("number" | "integer") => NUMBER_KEYS,
             Some("boolean") => BOOLEAN_KEYS,
             Some("array") => ARRAY_KEYS,
-            _ => return Err(format!("property {name:?} must be a string, number, integer, boolean or array")),
+            _ => {
+                return Err(format!(
+                    "property {name:?} must be a string, number, integer, boolean or array"
+                ));
+            }
         };
         if let Some(bad) = prop.keys().find(|k| !allowed.contains(&k.as_str())) {
             return Err(format!("property {name:?} may not use {bad:?}"));
@@ -121,8 +148,16 @@ mod tests {
     #[test]
     fn form_schemas_are_flat_and_primitive() {
         assert!(check_form_schema(&json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})).is_ok());
-        assert!(check_form_schema(&json!({"type": "object", "properties": {"a": {"type": "object"}}})).is_err());
-        assert!(check_form_schema(&json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}})).is_err());
+        assert!(
+            check_form_schema(&json!({"type": "object", "properties": {"a": {"type": "object"}}}))
+                .is_err()
+        );
+        assert!(
+            check_form_schema(
+                &json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}})
+            )
+            .is_err()
+        );
         assert!(check_form_schema(&json!({"type": "array"})).is_err());
     }
 }

@@ -105,7 +105,10 @@ pub use state::{DEFAULT_TTL, MAX_TTL, StateError, StateSealer};
 
 /// The client capability an input request needs, as a `ClientCapabilities`
 /// fragment; `None` when the client declared it.
-pub(crate) fn missing_capability(request: &Value, caps: &Value) -> Result<Option<Value>, crate::Error> {
+pub(crate) fn missing_capability(
+    request: &Value,
+    caps: &Value,
+) -> Result<Option<Value>, crate::Error> {
     let method = request.get("method").and_then(Value::as_str).unwrap_or("");
     let params = request.get("params").unwrap_or(&Value::Null);
     let has = |path: &[&str]| {
@@ -124,7 +127,9 @@ pub(crate) fn missing_capability(request: &Value, caps: &Value) -> Result<Option
             let elicitation = caps.get("elicitation");
             let declared = match (mode, elicitation) {
                 (_, None | Some(Value::Null)) => false,
-                ("form", Some(e)) => e.as_object().is_some_and(|m| m.is_empty() || m.contains_key("form")),
+                ("form", Some(e)) => e
+                    .as_object()
+                    .is_some_and(|m| m.is_empty() || m.contains_key("form")),
                 ("url", Some(e)) => e.get("url").is_some(),
                 _ => false,
             };
@@ -150,7 +155,10 @@ pub(crate) fn missing_capability(request: &Value, caps: &Value) -> Result<Option
 
 /// Checks an `input_required` result against the client's capabilities:
 /// -32021 naming every missing capability.
-pub(crate) fn check_input_required(request: &InputRequired, caps: &Value) -> Result<(), crate::Error> {
+pub(crate) fn check_input_required(
+    request: &InputRequired,
+    caps: &Value,
+) -> Result<(), crate::Error> {
     if request.requests.is_empty() && request.state.is_none() {
         return Err(crate::Error::internal(
             "Input required result must carry input requests or request state",
@@ -159,7 +167,11 @@ pub(crate) fn check_input_required(request: &InputRequired, caps: &Value) -> Res
     let mut missing = Map::new();
     for value in request.requests.values() {
         if value.get("method").and_then(Value::as_str) == Some("elicitation/create")
-            && value["params"].get("mode").and_then(Value::as_str).unwrap_or("form") == "form"
+            && value["params"]
+                .get("mode")
+                .and_then(Value::as_str)
+                .unwrap_or("form")
+                == "form"
         {
             check_form_schema(&value["params"]["requestedSchema"]).map_err(|reason| {
                 crate::Error::internal("Invalid elicitation schema").with_cause(reason)
@@ -174,6 +186,8 @@ pub(crate) fn check_input_required(request: &InputRequired, caps: &Value) -> Res
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(crate::Error::missing_client_capability(Value::Object(missing)))
+        Err(crate::Error::missing_client_capability(Value::Object(
+            missing,
+        )))
     }
 }

@@ -74,11 +74,15 @@ impl fmt::Debug for StateSealer {
 
 fn check_kid(kid: &str) -> Result<(), StateError> {
     let ok = (1..=32).contains(&kid.len())
-        && kid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && kid
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if ok {
         Ok(())
     } else {
-        Err(StateError("key ids are 1 to 32 characters of [A-Za-z0-9_-]".into()))
+        Err(StateError(
+            "key ids are 1 to 32 characters of [A-Za-z0-9_-]".into(),
+        ))
     }
 }
 
@@ -149,19 +153,30 @@ impl StateSealer {
             return Err(invalid());
         }
         let mut parts = token.split('.');
-        let (Some(PREFIX), Some(kid), Some(payload), Some(tag), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(PREFIX), Some(kid), Some(payload), Some(tag), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
             return Err(invalid());
         };
-        let (_, secret) = self.keys.iter().find(|(k, _)| k == kid).ok_or_else(invalid)?;
+        let (_, secret) = self
+            .keys
+            .iter()
+            .find(|(k, _)| k == kid)
+            .ok_or_else(invalid)?;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid())?;
         Self::mac(secret, kid, cx, payload)
             .verify_slice(&tag)
             .map_err(|_| invalid())?;
         let body = URL_SAFE_NO_PAD.decode(payload).map_err(|_| invalid())?;
         let body: Value = serde_json::from_slice(&body).map_err(|_| invalid())?;
-        let exp = body.get("exp").and_then(Value::as_u64).ok_or_else(invalid)?;
+        let exp = body
+            .get("exp")
+            .and_then(Value::as_u64)
+            .ok_or_else(invalid)?;
         if exp < now() {
             return Err(invalid());
         }
@@ -185,7 +200,10 @@ mod tests {
         let old = StateSealer::new("old", [1u8; 32]).unwrap();
         let cx = Context::detached();
         let token = old.seal(&cx, &json!(1));
-        let rotated = StateSealer::new("new", [2u8; 32]).unwrap().with_key("old", [1u8; 32]).unwrap();
+        let rotated = StateSealer::new("new", [2u8; 32])
+            .unwrap()
+            .with_key("old", [1u8; 32])
+            .unwrap();
         assert_eq!(rotated.open_token(&cx, &token).unwrap(), json!(1));
         let other = StateSealer::new("old", [3u8; 32]).unwrap();
         assert!(other.open_token(&cx, &token).is_err());
@@ -199,9 +217,17 @@ mod tests {
         let sealer = StateSealer::new("k", [9u8; 32]).unwrap();
         let cx = Context::detached();
         let token = sealer.seal(&cx, &json!({"round": 1}));
-        for bad in [format!("{token}-TAMPERED"), token.replacen("mrtr2", "mrtr1", 1), "mrtr2.k.e30.AAAA".into(), String::new()] {
+        for bad in [
+            format!("{token}-TAMPERED"),
+            token.replacen("mrtr2", "mrtr1", 1),
+            "mrtr2.k.e30.AAAA".into(),
+            String::new(),
+        ] {
             let err = sealer.open_token(&cx, &bad).unwrap_err();
-            assert_eq!(err.to_json(), json!({"code": -32602, "message": "Invalid or expired request state"}));
+            assert_eq!(
+                err.to_json(),
+                json!({"code": -32602, "message": "Invalid or expired request state"})
+            );
         }
     }
 }

@@ -57,7 +57,11 @@ pub trait Prompt: Send + Sync + 'static {
     }
 
     /// Renders the prompt. Required arguments are present.
-    fn get(&self, args: PromptArguments, cx: Context) -> impl Future<Output = Result<PromptResult, BoxError>> + Send;
+    fn get(
+        &self,
+        args: PromptArguments,
+        cx: Context,
+    ) -> impl Future<Output = Result<PromptResult, BoxError>> + Send;
 
     /// Whether [`Prompt::complete`] offers values (advertises `completions`).
     fn completes(&self) -> bool {

@@ -35,7 +35,9 @@ const SENTINEL_END: &str = "?=";
 /// Encodes a value for `Mcp-Name` or `Mcp-Param-*`: as is when it is visible
 /// ASCII (plus inner spaces and tabs), otherwise as the base64 sentinel.
 pub fn encode_value(value: &str) -> String {
-    let safe = value.bytes().all(|b| (0x21..=0x7e).contains(&b) || b == b' ' || b == b'\t');
+    let safe = value
+        .bytes()
+        .all(|b| (0x21..=0x7e).contains(&b) || b == b' ' || b == b'\t');
     let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
     let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
     if safe && !padded && !looks_encoded {
@@ -72,10 +74,9 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Err
             "Header mismatch: {name} is repeated"
         )));
     }
-    first
-        .to_str()
-        .map(Some)
-        .map_err(|_| Error::header_mismatch(format!("Header mismatch: {name} has invalid characters")))
+    first.to_str().map(Some).map_err(|_| {
+        Error::header_mismatch(format!("Header mismatch: {name} has invalid characters"))
+    })
 }
 
 fn expect(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
@@ -104,7 +105,12 @@ pub fn check_standard(
     name_in_body: Option<&str>,
     version_in_body: &str,
 ) -> Result<(), Error> {
-    expect(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version_in_body)?;
+    expect(
+        headers,
+        PROTOCOL_VERSION,
+        "MCP-Protocol-Version",
+        version_in_body,
+    )?;
     expect(headers, METHOD, "Mcp-Method", method)?;
     if let Some(name) = name_in_body {
         expect(headers, NAME, "Mcp-Name", name)?;
@@ -197,21 +203,50 @@ mod tests {
     fn sentinel_vectors_from_the_spec() {
         assert_eq!(encode_value("us-west1"), "us-west1");
         assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(encode_value("=?base64?literal?="), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
-        assert_eq!(decode_value("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").unwrap(), "=?base64?literal?=");
+        assert_eq!(
+            encode_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(
+            decode_value("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").unwrap(),
+            "=?base64?literal?="
+        );
         assert_eq!(decode_value("=?BASE64?abc?=").unwrap(), "=?BASE64?abc?=");
-        assert!(decode_value("=?base64?SGVsbG8?=").is_err(), "missing padding");
+        assert!(
+            decode_value("=?base64?SGVsbG8?=").is_err(),
+            "missing padding"
+        );
     }
 
     #[test]
     fn standard_headers() {
-        let h = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("mcp-method", "tools/call"), ("Mcp-Name", "  greet ")]);
+        let h = headers(&[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("Mcp-Name", "  greet "),
+        ]);
         assert!(check_standard(&h, "tools/call", Some("greet"), "2026-07-28").is_ok());
-        assert_eq!(check_standard(&h, "tools/call", Some("other"), "2026-07-28").unwrap_err().code(), -32020);
-        assert_eq!(check_standard(&h, "tools/call", Some("greet"), "v999").unwrap_err().code(), -32020);
-        let upper = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "TOOLS/LIST")]);
+        assert_eq!(
+            check_standard(&h, "tools/call", Some("other"), "2026-07-28")
+                .unwrap_err()
+                .code(),
+            -32020
+        );
+        assert_eq!(
+            check_standard(&h, "tools/call", Some("greet"), "v999")
+                .unwrap_err()
+                .code(),
+            -32020
+        );
+        let upper = headers(&[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "TOOLS/LIST"),
+        ]);
         assert!(check_standard(&upper, "tools/list", None, "2026-07-28").is_err());
-        let missing = headers(&[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")]);
+        let missing = headers(&[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+        ]);
         assert!(check_standard(&missing, "tools/call", Some("greet"), "2026-07-28").is_err());
     }
 
@@ -220,10 +255,14 @@ mod tests {
         let params = snodo_rules::check_header_annotations(&json!({"type":"object","properties":{
             "region": {"type":"string","x-mcp-header":"Region"},
             "n": {"type":"integer","x-mcp-header":"N"}
-        }})).unwrap();
+        }}))
+        .unwrap();
         let args = json!({"region": "Hello, 世界", "n": 42});
         let args = args.as_object().unwrap();
-        let ok = headers(&[("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?="), ("mcp-param-n", "42.0")]);
+        let ok = headers(&[
+            ("Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+            ("mcp-param-n", "42.0"),
+        ]);
         assert!(check_params(&ok, &params, args).is_ok());
         let wrong = headers(&[("Mcp-Param-Region", "elsewhere"), ("mcp-param-n", "42")]);
         assert!(check_params(&wrong, &params, args).is_err());

@@ -141,10 +141,16 @@ impl RequestMeta {
         };
         let log_level = match raw.get(keys::LOG_LEVEL) {
             None => None,
-            Some(Value::String(s)) => Some(LogLevel::parse(s).ok_or_else(|| {
-                Error::invalid_params(format!("Invalid {}", keys::LOG_LEVEL))
-            })?),
-            Some(_) => return Err(Error::invalid_params(format!("Invalid {}", keys::LOG_LEVEL))),
+            Some(Value::String(s)) => Some(
+                LogLevel::parse(s)
+                    .ok_or_else(|| Error::invalid_params(format!("Invalid {}", keys::LOG_LEVEL)))?,
+            ),
+            Some(_) => {
+                return Err(Error::invalid_params(format!(
+                    "Invalid {}",
+                    keys::LOG_LEVEL
+                )));
+            }
         };
         let progress_token = match raw.get(keys::PROGRESS_TOKEN) {
             None => None,

@@ -38,7 +38,9 @@ pub mod keys {
 }
 
 /// The request a `notifications/cancelled` notification cancels, if it names one.
-pub fn cancelled_request(notification: &crate::wire::Notification) -> Option<crate::wire::RequestId> {
+pub fn cancelled_request(
+    notification: &crate::wire::Notification,
+) -> Option<crate::wire::RequestId> {
     if notification.method != "notifications/cancelled" {
         return None;
     }

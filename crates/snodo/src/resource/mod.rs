@@ -26,10 +26,10 @@ use std::future::Future;
 
 use serde_json::{Map, Value};
 
+use crate::Context;
 use crate::error::BoxError;
 use crate::mrtr::InputRequired;
 use crate::protocol::CacheHints;
-use crate::Context;
 
 /// A resource or a family of resources under a URI template.
 pub trait Resource: Send + Sync + 'static {
@@ -84,7 +84,11 @@ pub trait Resource: Send + Sync + 'static {
 
     /// Reads the resource. For a template, `req.vars` holds the matched
     /// variables, percent-decoded once.
-    fn read(&self, req: ReadRequest, cx: Context) -> impl Future<Output = Result<ReadResult, BoxError>> + Send;
+    fn read(
+        &self,
+        req: ReadRequest,
+        cx: Context,
+    ) -> impl Future<Output = Result<ReadResult, BoxError>> + Send;
 
     /// Whether [`Resource::complete`] offers values (advertises `completions`).
     fn completes(&self) -> bool {
@@ -158,14 +162,14 @@ impl ResourceContents {
     /// Whether the contents are well formed: a URI and exactly one of
     /// string `text` or base64 `blob`.
     pub(crate) fn is_valid(&self) -> bool {
-        let uri = self.0.get("uri").and_then(Value::as_str).is_some_and(|u| !u.is_empty());
+        let uri = self
+            .0
+            .get("uri")
+            .and_then(Value::as_str)
+            .is_some_and(|u| !u.is_empty());
         let text = self.0.get("text").map(Value::is_string);
         let blob = self.0.get("blob").and_then(Value::as_str).map(is_base64);
-        uri && match (text, blob) {
-            (Some(true), None) => true,
-            (None, Some(true)) => true,
-            _ => false,
-        }
+        uri && matches!((text, blob), (Some(true), None) | (None, Some(true)))
     }
 
     pub(crate) fn into_value(self) -> Value {

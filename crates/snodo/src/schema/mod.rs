@@ -91,7 +91,11 @@ impl Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let at = if self.location.is_empty() { "/" } else { &self.location };
+        let at = if self.location.is_empty() {
+            "/"
+        } else {
+            &self.location
+        };
         write!(f, "at {at}: {}", self.rule)
     }
 }

@@ -61,7 +61,10 @@ impl fmt::Display for BuildError {
                 tool,
                 which,
                 message,
-            } => write!(f, "tool `{tool}`: {which} schema refused by the validator: {message}"),
+            } => write!(
+                f,
+                "tool `{tool}`: {which} schema refused by the validator: {message}"
+            ),
             BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
             BuildError::Config(message) => write!(f, "server configuration: {message}"),
         }
@@ -70,11 +73,14 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// A tool waiting for the validator to compile its schemas.
+type MakeTool = Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>;
+
 /// Collects components and settings, then builds an immutable [`Server`].
 pub struct ServerBuilder {
     info: Map<String, Value>,
     instructions: Option<String>,
-    tools: Vec<Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>>,
+    tools: Vec<MakeTool>,
     resources: Vec<Result<ResourceEntry, BuildError>>,
     prompts: Vec<Result<PromptEntry, BuildError>>,
     extensions: Vec<Arc<dyn Extension>>,

@@ -60,7 +60,9 @@ impl Server {
             return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
         };
         if let Some(policy) = self.policy() {
-            policy.check(&cx, super::Item::Tool(name)).map_err(Failure::ok)?;
+            policy
+                .check(&cx, super::Item::Tool(name))
+                .map_err(Failure::ok)?;
         }
         let args = match params.remove("arguments") {
             Some(Value::Object(args)) => args,
@@ -139,10 +141,9 @@ fn check_output(entry: &ToolEntry, result: &ToolResult) -> Result<(), Failure> {
     };
     match result.shape() {
         ResultShape::Error | ResultShape::InputRequired => Ok(()),
-        ResultShape::Unstructured => Err(Error::internal(
-            "Tool omitted structured output required by output schema",
-        )
-        .into()),
+        ResultShape::Unstructured => {
+            Err(Error::internal("Tool omitted structured output required by output schema").into())
+        }
         ResultShape::Structured => {
             let value = result.structured_content().unwrap_or(&Value::Null);
             match validate(schema.as_ref(), value) {

@@ -12,38 +12,74 @@ use super::BuildError;
 use super::extension::Extension;
 use super::list::catalog_digest;
 use super::registry::{ToolEntry, ToolRegistry};
+use crate::Context;
 use crate::error::BoxError;
 use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
 use crate::resource::{ReadRequest, ReadResult, Resource, UriTemplate};
 use crate::tool::BoxFuture;
-use crate::Context;
 
 /// The object-safe form of [`Resource`].
 pub(crate) trait DynResource: Send + Sync + 'static {
-    fn read_boxed(&self, req: ReadRequest, cx: Context) -> BoxFuture<'_, Result<ReadResult, BoxError>>;
-    fn complete_boxed<'a>(&'a self, var: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>>;
+    fn read_boxed(
+        &self,
+        req: ReadRequest,
+        cx: Context,
+    ) -> BoxFuture<'_, Result<ReadResult, BoxError>>;
+    fn complete_boxed<'a>(
+        &'a self,
+        var: &'a str,
+        value: &'a str,
+        context: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Vec<String>>;
 }
 
 impl<R: Resource> DynResource for R {
-    fn read_boxed(&self, req: ReadRequest, cx: Context) -> BoxFuture<'_, Result<ReadResult, BoxError>> {
+    fn read_boxed(
+        &self,
+        req: ReadRequest,
+        cx: Context,
+    ) -> BoxFuture<'_, Result<ReadResult, BoxError>> {
         Box::pin(self.read(req, cx))
     }
-    fn complete_boxed<'a>(&'a self, var: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>> {
+    fn complete_boxed<'a>(
+        &'a self,
+        var: &'a str,
+        value: &'a str,
+        context: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Vec<String>> {
         Box::pin(self.complete(var, value, context))
     }
 }
 
 /// The object-safe form of [`Prompt`].
 pub(crate) trait DynPrompt: Send + Sync + 'static {
-    fn get_boxed(&self, args: PromptArguments, cx: Context) -> BoxFuture<'_, Result<PromptResult, BoxError>>;
-    fn complete_boxed<'a>(&'a self, arg: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>>;
+    fn get_boxed(
+        &self,
+        args: PromptArguments,
+        cx: Context,
+    ) -> BoxFuture<'_, Result<PromptResult, BoxError>>;
+    fn complete_boxed<'a>(
+        &'a self,
+        arg: &'a str,
+        value: &'a str,
+        context: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Vec<String>>;
 }
 
 impl<P: Prompt> DynPrompt for P {
-    fn get_boxed(&self, args: PromptArguments, cx: Context) -> BoxFuture<'_, Result<PromptResult, BoxError>> {
+    fn get_boxed(
+        &self,
+        args: PromptArguments,
+        cx: Context,
+    ) -> BoxFuture<'_, Result<PromptResult, BoxError>> {
         Box::pin(self.get(args, cx))
     }
-    fn complete_boxed<'a>(&'a self, arg: &'a str, value: &'a str, context: &'a Map<String, Value>) -> BoxFuture<'a, Vec<String>> {
+    fn complete_boxed<'a>(
+        &'a self,
+        arg: &'a str,
+        value: &'a str,
+        context: &'a Map<String, Value>,
+    ) -> BoxFuture<'a, Vec<String>> {
         Box::pin(self.complete(arg, value, context))
     }
 }
@@ -62,7 +98,11 @@ pub(crate) struct ResourceEntry {
 impl ResourceEntry {
     pub(crate) fn new<R: Resource>(resource: R) -> Result<Self, BuildError> {
         let name = resource.name().to_string();
-        let fail = |rule: String| BuildError::Component { kind: "resource", name: name.clone(), rule };
+        let fail = |rule: String| BuildError::Component {
+            kind: "resource",
+            name: name.clone(),
+            rule,
+        };
         if name.is_empty() {
             return Err(fail("name must not be empty".into()));
         }
@@ -80,7 +120,11 @@ impl ResourceEntry {
                 listed.insert("uriTemplate".into(), t.into());
                 (None, Some(Arc::new(parsed)))
             }
-            _ => return Err(fail("exactly one of uri and uri_template must be given".into())),
+            _ => {
+                return Err(fail(
+                    "exactly one of uri and uri_template must be given".into(),
+                ));
+            }
         };
         listed.insert("name".into(), name.clone().into());
         let optional: [(&str, Option<Value>); 7] = [
@@ -88,7 +132,14 @@ impl ResourceEntry {
             ("description", resource.description().map(Value::from)),
             ("mimeType", resource.mime_type().map(Value::from)),
             ("annotations", resource.annotations()),
-            ("size", if uri.is_some() { resource.size().map(Value::from) } else { None }),
+            (
+                "size",
+                if uri.is_some() {
+                    resource.size().map(Value::from)
+                } else {
+                    None
+                },
+            ),
             ("icons", resource.icons()),
             ("_meta", resource.meta()),
         ];
@@ -121,7 +172,11 @@ pub(crate) struct PromptEntry {
 impl PromptEntry {
     pub(crate) fn new<P: Prompt>(prompt: P) -> Result<Self, BuildError> {
         let name = prompt.name().to_string();
-        let fail = |rule: String| BuildError::Component { kind: "prompt", name: name.clone(), rule };
+        let fail = |rule: String| BuildError::Component {
+            kind: "prompt",
+            name: name.clone(),
+            rule,
+        };
         if name.is_empty() {
             return Err(fail("name must not be empty".into()));
         }
@@ -129,7 +184,10 @@ impl PromptEntry {
         let mut seen = HashSet::new();
         for arg in &arguments {
             if arg.name.is_empty() || !seen.insert(arg.name.clone()) {
-                return Err(fail(format!("argument names must be non-empty and unique ({:?})", arg.name)));
+                return Err(fail(format!(
+                    "argument names must be non-empty and unique ({:?})",
+                    arg.name
+                )));
             }
         }
         let mut listed = Map::new();
@@ -141,7 +199,10 @@ impl PromptEntry {
             listed.insert("description".into(), d.into());
         }
         if !arguments.is_empty() {
-            listed.insert("arguments".into(), serde_json::to_value(&arguments).unwrap_or_default());
+            listed.insert(
+                "arguments".into(),
+                serde_json::to_value(&arguments).unwrap_or_default(),
+            );
         }
         if let Some(icons) = prompt.icons() {
             listed.insert("icons".into(), icons);
@@ -150,7 +211,11 @@ impl PromptEntry {
             listed.insert("_meta".into(), meta);
         }
         Ok(Self {
-            required: arguments.iter().filter(|a| a.required).map(|a| a.name.clone()).collect(),
+            required: arguments
+                .iter()
+                .filter(|a| a.required)
+                .map(|a| a.name.clone())
+                .collect(),
             name,
             listed: Value::Object(listed),
             completes: prompt.completes(),
@@ -172,6 +237,14 @@ impl Listing {
         Self { items, digest }
     }
 }
+
+/// The components a catalog is built from.
+pub(crate) type Parts = (
+    Vec<Arc<ToolEntry>>,
+    Vec<ResourceEntry>,
+    Vec<PromptEntry>,
+    Vec<Arc<dyn Extension>>,
+);
 
 /// Every component, indexed, with the lists pre-serialized.
 pub(crate) struct Catalog {
@@ -202,7 +275,11 @@ impl Catalog {
         let mut names = HashSet::new();
         for r in fixed.iter().chain(&templates) {
             if !names.insert(r.name.clone()) {
-                return Err(BuildError::Component { kind: "resource", name: r.name.clone(), rule: "name is registered twice".into() });
+                return Err(BuildError::Component {
+                    kind: "resource",
+                    name: r.name.clone(),
+                    rule: "name is registered twice".into(),
+                });
             }
         }
         fixed.sort_by(|a, b| a.uri.cmp(&b.uri));
@@ -211,21 +288,40 @@ impl Catalog {
         for (i, r) in fixed.iter().enumerate() {
             let uri = r.uri.clone().unwrap_or_default();
             if resource_index.insert(uri.clone(), i).is_some() {
-                return Err(BuildError::Component { kind: "resource", name: r.name.clone(), rule: format!("uri {uri:?} is registered twice") });
-            }
-            if let Some(t) = templates.iter().find(|t| t.template.as_ref().is_some_and(|t| t.matches(&uri).is_some())) {
                 return Err(BuildError::Component {
                     kind: "resource",
                     name: r.name.clone(),
-                    rule: format!("uri {uri:?} is already matched by the template of `{}`", t.name),
+                    rule: format!("uri {uri:?} is registered twice"),
+                });
+            }
+            if let Some(t) = templates.iter().find(|t| {
+                t.template
+                    .as_ref()
+                    .is_some_and(|t| t.matches(&uri).is_some())
+            }) {
+                return Err(BuildError::Component {
+                    kind: "resource",
+                    name: r.name.clone(),
+                    rule: format!(
+                        "uri {uri:?} is already matched by the template of `{}`",
+                        t.name
+                    ),
                 });
             }
         }
         let mut seen_templates = HashSet::new();
         for t in &templates {
-            let text = t.template.as_ref().map(|t| t.as_str().to_string()).unwrap_or_default();
+            let text = t
+                .template
+                .as_ref()
+                .map(|t| t.as_str().to_string())
+                .unwrap_or_default();
             if !seen_templates.insert(text.clone()) {
-                return Err(BuildError::Component { kind: "resource", name: t.name.clone(), rule: format!("uri template {text:?} is registered twice") });
+                return Err(BuildError::Component {
+                    kind: "resource",
+                    name: t.name.clone(),
+                    rule: format!("uri template {text:?} is registered twice"),
+                });
             }
         }
         let mut prompts = prompts;
@@ -233,7 +329,11 @@ impl Catalog {
         let mut prompt_index = HashMap::new();
         for (i, p) in prompts.iter().enumerate() {
             if prompt_index.insert(p.name.clone(), i).is_some() {
-                return Err(BuildError::Component { kind: "prompt", name: p.name.clone(), rule: "name is registered twice".into() });
+                return Err(BuildError::Component {
+                    kind: "prompt",
+                    name: p.name.clone(),
+                    rule: "name is registered twice".into(),
+                });
             }
         }
         let mut extension_methods = HashMap::new();
@@ -241,11 +341,21 @@ impl Catalog {
         for (i, ext) in extensions.iter().enumerate() {
             let name = ext.name().to_string();
             if !name.contains('/') || ext_caps.contains_key(&name) {
-                return Err(BuildError::Component { kind: "extension", name, rule: "names contain a '/' and are unique".into() });
+                return Err(BuildError::Component {
+                    kind: "extension",
+                    name,
+                    rule: "names contain a '/' and are unique".into(),
+                });
             }
             for method in ext.methods() {
-                if crate::protocol::Method::parse(&method).is_some() || extension_methods.insert(method.clone(), i).is_some() {
-                    return Err(BuildError::Component { kind: "extension", name, rule: format!("method {method:?} is already taken") });
+                if crate::protocol::Method::parse(&method).is_some()
+                    || extension_methods.insert(method.clone(), i).is_some()
+                {
+                    return Err(BuildError::Component {
+                        kind: "extension",
+                        name,
+                        rule: format!("method {method:?} is already taken"),
+                    });
                 }
             }
             ext_caps.insert(name, ext.settings());
@@ -256,7 +366,10 @@ impl Catalog {
             caps.insert("tools".into(), json!({"listChanged": true}));
         }
         if !fixed.is_empty() || !templates.is_empty() {
-            caps.insert("resources".into(), json!({"subscribe": true, "listChanged": true}));
+            caps.insert(
+                "resources".into(),
+                json!({"subscribe": true, "listChanged": true}),
+            );
         }
         if !prompts.is_empty() {
             caps.insert("prompts".into(), json!({"listChanged": true}));
@@ -289,10 +402,14 @@ impl Catalog {
     }
 
     /// The parts a new catalog is built from.
-    pub(crate) fn parts(&self) -> (Vec<Arc<ToolEntry>>, Vec<ResourceEntry>, Vec<PromptEntry>, Vec<Arc<dyn Extension>>) {
+    pub(crate) fn parts(&self) -> Parts {
         (
             self.tools.entries().to_vec(),
-            self.resources.iter().chain(&self.templates).cloned().collect(),
+            self.resources
+                .iter()
+                .chain(&self.templates)
+                .cloned()
+                .collect(),
             self.prompts.clone(),
             self.extensions.clone(),
         )

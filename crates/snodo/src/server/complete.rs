@@ -18,8 +18,14 @@ impl Server {
         _cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
         let invalid = |m: &str| -> Failure { Error::invalid_params(m.to_string()).into() };
-        let reference = params.get("ref").and_then(Value::as_object).ok_or_else(|| invalid("ref must be an object"))?;
-        let argument = params.get("argument").and_then(Value::as_object).ok_or_else(|| invalid("argument must be an object"))?;
+        let reference = params
+            .get("ref")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("ref must be an object"))?;
+        let argument = params
+            .get("argument")
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("argument must be an object"))?;
         let (Some(arg_name), Some(value)) = (
             argument.get("name").and_then(Value::as_str),
             argument.get("value").and_then(Value::as_str),
@@ -34,31 +40,57 @@ impl Server {
             .unwrap_or(&empty);
         let values = match reference.get("type").and_then(Value::as_str) {
             Some("ref/prompt") => {
-                let name = reference.get("name").and_then(Value::as_str).ok_or_else(|| invalid("ref/prompt needs a name"))?;
-                let entry = catalog.prompt(name).ok_or_else(|| invalid(&format!("Unknown prompt: {name}")))?;
+                let name = reference
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| invalid("ref/prompt needs a name"))?;
+                let entry = catalog
+                    .prompt(name)
+                    .ok_or_else(|| invalid(&format!("Unknown prompt: {name}")))?;
                 if entry.completes {
-                    entry.component.complete_boxed(arg_name, value, context).await
+                    entry
+                        .component
+                        .complete_boxed(arg_name, value, context)
+                        .await
                 } else {
                     Vec::new()
                 }
             }
             Some("ref/resource") => {
-                let uri = reference.get("uri").and_then(Value::as_str).ok_or_else(|| invalid("ref/resource needs a uri"))?;
+                let uri = reference
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| invalid("ref/resource needs a uri"))?;
                 let entry = catalog
                     .templates
                     .iter()
                     .find(|t| t.template.as_ref().is_some_and(|t| t.as_str() == uri))
-                    .or_else(|| catalog.resource_index.get(uri).map(|&i| &catalog.resources[i]));
+                    .or_else(|| {
+                        catalog
+                            .resource_index
+                            .get(uri)
+                            .map(|&i| &catalog.resources[i])
+                    });
                 match entry {
-                    Some(e) if e.completes => e.component.complete_boxed(arg_name, value, context).await,
+                    Some(e) if e.completes => {
+                        e.component.complete_boxed(arg_name, value, context).await
+                    }
                     Some(_) => Vec::new(),
-                    None => return Err(Error::invalid_params("Resource not found").with_data(json!({"uri": uri})).into()),
+                    None => {
+                        return Err(Error::invalid_params("Resource not found")
+                            .with_data(json!({"uri": uri}))
+                            .into());
+                    }
                 }
             }
             _ => return Err(invalid("ref.type must be ref/prompt or ref/resource")),
         };
         let total = values.len();
-        let shown: Vec<Value> = values.into_iter().take(MAX_COMPLETION_VALUES).map(Value::from).collect();
+        let shown: Vec<Value> = values
+            .into_iter()
+            .take(MAX_COMPLETION_VALUES)
+            .map(Value::from)
+            .collect();
         let mut out = Map::new();
         out.insert(
             "completion".into(),

@@ -80,9 +80,8 @@ impl Server {
             Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
         };
         let listen = matches!(admitted.route, Route::Known(Method::Listen));
-        let wants_stream = listen
-            || admitted.meta.progress_token.is_some()
-            || admitted.meta.log_level.is_some();
+        let wants_stream =
+            listen || admitted.meta.progress_token.is_some() || admitted.meta.log_level.is_some();
         if !wants_stream {
             let cx = self.context(&admitted, transport, cancel, None);
             return Dispatched::Reply(self.finish(&id, self.route(admitted, cx).await));
@@ -141,17 +140,20 @@ impl Server {
         match self.dispatch(&bytes, TransportInfo::default()).await {
             Dispatched::Nothing => Vec::new(),
             Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).into_iter().collect(),
-            Dispatched::Stream(stream) => stream
-                .filter_map(|frame| async move { serde_json::from_slice(&frame).ok() })
-                .collect()
-                .await,
+            Dispatched::Stream(stream) => {
+                stream
+                    .filter_map(|frame| async move { serde_json::from_slice(&frame).ok() })
+                    .collect()
+                    .await
+            }
         }
     }
 
     /// Calls a tool in process with a well-formed 2026-07-28 request and
     /// returns its result object, or the JSON-RPC error.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, Error> {
-        let request = crate::testing::request("tools/call", json!({"name": name, "arguments": arguments}));
+        let request =
+            crate::testing::request("tools/call", json!({"name": name, "arguments": arguments}));
         let response = self
             .dispatch_value(request)
             .await
@@ -299,23 +301,70 @@ impl Server {
                     .map_err(Failure::ok);
             }
         };
-        if matches!(method, Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead) {
+        if matches!(
+            method,
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+        ) {
             check_retry_envelope(&params)?;
         }
         match method {
             Method::Discover => Ok(self.discover(&catalog)),
-            Method::ToolsList => self.list_page(&cx, &params, "tools/list", "tools", &catalog.tools.listed, catalog.tools.digest, |p, item| {
-                p.can_see(cx.principal(), super::Item::Tool(item["name"].as_str().unwrap_or("")))
-            }),
-            Method::ResourcesList => self.list_page(&cx, &params, "resources/list", "resources", &catalog.resource_list.items, catalog.resource_list.digest, |p, item| {
-                p.can_see(cx.principal(), super::Item::Resource(item["uri"].as_str().unwrap_or("")))
-            }),
-            Method::ResourceTemplatesList => self.list_page(&cx, &params, "resources/templates/list", "resourceTemplates", &catalog.template_list.items, catalog.template_list.digest, |p, item| {
-                p.can_see(cx.principal(), super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")))
-            }),
-            Method::PromptsList => self.list_page(&cx, &params, "prompts/list", "prompts", &catalog.prompt_list.items, catalog.prompt_list.digest, |p, item| {
-                p.can_see(cx.principal(), super::Item::Prompt(item["name"].as_str().unwrap_or("")))
-            }),
+            Method::ToolsList => self.list_page(
+                &cx,
+                &params,
+                "tools/list",
+                "tools",
+                &catalog.tools.listed,
+                catalog.tools.digest,
+                |p, item| {
+                    p.can_see(
+                        cx.principal(),
+                        super::Item::Tool(item["name"].as_str().unwrap_or("")),
+                    )
+                },
+            ),
+            Method::ResourcesList => self.list_page(
+                &cx,
+                &params,
+                "resources/list",
+                "resources",
+                &catalog.resource_list.items,
+                catalog.resource_list.digest,
+                |p, item| {
+                    p.can_see(
+                        cx.principal(),
+                        super::Item::Resource(item["uri"].as_str().unwrap_or("")),
+                    )
+                },
+            ),
+            Method::ResourceTemplatesList => self.list_page(
+                &cx,
+                &params,
+                "resources/templates/list",
+                "resourceTemplates",
+                &catalog.template_list.items,
+                catalog.template_list.digest,
+                |p, item| {
+                    p.can_see(
+                        cx.principal(),
+                        super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")),
+                    )
+                },
+            ),
+            Method::PromptsList => self.list_page(
+                &cx,
+                &params,
+                "prompts/list",
+                "prompts",
+                &catalog.prompt_list.items,
+                catalog.prompt_list.digest,
+                |p, item| {
+                    p.can_see(
+                        cx.principal(),
+                        super::Item::Prompt(item["name"].as_str().unwrap_or("")),
+                    )
+                },
+            ),
             Method::ToolsCall => self.call(&catalog, params, cx).await,
             Method::ResourcesRead => self.read(&catalog, params, cx).await,
             Method::PromptsGet => self.get_prompt(&catalog, params, cx).await,
@@ -356,7 +405,10 @@ impl Server {
         let mut out = Map::new();
         out.insert(
             "supportedVersions".into(),
-            protocol::SUPPORTED_VERSIONS.iter().map(|v| Value::from(*v)).collect(),
+            protocol::SUPPORTED_VERSIONS
+                .iter()
+                .map(|v| Value::from(*v))
+                .collect(),
         );
         out.insert("capabilities".into(), catalog.capabilities.clone());
         if let Some(text) = &self.inner.instructions {

@@ -107,7 +107,12 @@ impl EventHub {
             if current >= self.max_open {
                 return None;
             }
-            match self.open.compare_exchange(current, current + 1, Ordering::AcqRel, Ordering::Acquire) {
+            match self.open.compare_exchange(
+                current,
+                current + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => return Some((Slot(self.open.clone()), self.tx.subscribe())),
                 Err(now) => current = now,
             }

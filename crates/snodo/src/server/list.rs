@@ -104,13 +104,27 @@ mod tests {
         let cursor = first["nextCursor"].clone();
         let mut params = Map::new();
         params.insert("cursor".into(), cursor);
-        for (method, size, dig) in [("prompts/list", 2, digest), ("tools/list", 3, digest), ("tools/list", 2, digest + 1)] {
+        for (method, size, dig) in [
+            ("prompts/list", 2, digest),
+            ("tools/list", 3, digest),
+            ("tools/list", 2, digest + 1),
+        ] {
             let err = page(method, "x", &items, dig, size, &params).unwrap_err();
             assert_eq!(err.code(), -32602);
         }
-        for bad in [json!("nope"), json!("mcp1.!!!"), json!(7), json!("a".repeat(3000))] {
+        for bad in [
+            json!("nope"),
+            json!("mcp1.!!!"),
+            json!(7),
+            json!("a".repeat(3000)),
+        ] {
             params.insert("cursor".into(), bad);
-            assert_eq!(page("tools/list", "tools", &items, digest, 2, &params).unwrap_err().code(), -32602);
+            assert_eq!(
+                page("tools/list", "tools", &items, digest, 2, &params)
+                    .unwrap_err()
+                    .code(),
+                -32602
+            );
         }
     }
 }

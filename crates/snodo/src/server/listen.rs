@@ -45,7 +45,9 @@ impl Filter {
 
     fn covers(&self, uri: &str) -> bool {
         self.uris.iter().any(|s| {
-            uri == s || (uri.starts_with(s.as_str()) && (s.ends_with('/') || uri[s.len()..].starts_with('/')))
+            uri == s
+                || (uri.starts_with(s.as_str())
+                    && (s.ends_with('/') || uri[s.len()..].starts_with('/')))
         })
     }
 }
@@ -87,7 +89,9 @@ impl Server {
                 }
             }
             Some(_) => {
-                return Err(invalid("resourceSubscriptions must be an array of at most 1000 URIs"));
+                return Err(invalid(
+                    "resourceSubscriptions must be an array of at most 1000 URIs",
+                ));
             }
         }
         let has = |cap: &str| caps.get(cap).is_some();
@@ -127,7 +131,9 @@ impl Server {
         };
         let mut ack = Map::new();
         ack.insert("notifications".into(), filter.to_json());
-        tx.send(send("notifications/subscriptions/acknowledged", ack)).await.ok()?;
+        tx.send(send("notifications/subscriptions/acknowledged", ack))
+            .await
+            .ok()?;
         loop {
             let event = tokio::select! {
                 _ = cancel.cancelled() => return None,
@@ -167,8 +173,11 @@ impl Server {
     }
 }
 
+/// Encodes one tagged notification.
+type Frame<'a> = dyn Fn(&str, Map<String, Value>) -> Vec<u8> + 'a;
+
 /// After an overflow: one notification of every subscribed type.
-fn everything(filter: &Filter, send: &dyn Fn(&str, Map<String, Value>) -> Vec<u8>) -> Vec<Vec<u8>> {
+fn everything(filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
     for (on, method) in [
         (filter.tools, "notifications/tools/list_changed"),

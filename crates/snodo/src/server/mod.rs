@@ -25,9 +25,9 @@ mod stream;
 
 pub use builder::{BuildError, ServerBuilder};
 pub use complete::MAX_COMPLETION_VALUES;
-pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use events::{Event, EventHub, LISTENER_QUEUE};
 pub use extension::Extension;
+pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
 pub use stream::ResponseStream;
@@ -120,7 +120,11 @@ impl Server {
             &mut Vec<PromptEntry>,
         ) -> Result<bool, BuildError>,
     ) -> Result<bool, BuildError> {
-        let mut slot = self.inner.catalog.write().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self
+            .inner
+            .catalog
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
         let (mut tools, mut resources, mut prompts, extensions) = slot.parts();
         if !edit(&mut tools, &mut resources, &mut prompts)? {
             return Ok(false);

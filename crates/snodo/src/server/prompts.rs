@@ -20,13 +20,17 @@ impl Server {
     ) -> Result<Map<String, Value>, Failure> {
         let name = match params.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
-            _ => return Err(Error::invalid_params("Prompt name must be a non-empty string").into()),
+            _ => {
+                return Err(Error::invalid_params("Prompt name must be a non-empty string").into());
+            }
         };
         let Some(entry) = catalog.prompt(&name) else {
             return Err(Error::invalid_params(format!("Unknown prompt: {name}")).into());
         };
         if let Some(policy) = self.policy() {
-            policy.check(&cx, super::Item::Prompt(&name)).map_err(Failure::ok)?;
+            policy
+                .check(&cx, super::Item::Prompt(&name))
+                .map_err(Failure::ok)?;
         }
         let args = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),

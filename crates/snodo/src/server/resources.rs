@@ -20,11 +20,17 @@ impl Server {
     ) -> Result<Map<String, Value>, Failure> {
         let uri = match params.get("uri") {
             Some(Value::String(u)) if !u.is_empty() => u.clone(),
-            _ => return Err(Error::invalid_params("Resource uri must be a non-empty string").into()),
+            _ => {
+                return Err(
+                    Error::invalid_params("Resource uri must be a non-empty string").into(),
+                );
+            }
         };
         let (entry, vars) = find(catalog, &uri)?;
         if let Some(policy) = self.policy() {
-            policy.check(&cx, super::Item::Resource(&uri)).map_err(Failure::ok)?;
+            policy
+                .check(&cx, super::Item::Resource(&uri))
+                .map_err(Failure::ok)?;
         }
         let caps = cx.client_capabilities().clone();
         let request = ReadRequest { uri, vars };
@@ -36,7 +42,9 @@ impl Server {
             Ok(Err(err)) => {
                 return Err(match err.downcast::<Error>() {
                     Ok(typed) => Failure::ok(*typed),
-                    Err(other) => Error::internal("Resource read failed").with_cause(other).into(),
+                    Err(other) => Error::internal("Resource read failed")
+                        .with_cause(other)
+                        .into(),
                 });
             }
             Err(_) => return Err(Error::internal("Resource raised an exception").into()),
@@ -58,15 +66,21 @@ impl Server {
                     "contents".into(),
                     Value::Array(contents.into_iter().map(|c| c.into_value()).collect()),
                 );
-                result.cache.unwrap_or(self.inner.read_cache).apply(&mut out);
+                result
+                    .cache
+                    .unwrap_or(self.inner.read_cache)
+                    .apply(&mut out);
                 Ok(out)
             }
         }
     }
 }
 
+/// A resource and the variables its template matched.
+type Found<'c> = (&'c ResourceEntry, Vec<(String, String)>);
+
 /// The resource serving `uri`: an exact fixed URI, else exactly one template.
-fn find<'c>(catalog: &'c Catalog, uri: &str) -> Result<(&'c ResourceEntry, Vec<(String, String)>), Failure> {
+fn find<'c>(catalog: &'c Catalog, uri: &str) -> Result<Found<'c>, Failure> {
     if let Some(&i) = catalog.resource_index.get(uri) {
         return Ok((&catalog.resources[i], Vec::new()));
     }
@@ -74,10 +88,16 @@ fn find<'c>(catalog: &'c Catalog, uri: &str) -> Result<(&'c ResourceEntry, Vec<(
     for entry in &catalog.templates {
         if let Some(vars) = entry.template.as_ref().and_then(|t| t.matches(uri)) {
             if found.is_some() {
-                return Err(Error::internal("Multiple resource routes matched the requested URI").into());
+                return Err(
+                    Error::internal("Multiple resource routes matched the requested URI").into(),
+                );
             }
             found = Some((entry, vars));
         }
     }
-    found.ok_or_else(|| Error::invalid_params("Resource not found").with_data(json!({"uri": uri})).into())
+    found.ok_or_else(|| {
+        Error::invalid_params("Resource not found")
+            .with_data(json!({"uri": uri}))
+            .into()
+    })
 }

@@ -10,12 +10,15 @@ use tokio::sync::mpsc;
 
 use crate::CancelSignal;
 
+/// The future that runs the request and yields its final frame.
+type Handler = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
+
 /// The frames of one request that may emit notifications: zero or more
 /// notifications, then the final response (absent when the request was
 /// cancelled). Polling the stream drives the handler; dropping it cancels the
 /// request.
 pub struct ResponseStream {
-    handler: Option<Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>>,
+    handler: Option<Handler>,
     notifications: mpsc::Receiver<Vec<u8>>,
     last: Option<Vec<u8>>,
     cancel: CancelSignal,

@@ -53,10 +53,13 @@ impl Arguments {
         expected: &'static str,
         read: impl FnOnce(&'a Value) -> Option<T>,
     ) -> Result<T, ArgumentError> {
-        self.0.get(name).and_then(read).ok_or_else(|| ArgumentError {
-            name: name.into(),
-            expected,
-        })
+        self.0
+            .get(name)
+            .and_then(read)
+            .ok_or_else(|| ArgumentError {
+                name: name.into(),
+                expected,
+            })
     }
 
     /// A string argument.

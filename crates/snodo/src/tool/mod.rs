@@ -30,7 +30,7 @@ mod content;
 mod function;
 mod result;
 
-pub use arguments::{ArgumentError, Args, ArgsError, Arguments};
+pub use arguments::{Args, ArgsError, ArgumentError, Arguments};
 pub use content::Content;
 pub use function::{FnTool, from_fn};
 pub use result::{CallResult, IntoCallResult, Json, ResultShape, ToolResult};

@@ -152,11 +152,17 @@ impl ToolResult {
         let mut out = Map::new();
         match &self.kind {
             Kind::Text(text) => {
-                out.insert("content".into(), Value::Array(vec![Content::text(text.clone()).into()]));
+                out.insert(
+                    "content".into(),
+                    Value::Array(vec![Content::text(text.clone()).into()]),
+                );
             }
             Kind::Structured(value) => {
                 let text = serde_json::to_string(value).unwrap_or_default();
-                out.insert("content".into(), Value::Array(vec![Content::text(text).into()]));
+                out.insert(
+                    "content".into(),
+                    Value::Array(vec![Content::text(text).into()]),
+                );
                 out.insert("structuredContent".into(), value.clone());
             }
             Kind::Content(blocks) => {
@@ -164,7 +170,8 @@ impl ToolResult {
             }
             Kind::Raw(map) => {
                 out.clone_from(map);
-                out.entry("content").or_insert_with(|| Value::Array(Vec::new()));
+                out.entry("content")
+                    .or_insert_with(|| Value::Array(Vec::new()));
             }
             Kind::Error(blocks) => {
                 out.insert("content".into(), blocks_value(blocks));
@@ -173,7 +180,9 @@ impl ToolResult {
             Kind::InputRequired(request) => return request.to_wire(),
         }
         if !self.meta.is_empty() {
-            let meta = out.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            let meta = out
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 meta.extend(self.meta.clone());
             }
@@ -244,9 +253,11 @@ impl<T: Serialize> IntoCallResult for Json<T> {
     fn into_call_result(self) -> CallResult {
         match serde_json::to_value(&self.0) {
             Ok(value) => Ok(ToolResult::structured(value)),
-            Err(e) => Err(crate::Error::internal("Tool result could not be serialized")
-                .with_cause(e)
-                .into()),
+            Err(e) => Err(
+                crate::Error::internal("Tool result could not be serialized")
+                    .with_cause(e)
+                    .into(),
+            ),
         }
     }
 }

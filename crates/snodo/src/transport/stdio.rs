@@ -89,7 +89,11 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> io::R
         let used = done.unwrap_or(buf.len());
         reader.consume(used);
         if done.is_some() {
-            return Ok(if overflow { Line::TooLong } else { Line::Data(line) });
+            return Ok(if overflow {
+                Line::TooLong
+            } else {
+                Line::Data(line)
+            });
         }
     }
 }
@@ -109,13 +113,22 @@ type InFlight = Arc<Mutex<HashMap<RequestId, CancelSignal>>>;
 impl Server {
     /// Serves this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(&self) -> io::Result<()> {
-        self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), StdioOptions::default())
-            .await
+        self.serve_lines(
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            StdioOptions::default(),
+        )
+        .await
     }
 
     /// Serves newline-delimited JSON from `input` to `output` until `input`
     /// ends.
-    pub async fn serve_lines<R, W>(&self, input: R, output: W, options: StdioOptions) -> io::Result<()>
+    pub async fn serve_lines<R, W>(
+        &self,
+        input: R,
+        output: W,
+        options: StdioOptions,
+    ) -> io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -131,7 +144,8 @@ impl Server {
             let line = match read_line(&mut reader, options.max_line_bytes).await? {
                 Line::Eof => break,
                 Line::TooLong => {
-                    let err = Error::invalid_request("Invalid Request: message exceeds the line limit");
+                    let err =
+                        Error::invalid_request("Invalid Request: message exceeds the line limit");
                     let _ = tx.send(wire::encode_error(None, &err)).await;
                     continue;
                 }
@@ -196,7 +210,10 @@ impl Server {
             });
         }
         let drain = async { while tasks.join_next().await.is_some() {} };
-        if tokio::time::timeout(options.shutdown_grace, drain).await.is_err() {
+        if tokio::time::timeout(options.shutdown_grace, drain)
+            .await
+            .is_err()
+        {
             for signal in in_flight.lock().expect("in-flight map").values() {
                 signal.cancel();
             }
@@ -232,11 +249,17 @@ mod tests {
     async fn long_lines_are_skipped_whole() {
         let data = format!("{}\nok\n\nlast", "x".repeat(100));
         let mut reader = BufReader::with_capacity(8, data.as_bytes());
-        assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::TooLong));
+        assert!(matches!(
+            read_line(&mut reader, 10).await.unwrap(),
+            Line::TooLong
+        ));
         assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l == b"ok"));
         assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l.is_empty()));
         assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l == b"last"));
-        assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Eof));
+        assert!(matches!(
+            read_line(&mut reader, 10).await.unwrap(),
+            Line::Eof
+        ));
     }
 
     #[test]

@@ -115,7 +115,10 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
     let mut map = match value {
         Value::Object(map) => map,
         Value::Array(_) => {
-            return Err(DecodeError::invalid(None, "Batch requests are not supported"));
+            return Err(DecodeError::invalid(
+                None,
+                "Batch requests are not supported",
+            ));
         }
         _ => return Err(DecodeError::invalid(None, "Invalid Request")),
     };
@@ -125,11 +128,19 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
         return Ok(Message::Response(Value::Object(map)));
     }
     if map.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(DecodeError::invalid(id, "Invalid Request: jsonrpc must be \"2.0\""));
+        return Err(DecodeError::invalid(
+            id,
+            "Invalid Request: jsonrpc must be \"2.0\"",
+        ));
     }
     let method = match map.remove("method") {
         Some(Value::String(m)) => m,
-        _ => return Err(DecodeError::invalid(id, "Invalid Request: method must be a string")),
+        _ => {
+            return Err(DecodeError::invalid(
+                id,
+                "Invalid Request: method must be a string",
+            ));
+        }
     };
     if has_id && id.is_none() {
         return Err(DecodeError::invalid(
@@ -140,7 +151,12 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
     let params = match map.remove("params") {
         None => Map::new(),
         Some(Value::Object(p)) => p,
-        Some(_) => return Err(DecodeError::invalid(id, "Invalid Request: params must be an object")),
+        Some(_) => {
+            return Err(DecodeError::invalid(
+                id,
+                "Invalid Request: params must be an object",
+            ));
+        }
     };
     Ok(match id {
         Some(id) => Message::Request(Request { id, method, params }),
@@ -160,41 +176,77 @@ mod tests {
     fn envelope_rules() {
         assert_eq!(code(b"{"), -32700);
         assert_eq!(code(b"\xff\xfe"), -32700);
-        assert_eq!(code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]"), -32600);
+        assert_eq!(
+            code(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}]"),
+            -32600
+        );
         assert_eq!(code(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#), -32600);
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), -32600);
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), -32600);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}"#), -32600);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}"#),
+            -32600
+        );
         assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":7}"#), -32600);
-        assert_eq!(code(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), -32600);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#),
+            -32600
+        );
         assert_eq!(code(b"42"), -32600);
     }
 
     #[test]
     fn ids_keep_their_type_and_are_echoed_on_errors() {
-        let err = decode(br#"{"jsonrpc":"1.0","id":"abc","method":"x"}"#, &Limits::default()).unwrap_err();
+        let err = decode(
+            br#"{"jsonrpc":"1.0","id":"abc","method":"x"}"#,
+            &Limits::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.id, Some(RequestId::from("abc")));
-        let long = format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#, "a".repeat(257));
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+            "a".repeat(257)
+        );
         assert_eq!(code(long.as_bytes()), -32600);
-        let max = format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#, "a".repeat(256));
+        let max = format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+            "a".repeat(256)
+        );
         assert!(decode(max.as_bytes(), &Limits::default()).is_ok());
     }
 
     #[test]
     fn responses_and_notifications() {
-        let msg = decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#, &Limits::default()).unwrap();
+        let msg = decode(
+            br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            &Limits::default(),
+        )
+        .unwrap();
         assert!(matches!(msg, Message::Response(_)));
-        let msg = decode(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, &Limits::default()).unwrap();
+        let msg = decode(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            &Limits::default(),
+        )
+        .unwrap();
         assert!(matches!(msg, Message::Notification(n) if n.method == "notifications/cancelled"));
     }
 
     #[test]
     fn bounds() {
-        let limits = Limits { max_bytes: 10, ..Limits::default() };
-        assert_eq!(decode(&[b' '; 11], &limits).unwrap_err().error.code(), -32600);
+        let limits = Limits {
+            max_bytes: 10,
+            ..Limits::default()
+        };
+        assert_eq!(
+            decode(&[b' '; 11], &limits).unwrap_err().error.code(),
+            -32600
+        );
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         assert_eq!(code(deep.as_bytes()), -32700);
-        let big = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"x"}}"#, "1".repeat(65));
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"x"}}"#,
+            "1".repeat(65)
+        );
         assert_eq!(code(big.as_bytes()), -32700);
     }
 }

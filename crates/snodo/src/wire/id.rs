@@ -26,7 +26,9 @@ impl RequestId {
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
             Value::Number(n) => n.as_i64().map(RequestId::Number),
-            Value::String(s) if s.len() <= MAX_ID_BYTES => Some(RequestId::String(s.as_str().into())),
+            Value::String(s) if s.len() <= MAX_ID_BYTES => {
+                Some(RequestId::String(s.as_str().into()))
+            }
             _ => None,
         }
     }

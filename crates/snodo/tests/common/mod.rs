@@ -35,7 +35,10 @@ pub fn assert_valid(def: &str, value: &Value) {
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
-    assert!(errors.is_empty(), "{value} is not a valid {def}: {errors:#?}");
+    assert!(
+        errors.is_empty(),
+        "{value} is not a valid {def}: {errors:#?}"
+    );
 }
 
 /// Asserts a response is a valid JSON-RPC response under the official schema

@@ -1,0 +1,271 @@
+//! The attribute's arguments: `#[snodo::tool(key = value, ...)]`, and the
+//! definition rules applied to them.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt as _;
+use syn::parse::{Parse, ParseStream};
+use syn::{Expr, ExprLit, Ident, Lit, LitStr, Token};
+
+use crate::json::{Kind, Node};
+
+/// Every key the attribute accepts, in the order the docs list them.
+const KEYS: [&str; 8] = [
+    "name",
+    "title",
+    "description",
+    "input_schema",
+    "output_schema",
+    "annotations",
+    "icons",
+    "meta",
+];
+
+/// The parsed arguments of `#[snodo::tool(...)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) input_schema: Option<Node>,
+    pub(crate) output_schema: Option<Node>,
+    pub(crate) annotations: Option<Node>,
+    pub(crate) icons: Option<Node>,
+    pub(crate) meta: Option<Node>,
+}
+
+impl Parse for ToolAttr {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut attr = ToolAttr::default();
+        let mut seen: Vec<String> = Vec::new();
+        while !input.is_empty() {
+            let key = input.call(Ident::parse_any)?;
+            let key_name = key.unraw().to_string();
+            if !KEYS.contains(&key_name.as_str()) {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!(
+                        "unknown key `{key_name}` in #[snodo::tool]; expected one of: {}",
+                        KEYS.join(", ")
+                    ),
+                ));
+            }
+            if seen.contains(&key_name) {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("duplicate key `{key_name}` in #[snodo::tool]"),
+                ));
+            }
+            seen.push(key_name.clone());
+            if !input.peek(Token![=]) {
+                return Err(input.error(format!("expected `=` after `{key_name}`")));
+            }
+            input.parse::<Token![=]>()?;
+            match key_name.as_str() {
+                "name" => attr.name = Some(string_literal(input, &key_name)?),
+                "title" => attr.title = Some(string_literal(input, &key_name)?),
+                "description" => attr.description = Some(string_literal(input, &key_name)?),
+                "input_schema" => attr.input_schema = Some(input.parse()?),
+                "output_schema" => attr.output_schema = Some(input.parse()?),
+                "annotations" => attr.annotations = Some(input.parse()?),
+                "icons" => attr.icons = Some(input.parse()?),
+                "meta" => attr.meta = Some(input.parse()?),
+                _ => unreachable!("checked against KEYS"),
+            }
+            if input.is_empty() {
+                break;
+            }
+            if !input.peek(Token![,]) {
+                return Err(input.error("expected `,` between the keys of #[snodo::tool]"));
+            }
+            input.parse::<Token![,]>()?;
+        }
+        Ok(attr)
+    }
+}
+
+/// A value that must be a plain string literal; anything else is reported on
+/// the whole value.
+fn string_literal(input: ParseStream<'_>, key: &str) -> syn::Result<LitStr> {
+    let expr: Expr = input.parse()?;
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if s.suffix().is_empty() => Ok(s),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`{key}` must be a string literal"),
+        )),
+    }
+}
+
+impl ToolAttr {
+    /// Applies the definition rules (shared with the registry through
+    /// `snodo-rules`) and returns every violation, each on its own tokens.
+    pub(crate) fn check(&self, default_name: (&str, Span)) -> Vec<syn::Error> {
+        let mut errors = Vec::new();
+        let (name, span) = match &self.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (default_name.0.to_string(), default_name.1),
+        };
+        if let Err(e) = snodo_rules::check_tool_name(&name) {
+            errors.push(syn::Error::new(span, e.message));
+        }
+        if let Some(schema) = &self.input_schema
+            && let Err(e) = snodo_rules::check_input_schema(&schema.to_value())
+        {
+            errors.push(rule_error(schema, "input_schema", &e));
+        }
+        if let Some(schema) = &self.output_schema
+            && let Err(e) = snodo_rules::check_output_schema(&schema.to_value())
+        {
+            errors.push(rule_error(schema, "output_schema", &e));
+        }
+        for (key, node) in [("annotations", &self.annotations), ("meta", &self.meta)] {
+            if let Some(node) = node
+                && !matches!(node.kind, Kind::Object(_))
+            {
+                errors.push(node.range.error(format!(
+                    "`{key}` must be a JSON object, found {}",
+                    node.type_name()
+                )));
+            }
+        }
+        if let Some(node) = &self.icons
+            && !matches!(node.kind, Kind::Array(_))
+        {
+            errors.push(node.range.error(format!(
+                "`icons` must be a JSON array of icon objects, found {}",
+                node.type_name()
+            )));
+        }
+        errors
+    }
+}
+
+/// A rule violation inside a JSON document, reported on the offending tokens.
+fn rule_error(node: &Node, key: &str, e: &snodo_rules::RuleError) -> syn::Error {
+    // The shape rules already say "input schema ..."; the others get the key.
+    let mut message = if e.message.starts_with(&key.replace('_', " ")) {
+        e.message.clone()
+    } else {
+        format!("`{key}`: {}", e.message)
+    };
+    if !e.pointer.is_empty() {
+        message.push_str(&format!(" (at {})", e.pointer));
+    }
+    node.locate(&e.pointer).error(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    fn parse(tokens: TokenStream) -> syn::Result<ToolAttr> {
+        syn::parse2(tokens)
+    }
+
+    fn check(tokens: TokenStream) -> Vec<String> {
+        parse(tokens)
+            .unwrap()
+            .check(("f", Span::call_site()))
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let attr = parse(quote! {
+            name = "n", title = "T", description = "D",
+            input_schema = {"type": "object"}, output_schema = true,
+            annotations = {"readOnlyHint": true}, icons = [{"src": "x"}], meta = {"k": 1},
+        })
+        .unwrap();
+        assert_eq!(attr.name.unwrap().value(), "n");
+        assert_eq!(attr.title.unwrap().value(), "T");
+        assert_eq!(attr.description.unwrap().value(), "D");
+        assert_eq!(attr.output_schema.unwrap().to_json(), "true");
+        assert_eq!(attr.icons.unwrap().to_json(), r#"[{"src":"x"}]"#);
+    }
+
+    #[test]
+    fn an_empty_attribute_is_fine() {
+        let attr = parse(quote! {}).unwrap();
+        assert!(attr.name.is_none() && attr.input_schema.is_none());
+    }
+
+    #[test]
+    fn refuses_unknown_duplicate_and_malformed_keys() {
+        let e = parse(quote! { descr = "x" }).err().unwrap().to_string();
+        assert!(e.starts_with("unknown key `descr`"), "{e}");
+        let e = parse(quote! { name = "a", name = "b" })
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(e, "duplicate key `name` in #[snodo::tool]");
+        let e = parse(quote! { name "a" }).err().unwrap().to_string();
+        assert_eq!(e, "expected `=` after `name`");
+        let e = parse(quote! { name = "a" title = "b" })
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("expected `,`"), "{e}");
+    }
+
+    #[test]
+    fn string_keys_need_string_literals() {
+        for tokens in [
+            quote! { description = 42 },
+            quote! { title = concat!("a", "b") },
+            quote! { name = NAME },
+            quote! { description = "x"suffix },
+        ] {
+            let e = parse(tokens.clone()).err().unwrap().to_string();
+            assert!(e.ends_with("must be a string literal"), "{tokens}: {e}");
+        }
+    }
+
+    #[test]
+    fn applies_the_shared_rules() {
+        assert!(check(quote! { input_schema = {"type": "object"} }).is_empty());
+        assert_eq!(
+            check(quote! { name = "a b" }),
+            ["tool name may only contain A-Z, a-z, 0-9, '_', '-' and '.' (found ' ')"]
+        );
+        assert_eq!(
+            check(quote! { input_schema = {"type": "string"} }),
+            ["input schema must declare \"type\": \"object\" at its root (at /type)"]
+        );
+        assert_eq!(
+            check(quote! { input_schema = ["type"] }),
+            ["input schema must be a JSON object"]
+        );
+        assert_eq!(
+            check(quote! { output_schema = "object" }),
+            ["output schema must be a JSON object or a boolean"]
+        );
+        assert!(check(quote! { output_schema = false }).is_empty());
+        assert_eq!(
+            check(quote! { input_schema = {"type": "object", "x-mcp-header": "A"} }),
+            ["`input_schema`: x-mcp-header may not annotate the root schema (at /x-mcp-header)"]
+        );
+        assert_eq!(
+            check(quote! { annotations = [], meta = 1, icons = {} }),
+            [
+                "`annotations` must be a JSON object, found an array",
+                "`meta` must be a JSON object, found a number",
+                "`icons` must be a JSON array of icon objects, found an object",
+            ]
+        );
+    }
+
+    #[test]
+    fn checks_the_default_name_too() {
+        let errors = parse(quote! {})
+            .unwrap()
+            .check(("caf\u{e9}", Span::call_site()));
+        assert_eq!(errors.len(), 1);
+    }
+}

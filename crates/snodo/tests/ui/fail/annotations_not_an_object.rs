@@ -1,0 +1,6 @@
+#[snodo::tool(annotations = ["readOnlyHint"])]
+async fn read(_args: snodo::Arguments) -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[snodo::tool(description = 42)]
+async fn answer(_args: snodo::Arguments) -> String {
+    String::new()
+}
+
+fn main() {}
