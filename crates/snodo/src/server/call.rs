@@ -2,16 +2,13 @@
 //! arguments, validation, the call itself, and the output check — in that
 //! order.
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use http::HeaderMap;
 use serde_json::{Map, Value};
 
-use super::Server;
 use super::catalog::Catalog;
 use super::registry::ToolEntry;
 use super::reply::Failure;
+use super::{Server, outcome};
 use crate::protocol::headers;
 use crate::schema::{CompiledSchema, ValidationError};
 use crate::tool::{Arguments, ResultShape, ToolResult};
@@ -74,7 +71,7 @@ impl Server {
             None => invoke(entry, Arguments::new(args), cx).await?,
         };
         if let Some(request) = result.as_input_required() {
-            crate::mrtr::check_input_required(request, &caps)?;
+            return outcome::input_required(request, &caps);
         }
         check_output(entry, &result)?;
         match result.to_wire() {
@@ -113,24 +110,15 @@ fn admit(entry: &ToolEntry, args: &Map<String, Value>) -> Result<Option<ToolResu
 
 /// Runs a validator, turning a panic into a validator failure.
 fn validate(schema: &dyn CompiledSchema, instance: &Value) -> Result<(), ValidationError> {
-    std::panic::catch_unwind(AssertUnwindSafe(|| schema.validate(instance)))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| schema.validate(instance)))
         .unwrap_or_else(|_| Err(ValidationError::Failed("validator panicked".into())))
 }
 
 /// Calls the tool and normalizes its outcome: our typed error fails the
 /// request, any other error becomes an `isError` result, a panic is -32603.
 async fn invoke(entry: &ToolEntry, args: Arguments, cx: Context) -> Result<ToolResult, Failure> {
-    let outcome = AssertUnwindSafe(entry.tool.call_boxed(args, cx))
-        .catch_unwind()
-        .await;
-    match outcome {
-        Ok(Ok(result)) => Ok(result),
-        Ok(Err(err)) => match err.downcast::<Error>() {
-            Ok(typed) => Err(Failure::ok(*typed)),
-            Err(other) => Ok(ToolResult::error(other.to_string())),
-        },
-        Err(_) => Err(Error::internal("Tool raised an exception").into()),
-    }
+    let result = outcome::run(entry.tool.call_boxed(args, cx), "Tool raised an exception").await?;
+    Ok(result.unwrap_or_else(|other| ToolResult::error(other.to_string())))
 }
 
 /// A tool with an output schema must return conforming structured content,

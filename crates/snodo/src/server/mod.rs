@@ -16,6 +16,7 @@ mod events;
 mod extension;
 mod list;
 mod listen;
+mod outcome;
 mod policy;
 mod prompts;
 mod registry;

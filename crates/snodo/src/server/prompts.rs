@@ -1,13 +1,10 @@
 //! `prompts/get`: string arguments, required ones enforced, messages shaped.
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
 
-use super::Server;
 use super::catalog::Catalog;
 use super::reply::Failure;
+use super::{Server, outcome};
 use crate::prompt::PromptArguments;
 use crate::{Context, Error};
 
@@ -49,27 +46,14 @@ impl Server {
                 .into());
         }
         let caps = cx.client_capabilities().clone();
-        let outcome = AssertUnwindSafe(entry.component.get_boxed(PromptArguments(args), cx))
-            .catch_unwind()
-            .await;
-        let result = match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(err)) => {
-                return Err(match err.downcast::<Error>() {
-                    Ok(typed) => Failure::ok(*typed),
-                    Err(other) => Error::internal("Prompt failed").with_cause(other).into(),
-                });
-            }
-            Err(_) => return Err(Error::internal("Prompt raised an exception").into()),
-        };
+        let result = outcome::run(
+            entry.component.get_boxed(PromptArguments(args), cx),
+            "Prompt raised an exception",
+        )
+        .await?
+        .map_err(|other| Error::internal("Prompt failed").with_cause(other))?;
         match result.messages {
-            Err(request) => {
-                crate::mrtr::check_input_required(&request, &caps)?;
-                match request.to_wire() {
-                    Value::Object(map) => Ok(map),
-                    _ => Err(Error::internal("Invalid input required result").into()),
-                }
-            }
+            Err(request) => outcome::input_required(&request, &caps),
             Ok(messages) => {
                 let mut out = Map::new();
                 if let Some(d) = result.description {

@@ -1,13 +1,10 @@
 //! `resources/read`: fixed URIs first, then templates; contents checked.
 
-use std::panic::AssertUnwindSafe;
-
-use futures_util::FutureExt;
 use serde_json::{Map, Value, json};
 
-use super::Server;
 use super::catalog::{Catalog, ResourceEntry};
 use super::reply::Failure;
+use super::{Server, outcome};
 use crate::resource::{ReadKind, ReadRequest};
 use crate::{Context, Error};
 
@@ -34,29 +31,14 @@ impl Server {
         }
         let caps = cx.client_capabilities().clone();
         let request = ReadRequest { uri, vars };
-        let outcome = AssertUnwindSafe(entry.component.read_boxed(request, cx))
-            .catch_unwind()
-            .await;
-        let result = match outcome {
-            Ok(Ok(result)) => result,
-            Ok(Err(err)) => {
-                return Err(match err.downcast::<Error>() {
-                    Ok(typed) => Failure::ok(*typed),
-                    Err(other) => Error::internal("Resource read failed")
-                        .with_cause(other)
-                        .into(),
-                });
-            }
-            Err(_) => return Err(Error::internal("Resource raised an exception").into()),
-        };
+        let result = outcome::run(
+            entry.component.read_boxed(request, cx),
+            "Resource raised an exception",
+        )
+        .await?
+        .map_err(|other| Error::internal("Resource read failed").with_cause(other))?;
         match result.kind {
-            ReadKind::InputRequired(request) => {
-                crate::mrtr::check_input_required(&request, &caps)?;
-                match request.to_wire() {
-                    Value::Object(map) => Ok(map),
-                    _ => Err(Error::internal("Invalid input required result").into()),
-                }
-            }
+            ReadKind::InputRequired(request) => outcome::input_required(&request, &caps),
             ReadKind::Contents(contents) => {
                 if contents.is_empty() || !contents.iter().all(|c| c.is_valid()) {
                     return Err(Error::internal("Resource returned invalid contents").into());
