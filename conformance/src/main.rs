@@ -6,6 +6,7 @@
 //! connections, and exits on SIGTERM, SIGINT or when its stdin closes.
 
 mod catalog;
+mod client;
 mod fixtures;
 mod mrtr;
 
@@ -92,12 +93,17 @@ async fn stop_signal() {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: snodo-conformance server [--port N]");
+    eprintln!("usage: snodo-conformance server [--port N] | snodo-conformance client <url>");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [cmd, url] = args.as_slice()
+        && cmd == "client"
+    {
+        return client::main(url);
+    }
     let port = match args.as_slice() {
         [cmd] if cmd == "server" => 0,
         [cmd, flag, port] if cmd == "server" && flag == "--port" => match port.parse() {

@@ -1,0 +1,197 @@
+//! `snodo-conformance client <url>`: the client the official conformance
+//! suite's client leg drives, written with snodo's public client API.
+//!
+//! The runner starts a mock server, appends its URL as the last argument and
+//! sets `MCP_CONFORMANCE_SCENARIO`, `MCP_CONFORMANCE_PROTOCOL_VERSION` and (for
+//! some scenarios) `MCP_CONFORMANCE_CONTEXT`. The client connects (pinning the
+//! initialize-era revision the runner names, negotiating otherwise), then
+//! exercises what the server advertises: it lists the tools and calls each
+//! (with the arguments the context gives, or sample arguments built from the
+//! input schema), reads every resource and gets every prompt. Elicitations
+//! are accepted with the schema's defaults, sampling answers with a canned
+//! message, and roots list one directory.
+
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+use snodo::client::{Client, ClientError, ElicitRequest, Root};
+use snodo::mrtr::{ElicitAction, ElicitResponse};
+
+/// A sample value for a schema property.
+fn sample(schema: &Value, counter: &mut i64) -> Value {
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(default) = schema.get("default") {
+        return default.clone();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("number" | "integer") => {
+            *counter += 1;
+            json!(*counter)
+        }
+        Some("boolean") => json!(true),
+        Some("array") => json!([]),
+        Some("object") => json!({}),
+        Some("null") => Value::Null,
+        _ => json!("test"),
+    }
+}
+
+/// Sample values for the required properties of an object schema.
+fn sample_arguments(schema: &Value) -> Map<String, Value> {
+    let mut counter = 1;
+    let mut out = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let prop = props.and_then(|p| p.get(name)).cloned().unwrap_or(Value::Null);
+        out.insert(name.to_string(), sample(&prop, &mut counter));
+    }
+    out
+}
+
+/// Accepts a form with every default, and sample values for required
+/// properties that have none.
+fn accept(req: &ElicitRequest) -> ElicitResponse {
+    let mut content = req.defaults();
+    if let snodo::client::ElicitMode::Form { schema } = &req.mode {
+        for (k, v) in sample_arguments(schema) {
+            content.entry(k).or_insert(v);
+        }
+    }
+    ElicitResponse {
+        action: ElicitAction::Accept,
+        content,
+    }
+}
+
+async fn exercise(client: &Client, context: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    let caps = client.server_capabilities();
+    let mut note = |what: String, result: Result<Value, ClientError>| match result {
+        Ok(_) => eprintln!("ok: {what}"),
+        Err(e) => {
+            eprintln!("failed: {what}: {e}");
+            failures.push(format!("{what}: {e}"));
+        }
+    };
+    if caps.get("tools").is_some() {
+        match client.list_tools().await {
+            Ok(tools) => {
+                let calls: Vec<(String, Value)> = match context.get("toolCalls").and_then(Value::as_array) {
+                    Some(list) => list
+                        .iter()
+                        .filter_map(|c| {
+                            let name = c.get("name")?.as_str()?.to_string();
+                            Some((name, c.get("arguments").cloned().unwrap_or_else(|| json!({}))))
+                        })
+                        .collect(),
+                    None => tools
+                        .iter()
+                        .filter_map(|t| {
+                            let name = t.get("name")?.as_str()?.to_string();
+                            let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
+                            Some((name, Value::Object(sample_arguments(&schema))))
+                        })
+                        .collect(),
+                };
+                for (name, args) in calls {
+                    let result = client.call_tool(&name, args).await;
+                    note(format!("call {name}"), result);
+                }
+            }
+            Err(e) => note("list tools".into(), Err(e)),
+        }
+    }
+    if caps.get("resources").is_some() {
+        match client.list_resources().await {
+            Ok(resources) => {
+                for uri in resources.iter().filter_map(|r| r.get("uri")?.as_str()) {
+                    let result = client.read_resource(uri).await;
+                    note(format!("read {uri}"), result);
+                }
+            }
+            Err(e) => note("list resources".into(), Err(e)),
+        }
+    }
+    if caps.get("prompts").is_some() {
+        match client.list_prompts().await {
+            Ok(prompts) => {
+                for prompt in &prompts {
+                    let Some(name) = prompt.get("name").and_then(Value::as_str) else { continue };
+                    let mut args = Map::new();
+                    for arg in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
+                        if arg.get("required").and_then(Value::as_bool) == Some(true)
+                            && let Some(n) = arg.get("name").and_then(Value::as_str)
+                        {
+                            args.insert(n.to_string(), json!("test"));
+                        }
+                    }
+                    let result = client.get_prompt(name, Value::Object(args)).await;
+                    note(format!("get prompt {name}"), result);
+                }
+            }
+            Err(e) => note("list prompts".into(), Err(e)),
+        }
+    }
+    failures
+}
+
+async fn run(url: &str) -> Result<Vec<String>, ClientError> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    eprintln!("snodo-conformance client: scenario {scenario:?}, version {version:?}, url {url}");
+    let mut builder = Client::builder()
+        .client_info("snodo-conformance", env!("CARGO_PKG_VERSION"))
+        .on_elicit_form(|req| async move { Ok(accept(&req)) })
+        .on_sampling(|_params| async move {
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": "A sampled answer."},
+                "model": "snodo-conformance", "stopReason": "endTurn"}))
+        })
+        .roots(vec![Root::new("file:///tmp/snodo-conformance", Some("workspace"))]);
+    if snodo::client::LEGACY_VERSIONS.contains(&version.as_str()) {
+        builder = builder.protocol_version(&version);
+    }
+    let client = builder.connect(url).await?;
+    eprintln!(
+        "connected: protocol {}, server {}",
+        client.protocol_version(),
+        client.server_info().unwrap_or(Value::Null)
+    );
+    let failures = match scenario.as_str() {
+        "json-schema-ref-no-deref" => match client.list_tools().await {
+            Ok(_) => Vec::new(),
+            Err(e) => vec![format!("list tools: {e}")],
+        },
+        _ => exercise(&client, &context).await,
+    };
+    client.close().await;
+    Ok(failures)
+}
+
+/// Runs the client leg against `url`.
+pub(crate) fn main(url: &str) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("snodo-conformance: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(url)) {
+        Ok(failures) if failures.is_empty() => ExitCode::SUCCESS,
+        Ok(failures) => {
+            eprintln!("snodo-conformance client: {} operation(s) failed", failures.len());
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("snodo-conformance client: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
