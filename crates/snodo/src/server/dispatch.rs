@@ -108,7 +108,7 @@ impl Server {
             let out = server.route(admitted, cx).await;
             Some(server.finish(&id, out).body.to_vec())
         };
-        Dispatched::Stream(ResponseStream::new(future, rx, cancel, false))
+        Dispatched::Stream(ResponseStream::spawned(future, rx, cancel))
     }
 
     /// Encodes a routed outcome as a reply.

@@ -31,7 +31,7 @@ pub use extension::Extension;
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
-pub use stream::ResponseStream;
+pub use stream::{ABANDON_GRACE, ResponseStream};
 
 use std::sync::{Arc, RwLock};
 

@@ -19,6 +19,9 @@ type Handler = Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send>>;
 /// request.
 pub struct ResponseStream {
     handler: Option<Handler>,
+    /// Set when the handler runs on a task of its own: it outlives a dropped
+    /// stream long enough to see the cancellation, then is aborted.
+    task: Option<tokio::task::AbortHandle>,
     notifications: mpsc::Receiver<Vec<u8>>,
     last: Option<Vec<u8>>,
     cancel: CancelSignal,
@@ -43,11 +46,33 @@ impl ResponseStream {
     ) -> Self {
         Self {
             handler: Some(Box::pin(handler)),
+            task: None,
             notifications,
             last: None,
             cancel,
             long_lived,
         }
+    }
+
+    /// Runs `handler` on a task of its own, so that when the stream is
+    /// dropped (the client went away) the handler still observes the
+    /// cancellation signal; it is aborted if it has not finished
+    /// [`ABANDON_GRACE`] later.
+    pub(crate) fn spawned(
+        handler: impl Future<Output = Option<Vec<u8>>> + Send + 'static,
+        notifications: mpsc::Receiver<Vec<u8>>,
+        cancel: CancelSignal,
+    ) -> Self {
+        let task = tokio::spawn(handler);
+        let abort = task.abort_handle();
+        let mut stream = Self::new(
+            async move { task.await.ok().flatten() },
+            notifications,
+            cancel,
+            false,
+        );
+        stream.task = Some(abort);
+        stream
     }
 
     /// Whether this stream stays open until it is cancelled (a subscription):
@@ -91,10 +116,22 @@ impl Stream for ResponseStream {
     }
 }
 
+/// How long a handler may run after its stream was dropped.
+pub const ABANDON_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Drop for ResponseStream {
     fn drop(&mut self) {
-        if self.handler.is_some() {
-            self.cancel.cancel();
+        if self.handler.is_none() {
+            return;
+        }
+        self.cancel.cancel();
+        if let (Some(task), Ok(runtime)) = (self.task.take(), tokio::runtime::Handle::try_current())
+            && !task.is_finished()
+        {
+            runtime.spawn(async move {
+                tokio::time::sleep(ABANDON_GRACE).await;
+                task.abort();
+            });
         }
     }
 }
