@@ -50,9 +50,11 @@ pub(crate) struct RequestInfo {
     pub(crate) input_responses: Option<Map<String, Value>>,
     /// `requestState` of a multi round-trip retry (untrusted).
     pub(crate) request_state: Option<String>,
-    /// The request's params without `_meta`, `inputResponses` and
-    /// `requestState`: what sealed request state binds to.
+    /// The request's params without `_meta`, `arguments`, `inputResponses`
+    /// and `requestState`.
     pub(crate) salient_params: Map<String, Value>,
+    /// The request's `arguments` object, shared with the handler.
+    pub(crate) arguments: Option<Arc<Value>>,
     /// The server's event hub.
     pub(crate) events: crate::server::EventHub,
 }
@@ -106,6 +108,7 @@ impl Context {
                 input_responses: None,
                 request_state: None,
                 salient_params: Map::new(),
+                arguments: None,
                 events: crate::server::EventHub::default(),
             },
             CancelSignal::new(),
@@ -251,9 +254,19 @@ impl Context {
         self.inner.request_state.as_deref()
     }
 
-    /// The request's params without `_meta`, `inputResponses` and `requestState`.
-    pub fn params(&self) -> &Map<String, Value> {
-        &self.inner.salient_params
+    /// The request's params without `_meta`, `inputResponses` and
+    /// `requestState`: what sealed request state binds to. Built on each call.
+    pub fn params(&self) -> Map<String, Value> {
+        let mut params = self.inner.salient_params.clone();
+        if let Some(args) = &self.inner.arguments {
+            params.insert("arguments".into(), (**args).clone());
+        }
+        params
+    }
+
+    /// The request's `arguments` object (tools and prompts), shared, not copied.
+    pub(crate) fn shared_arguments(&self) -> Option<Arc<Value>> {
+        self.inner.arguments.clone()
     }
 
     /// The server's event hub, to announce list changes and resource updates.

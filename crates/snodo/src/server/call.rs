@@ -3,6 +3,8 @@
 //! order.
 
 use http::HeaderMap;
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
@@ -49,7 +51,7 @@ impl Server {
     pub(super) async fn call(
         &self,
         catalog: &Catalog,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
         let name = tool_name(&params)?;
@@ -61,14 +63,13 @@ impl Server {
                 .check(&cx, super::Item::Tool(name))
                 .map_err(Failure::ok)?;
         }
-        let args = match params.remove("arguments") {
-            Some(Value::Object(args)) => args,
-            _ => Map::new(),
-        };
+        let args = cx
+            .shared_arguments()
+            .unwrap_or_else(|| Arc::new(Value::Object(Map::new())));
         let caps = cx.client_capabilities().clone();
         let result = match admit(entry, &args)? {
             Some(refusal) => refusal,
-            None => invoke(entry, Arguments::new(args), cx).await?,
+            None => invoke(entry, Arguments::shared(args), cx).await?,
         };
         if let Some(request) = result.as_input_required() {
             return outcome::input_required(request, &caps);
@@ -83,11 +84,11 @@ impl Server {
 
 /// Required arguments, then the installed validator. `Some` is the `isError`
 /// result that refuses the call.
-fn admit(entry: &ToolEntry, args: &Map<String, Value>) -> Result<Option<ToolResult>, Failure> {
+fn admit(entry: &ToolEntry, instance: &Value) -> Result<Option<ToolResult>, Failure> {
     let missing: Vec<&str> = entry
         .required
         .iter()
-        .filter(|name| !args.contains_key(name.as_str()))
+        .filter(|name| instance.get(name.as_str()).is_none())
         .map(String::as_str)
         .collect();
     if !missing.is_empty() {
@@ -96,8 +97,7 @@ fn admit(entry: &ToolEntry, args: &Map<String, Value>) -> Result<Option<ToolResu
             missing.join(", ")
         ))));
     }
-    let instance = Value::Object(args.clone());
-    match validate(entry.input.as_ref(), &instance) {
+    match validate(entry.input.as_ref(), instance) {
         Ok(()) => Ok(None),
         Err(ValidationError::Invalid(v)) => {
             Ok(Some(ToolResult::error(format!("Invalid arguments {v}"))))

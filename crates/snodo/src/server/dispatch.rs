@@ -75,7 +75,7 @@ impl Server {
             return Dispatched::Nothing;
         };
         let id = request.id.clone();
-        let admitted = match self.admit(request, &transport) {
+        let mut admitted = match self.admit(request, &transport) {
             Ok(a) => a,
             Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
         };
@@ -83,7 +83,7 @@ impl Server {
         let wants_stream =
             listen || admitted.meta.progress_token.is_some() || admitted.meta.log_level.is_some();
         if !wants_stream {
-            let cx = self.context(&admitted, transport, cancel, None);
+            let cx = self.context(&mut admitted, transport, cancel, None);
             return Dispatched::Reply(self.finish(&id, self.route(admitted, cx).await));
         }
         let (tx, rx) = mpsc::channel(64);
@@ -103,7 +103,12 @@ impl Server {
             admitted.meta.progress_token.clone(),
             admitted.meta.log_level,
         );
-        let cx = self.context(&admitted, transport, cancel.clone(), Some(Arc::new(sink)));
+        let cx = self.context(
+            &mut admitted,
+            transport,
+            cancel.clone(),
+            Some(Arc::new(sink)),
+        );
         let future = async move {
             let out = server.route(admitted, cx).await;
             Some(server.finish(&id, out).body.to_vec())
@@ -172,11 +177,16 @@ impl Server {
     }
 
     fn admit(&self, request: Request, transport: &TransportInfo) -> Result<Admitted, Failure> {
-        let Request { id, method, params } = request;
+        let Request {
+            id,
+            method,
+            mut params,
+        } = request;
         if protocol::is_removed(&method) {
             return Err(Failure::not_found(Error::method_not_found(&method)));
         }
         let meta = RequestMeta::from_params(&params).map_err(Failure::bad_request)?;
+        params.remove("_meta");
         let known = Method::parse(&method);
         let http_headers = match (transport.kind, &transport.headers) {
             (TransportKind::Http, Some(h)) => Some(h),
@@ -226,6 +236,10 @@ impl Server {
                 None => return Err(Failure::not_found(Error::method_not_found(&method))),
             },
         };
+        if let Route::Known(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead) = route
+        {
+            check_retry_envelope(&params)?;
+        }
         if let Route::Known(Method::ToolsCall) = route {
             self.admit_call(&catalog, &params, http_headers)?;
         }
@@ -239,9 +253,11 @@ impl Server {
         })
     }
 
+    /// Builds the handler's context, moving what it needs out of the
+    /// admitted request (no copies of `_meta` or the arguments).
     fn context(
         &self,
-        admitted: &Admitted,
+        admitted: &mut Admitted,
         transport: TransportInfo,
         cancel: CancelSignal,
         sink: Option<Arc<Sink>>,
@@ -250,34 +266,38 @@ impl Server {
             admitted.route,
             Route::Known(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead)
         );
-        let (input_responses, request_state, salient_params) = if mrtr {
-            let mut salient = admitted.params.clone();
-            salient.remove("_meta");
-            let responses = match salient.remove("inputResponses") {
-                Some(Value::Object(map)) => Some(map),
-                _ => None,
-            };
-            let state = match salient.remove("requestState") {
-                Some(Value::String(s)) => Some(s),
-                _ => None,
-            };
-            (responses, state, salient)
-        } else {
-            (None, None, Map::new())
-        };
+        let (mut input_responses, mut request_state, mut arguments, mut salient_params) =
+            (None, None, None, Map::new());
+        if mrtr {
+            let params = &mut admitted.params;
+            if let Some(Value::Object(map)) = params.remove("inputResponses") {
+                input_responses = Some(map);
+            }
+            if let Some(Value::String(state)) = params.remove("requestState") {
+                request_state = Some(state);
+            }
+            if matches!(params.get("arguments"), Some(Value::Object(_)))
+                && let Some(args) = params.remove("arguments")
+            {
+                arguments = Some(Arc::new(args));
+            }
+            salient_params = params.clone();
+        }
+        let meta = &mut admitted.meta;
         Context::new(
             RequestInfo {
-                protocol_version: admitted.meta.protocol_version.clone(),
-                client_info: admitted.meta.client_info.clone(),
-                client_capabilities: admitted.meta.client_capabilities.clone(),
+                protocol_version: std::mem::take(&mut meta.protocol_version),
+                client_info: meta.client_info.take(),
+                client_capabilities: std::mem::take(&mut meta.client_capabilities),
                 request_id: Some(admitted.id.clone()),
                 method: admitted.method.clone(),
-                meta: admitted.meta.raw.clone(),
+                meta: std::mem::take(&mut meta.raw),
                 transport,
                 sink,
                 input_responses,
                 request_state,
                 salient_params,
+                arguments,
                 events: self.inner.events.clone(),
             },
             cancel,
@@ -301,12 +321,6 @@ impl Server {
                     .map_err(Failure::ok);
             }
         };
-        if matches!(
-            method,
-            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
-        ) {
-            check_retry_envelope(&params)?;
-        }
         match method {
             Method::Discover => Ok(self.discover(&catalog)),
             Method::ToolsList => self.list_page(

@@ -12,7 +12,7 @@ impl Server {
     pub(super) async fn get_prompt(
         &self,
         catalog: &Catalog,
-        mut params: Map<String, Value>,
+        params: Map<String, Value>,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
         let name = match params.get("name") {
@@ -29,10 +29,14 @@ impl Server {
                 .check(&cx, super::Item::Prompt(&name))
                 .map_err(Failure::ok)?;
         }
-        let args = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(map)) if map.values().all(Value::is_string) => map,
-            Some(_) => return Err(Error::invalid_params("Prompt arguments must be strings").into()),
+        let strings = |v: &Value| {
+            v.as_object()
+                .is_some_and(|m| m.values().all(Value::is_string))
+        };
+        let args = match (params.get("arguments"), cx.shared_arguments()) {
+            (None | Some(Value::Null), None) => Map::new(),
+            (None, Some(args)) if strings(&args) => args.as_object().cloned().unwrap_or_default(),
+            _ => return Err(Error::invalid_params("Prompt arguments must be strings").into()),
         };
         let missing: Vec<&str> = entry
             .required

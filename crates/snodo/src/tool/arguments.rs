@@ -1,6 +1,7 @@
 //! Tool arguments: untyped access, and typed access through serde.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -19,7 +20,7 @@ use serde_json::{Map, Value};
 /// assert!(args.str("n").is_err());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Arguments(Map<String, Value>);
+pub struct Arguments(Arc<Value>);
 
 /// An argument that is missing or has the wrong type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,12 +40,23 @@ impl std::error::Error for ArgumentError {}
 impl Arguments {
     /// Wraps an arguments object.
     pub fn new(map: Map<String, Value>) -> Self {
-        Self(map)
+        Self(Arc::new(Value::Object(map)))
+    }
+
+    /// Wraps a shared arguments object (a JSON object) without copying it.
+    pub(crate) fn shared(object: Arc<Value>) -> Self {
+        debug_assert!(object.is_object());
+        Self(object)
+    }
+
+    /// The arguments as a JSON value (always an object).
+    pub fn as_value(&self) -> &Value {
+        &self.0
     }
 
     /// The raw value of an argument.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0.get(name)
+        self.as_map().get(name)
     }
 
     fn typed<'a, T>(
@@ -84,7 +96,7 @@ impl Arguments {
 
     /// Deserializes the whole object into `T`; the error names the field.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
-        serde_json::from_value(Value::Object(self.0.clone())).map_err(|e| ArgumentError {
+        T::deserialize(self.as_value()).map_err(|e| ArgumentError {
             name: field_of(&e.to_string()),
             expected: "of the declared type",
         })
@@ -92,12 +104,16 @@ impl Arguments {
 
     /// The arguments as a JSON object.
     pub fn as_map(&self) -> &Map<String, Value> {
-        &self.0
+        static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+        self.0.as_object().unwrap_or(&EMPTY)
     }
 
-    /// The arguments as a JSON object, by value.
+    /// The arguments as a JSON object, by value (copied only if shared).
     pub fn into_map(self) -> Map<String, Value> {
-        self.0
+        match Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone()) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
     }
 }
 
@@ -114,7 +130,7 @@ fn field_of(message: &str) -> String {
 
 impl From<Map<String, Value>> for Arguments {
     fn from(map: Map<String, Value>) -> Self {
-        Self(map)
+        Self::new(map)
     }
 }
 
@@ -122,7 +138,7 @@ impl From<Value> for Arguments {
     /// Non-object values give empty arguments.
     fn from(value: Value) -> Self {
         match value {
-            Value::Object(map) => Self(map),
+            Value::Object(map) => Self::new(map),
             _ => Self::default(),
         }
     }
@@ -136,8 +152,7 @@ pub struct Args<T>(pub T);
 impl<T: DeserializeOwned> Args<T> {
     /// Deserializes `arguments` into `T`.
     pub fn from_arguments(args: &Arguments) -> Result<Self, ArgsError> {
-        let de = Value::Object(args.0.clone());
-        match serde_path_to_error::deserialize::<_, T>(de) {
+        match serde_path_to_error::deserialize::<_, T>(args.as_value()) {
             Ok(v) => Ok(Args(v)),
             Err(e) => {
                 let path = e.path().to_string();

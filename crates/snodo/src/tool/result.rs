@@ -208,6 +208,19 @@ fn blocks_value(blocks: &[Content]) -> Value {
 pub struct Json<T>(pub T);
 
 /// Conversion of a handler's return value into a [`CallResult`].
+///
+/// `#[snodo::tool]` functions may return any type implementing it:
+/// [`CallResult`], [`ToolResult`], `String` and `&str` (one text block),
+/// [`Content`] and `Vec<Content>`, `serde_json::Value` and [`Json<T>`]
+/// (structured content), and `Result<T, E>` of one of them whose error
+/// converts into [`BoxError`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "`{Self}` does not implement `IntoCallResult`",
+    note = "return `CallResult`, `ToolResult`, `String`, `&'static str`, `Content`, `Vec<Content>`, \
+            `serde_json::Value`, `Json<T>` (with `T: Serialize`), or a `Result<T, E>` of one of \
+            them whose error converts into `BoxError`"
+)]
 pub trait IntoCallResult {
     /// Converts the value.
     fn into_call_result(self) -> CallResult;
