@@ -1,12 +1,15 @@
-//! The `#[snodo::tool]` attribute macro.
+//! The `#[snodo::tool]`, `#[snodo::resource]` and `#[snodo::prompt]`
+//! attribute macros.
 //!
-//! Use it through the `snodo` crate (`snodo::tool`, feature `macros`, on by
-//! default); this crate holds only the macro. It turns an `async fn` into a unit
-//! struct of the same name implementing `snodo::Tool`, and checks the tool's
-//! definition (name, schemas, annotations) **when the code compiles**, with the
-//! same rules a server applies to hand-written tools at `build()` (they live in
-//! the `snodo-rules` crate). A broken rule is a compile error pointing at the
-//! offending key or value.
+//! Use them through the `snodo` crate (`snodo::tool`, `snodo::resource`,
+//! `snodo::prompt`, feature `macros`, on by default); this crate holds only the
+//! macros. Each turns an `async fn` into a unit struct of the same name
+//! implementing `snodo::Tool`, `snodo::resource::Resource` or
+//! `snodo::prompt::Prompt`, and checks the component's definition (name,
+//! schemas, URI or URI template, prompt arguments, annotations) **when the code
+//! compiles**, with the same rules a server applies to hand-written components
+//! at `build()` (they live in the `snodo-rules` crate). A broken rule is a
+//! compile error pointing at the offending key or value.
 //!
 //! ```ignore
 //! use snodo::prelude::*;
@@ -27,9 +30,13 @@
 //! let server = Server::builder("greeter", "0.1.0").tool(greet).build()?;
 //! ```
 //!
-//! See [`macro@tool`] for the full grammar.
+//! See [`macro@tool`], [`macro@resource`] and [`macro@prompt`] for the full
+//! grammars.
 
+mod common;
 mod json;
+mod prompt;
+mod resource;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -101,4 +108,143 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
+}
+
+/// Declares an MCP resource, or a family of resources under a URI template,
+/// from an `async fn`.
+///
+/// ```ignore
+/// use snodo::prelude::*;
+///
+/// /// One page of the documentation.
+/// #[snodo::resource(uri_template = "docs://pages/{page}", mime_type = "text/markdown",
+///                   complete = page_names)]
+/// async fn page(req: ReadRequest) -> Result<String, BoxError> {
+///     // `page` names the struct now: a `let page` would be refused.
+///     let name = req.var("page").unwrap_or_default();
+///     Ok(format!("# {name}"))
+/// }
+///
+/// async fn page_names(_variable: &str, value: &str) -> Vec<String> {
+///     ["intro", "install"].iter().filter(|p| p.starts_with(value)).map(|p| p.to_string()).collect()
+/// }
+/// ```
+///
+/// # Attribute keys
+///
+/// Keys are written `key = value` as for [`macro@tool`]; exactly one of `uri`
+/// and `uri_template` is required.
+///
+/// | key | value | default |
+/// | --- | --- | --- |
+/// | `uri` | string literal: an absolute URI (`scheme:...`) | — |
+/// | `uri_template` | string literal: an RFC 6570 template in the subset `snodo::resource::template` documents | — |
+/// | `name` | string literal, not empty | the function's name |
+/// | `title` | string literal | none |
+/// | `description` | string literal | the function's doc comment, if any |
+/// | `mime_type` | string literal | none |
+/// | `annotations` | JSON object (`audience`, `priority`, `lastModified`) | none |
+/// | `size` | integer literal, in bytes (with `uri` only) | none |
+/// | `icons` | JSON array of icon objects | none |
+/// | `meta` | JSON object (the resource's `_meta`) | none |
+/// | `complete` | path of an `async fn(variable: &str, value: &str) -> Vec<String>` (with `uri_template` only) | no completion |
+///
+/// # Checks
+///
+/// - exactly one of `uri` and `uri_template`;
+/// - `uri`: an RFC 3986 scheme and `:` first, and no `{` (a template written
+///   as a `uri`);
+/// - `uri_template`: parsed by the same parser a server uses, so a shape
+///   outside the supported subset (`{#frag}`, `{var:3}`, `{.ext}`, ...) is an
+///   error on the literal naming the shape; its variables may not be named
+///   `uri` or `_meta`;
+/// - `size` only with `uri` (a template names many resources), and `complete`
+///   only with `uri_template` (a fixed URI has no variables);
+/// - `annotations` and `meta`: objects; `icons`: an array.
+///
+/// # The function
+///
+/// `async fn NAME(<params>) -> R`. The parameters are, in any order and each at
+/// most once, `snodo::resource::ReadRequest` (the URI read and the template's
+/// variables) and `snodo::Context`. `R` implements
+/// `snodo::resource::IntoReadResult`: `ReadResult`, `ResourceContents`,
+/// `Vec<ResourceContents>`, `String` or `&'static str` (one text item at the
+/// URI read, with the declared `mime_type`), or `Result<T, E>` of one of them
+/// with `E: Into<BoxError>`. The other rules on the function are those of
+/// [`macro@tool`].
+///
+/// # What it emits
+///
+/// The unit struct `NAME` (register it with `.resource(NAME)`), the function
+/// renamed `__snodo_resource_NAME_impl`, and `impl snodo::resource::Resource
+/// for NAME`, whose `read` awaits the function and converts its value with
+/// `IntoReadResult`, passing the URI read and `Resource::mime_type`. With
+/// `complete`, `completes()` is `true` and `complete(variable, value, _)`
+/// awaits `path(variable, value)` (the completion context is not passed). As
+/// with [`macro@tool`], the function's name now names the struct, also inside
+/// the function's body.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    resource::expand(attr.into(), item.into()).into()
+}
+
+/// Declares an MCP prompt from an `async fn`.
+///
+/// ```ignore
+/// use snodo::prelude::*;
+///
+/// /// Asks for a short brief on a topic.
+/// #[snodo::prompt(arguments = [
+///     { "name": "topic", "description": "What the brief is about", "required": true },
+///     { "name": "tone" },
+/// ])]
+/// async fn brief(args: PromptArguments) -> String {
+///     let tone = args.get("tone").unwrap_or("neutral");
+///     format!("Write a {tone} brief about {}.", args.get("topic").unwrap_or_default())
+/// }
+/// ```
+///
+/// # Attribute keys
+///
+/// | key | value | default |
+/// | --- | --- | --- |
+/// | `name` | string literal, not empty | the function's name |
+/// | `title` | string literal | none |
+/// | `description` | string literal | the function's doc comment, if any |
+/// | `arguments` | JSON array of `{"name": ..., "title": ..., "description": ..., "required": ...}` | no arguments |
+/// | `icons` | JSON array of icon objects | none |
+/// | `meta` | JSON object (the prompt's `_meta`) | none |
+/// | `complete` | path of an `async fn(argument: &str, value: &str) -> Vec<String>` | no completion |
+///
+/// # Checks
+///
+/// - `arguments`: an array of objects, each with a non-empty string `name`
+///   unique in the array, an optional string `title` and `description`, an
+///   optional boolean `required` (default `false`), and no other member; a
+///   violation is reported on the offending element or member;
+/// - `complete` needs declared `arguments`;
+/// - `meta`: an object; `icons`: an array.
+///
+/// # The function
+///
+/// `async fn NAME(<params>) -> R`. The parameters are, in any order and each at
+/// most once, `snodo::prompt::PromptArguments` and `snodo::Context`. `R`
+/// implements `snodo::prompt::IntoPromptResult`: `PromptResult`,
+/// `Vec<PromptMessage>`, `PromptMessage`, `String` or `&'static str` (one user
+/// text message), or `Result<T, E>` of one of them with `E: Into<BoxError>`.
+/// The other rules on the function are those of [`macro@tool`].
+///
+/// # What it emits
+///
+/// The unit struct `NAME` (register it with `.prompt(NAME)`), the function
+/// renamed `__snodo_prompt_NAME_impl`, and `impl snodo::prompt::Prompt for
+/// NAME`, whose `arguments()` lists the declared arguments (the server then
+/// refuses a `prompts/get` missing a required one) and whose `get` awaits the
+/// function and converts its value with `IntoPromptResult`. With `complete`,
+/// `completes()` is `true` and `complete(argument, value, _)` awaits
+/// `path(argument, value)`. As with [`macro@tool`], the function's name now
+/// names the struct, also inside the function's body.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::expand(attr.into(), item.into()).into()
 }

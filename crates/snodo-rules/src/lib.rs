@@ -1,8 +1,11 @@
 //! Definition rules shared by snodo's registry and its compile-time DSL.
 //!
 //! The same checks run in two places: when a server is built from hand-written
-//! components (`Server::builder(..).build()`) and when the `#[snodo::tool]` macro
-//! expands. Keeping them in one small crate means both places agree by construction.
+//! components (`Server::builder(..).build()`) and when the `#[snodo::tool]`,
+//! `#[snodo::resource]` and `#[snodo::prompt]` macros expand. Keeping them in one
+//! small crate means both places agree by construction. The crate also owns the
+//! resource [`template`] parser, so that a `uri_template` is refused at compile
+//! time exactly as a server would refuse it.
 //!
 //! Every check returns a [`RuleError`] naming the rule that failed and, where it
 //! applies, the JSON pointer of the offending place inside the document.
@@ -17,13 +20,17 @@
 
 #![forbid(unsafe_code)]
 
+mod component;
 mod header;
 mod name;
 mod schema;
+pub mod template;
 
+pub use component::{check_prompt_arguments, check_resource_uri};
 pub use header::{HeaderParam, HeaderType, check_header_annotations, is_token};
 pub use name::check_tool_name;
 pub use schema::{check_input_schema, check_output_schema};
+pub use template::{TemplateError, UriTemplate};
 
 use std::fmt;
 

@@ -35,8 +35,36 @@
 //! - [`wire`]: the JSON-RPC 2.0 envelope (bounded decoding, ids, encoding);
 //! - [`protocol`]: the 2026-07-28 revision's rules (`_meta`, versions, headers);
 //! - [`server`]: the immutable registry and the dispatch pipeline;
-//! - [`tool`], [`schema`]: the component behaviours and validation;
+//! - [`tool`](mod@tool), [`resource`](mod@resource), [`prompt`](mod@prompt),
+//!   [`schema`]: the component behaviours and validation;
 //! - [`transport`]: stdio, the Streamable HTTP listener and the tower `Service`.
+//!
+//! ## Macros
+//!
+//! With the `macros` feature (on by default), [`#[snodo::tool]`](macro@tool),
+//! [`#[snodo::resource]`](macro@resource) and [`#[snodo::prompt]`](macro@prompt)
+//! turn an `async fn` into a component, checking its definition when the code
+//! compiles with the rules a server applies at `build()`. Each name is both a
+//! module and an attribute macro: they live in different namespaces, so
+//! `use snodo::resource;` brings both.
+//!
+//! ```
+//! use snodo::prelude::*;
+//!
+//! /// The project's readme.
+//! #[snodo::resource(uri = "docs://readme", mime_type = "text/markdown")]
+//! async fn readme() -> &'static str {
+//!     "# Hello"
+//! }
+//!
+//! #[snodo::prompt(arguments = [{ "name": "topic", "required": true }])]
+//! async fn brief(args: PromptArguments) -> String {
+//!     format!("Write a brief about {}.", args.get("topic").unwrap_or_default())
+//! }
+//!
+//! let server = Server::builder("docs", "0.1.0").resource(readme).prompt(brief).build();
+//! assert!(server.is_ok());
+//! ```
 
 pub mod context;
 pub mod error;
@@ -59,14 +87,20 @@ pub use tool::{
     Args, Arguments, CallResult, Content, IntoCallResult, Json, Tool, ToolDefinition, ToolResult,
 };
 
+// The attribute macros live in the macro namespace, so `snodo::tool`,
+// `snodo::resource` and `snodo::prompt` name both a macro and a module.
 #[cfg(feature = "macros")]
-pub use snodo_macros::tool;
+pub use snodo_macros::{prompt, resource, tool};
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
+    pub use crate::prompt::{
+        IntoPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult,
+    };
     pub use crate::protocol::LogLevel;
-    pub use crate::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
+    pub use crate::resource::{
+        IntoReadResult, ReadRequest, ReadResult, Resource, ResourceContents,
+    };
     pub use crate::schema::{Basic, PassThrough};
     pub use crate::{
         Args, Arguments, BoxError, CallResult, Content, Context, Error, InputRequired,
@@ -91,15 +125,47 @@ pub mod __private {
         Ok(ToolResult::error(error.to_string()))
     }
 
-    /// The input schema of typed arguments, derived by `schemars`.
+    /// Types whose input schema can be derived, for `Args<T>` without an
+    /// `input_schema`. Implemented for every `schemars::JsonSchema` type when
+    /// the `schemars` feature is on, and for no type otherwise: the message
+    /// below then explains the error.
+    #[cfg_attr(
+        not(feature = "schemars"),
+        diagnostic::on_unimplemented(
+            message = "`Args<{Self}>` needs an `input_schema`: the `schemars` feature of snodo is off",
+            label = "no `input_schema` is given for these typed arguments",
+            note = "write the schema in the attribute: `#[snodo::tool(input_schema = {{ \"type\": \"object\", ... }})]`",
+            note = "or enable `features = [\"schemars\"]` on the snodo dependency and derive `schemars::JsonSchema` for `{Self}`"
+        )
+    )]
+    #[cfg_attr(
+        feature = "schemars",
+        diagnostic::on_unimplemented(
+            message = "`{Self}` does not implement `schemars::JsonSchema`, so `Args<{Self}>` has no input schema",
+            label = "no `input_schema` is given for these typed arguments",
+            note = "derive `schemars::JsonSchema` for `{Self}`, or write the schema in the attribute: `input_schema = {{ ... }}`"
+        )
+    )]
+    pub trait DerivedSchema {
+        /// The input schema.
+        fn derived_schema() -> serde_json::Value;
+    }
+
     #[cfg(feature = "schemars")]
-    pub fn schema_for<T: schemars::JsonSchema>() -> serde_json::Value {
-        let mut value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
-        if let Some(map) = value.as_object_mut() {
-            map.remove("$schema");
-            map.remove("title");
+    impl<T: schemars::JsonSchema> DerivedSchema for T {
+        fn derived_schema() -> serde_json::Value {
+            let mut value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+            if let Some(map) = value.as_object_mut() {
+                map.remove("$schema");
+                map.remove("title");
+            }
+            value
         }
-        value
+    }
+
+    /// The input schema of typed arguments, derived by `schemars`.
+    pub fn schema_for<T: DerivedSchema>() -> serde_json::Value {
+        T::derived_schema()
     }
 }
 

@@ -1,18 +1,31 @@
-//! `#[snodo::tool]`: compile-pass and compile-fail cases (trybuild), and
-//! macro-generated tools called directly.
+//! `#[snodo::tool]`, `#[snodo::resource]` and `#[snodo::prompt]`: compile-pass
+//! and compile-fail cases (trybuild), macro-generated tools called directly, and
+//! macro-generated resources and prompts served by a `Server` (literal JSON
+//! requests in, responses validated against the official schema).
 //!
 //! Refresh the `.stderr` snapshots with `TRYBUILD=overwrite cargo test -p snodo --test macros`,
 //! then read each one: the span must sit on the offending key or value.
 
+mod common;
+
 use serde::{Deserialize, Serialize};
-use serde_json::json;
-use snodo::{Args, Arguments, CallResult, Context, Json, Tool};
+use serde_json::{Value, json};
+use snodo::prompt::{PromptArguments, PromptMessage, PromptResult};
+use snodo::resource::{ReadRequest, ResourceContents};
+use snodo::{Args, Arguments, CallResult, Content, Context, Json, Server, Tool};
+
+use common::assert_response;
 
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass/*.rs");
     cases.compile_fail("tests/ui/fail/*.rs");
+    // `Args<T>` without `input_schema`: the error depends on the `schemars` feature.
+    #[cfg(not(feature = "schemars"))]
+    cases.compile_fail("tests/ui/fail_without_schemars/*.rs");
+    #[cfg(feature = "schemars")]
+    cases.compile_fail("tests/ui/fail_with_schemars/*.rs");
 }
 
 /// Create a greeting.
@@ -234,4 +247,363 @@ mod derived_schema {
             .unwrap();
         assert_eq!(result.to_wire()["content"][0]["text"], "7");
     }
+}
+
+/// The project's readme.
+#[snodo::resource(
+    uri = "docs://readme",
+    title = "Readme",
+    mime_type = "text/markdown",
+    size = 7,
+    annotations = { "audience": ["user", "assistant"], "priority": 0.5 },
+    icons = [{ "src": "https://example.com/readme.png", "mimeType": "image/png" }],
+    meta = { "com.example/section": "top" },
+)]
+async fn readme() -> &'static str {
+    "# Hello"
+}
+
+/// One page of the documentation, in a language.
+#[snodo::resource(
+    uri_template = "docs://pages/{page}{?lang}",
+    name = "pages",
+    mime_type = "text/plain",
+    complete = page_names,
+)]
+async fn page(cx: Context, req: ReadRequest) -> Result<String, snodo::Error> {
+    match req.var("page") {
+        Some("secret") => Err(snodo::Error::invalid_params("That page is private")),
+        name => Ok(format!(
+            "{} in {} ({})",
+            name.unwrap_or_default(),
+            req.var("lang").unwrap_or("en"),
+            cx.protocol_version()
+        )),
+    }
+}
+
+async fn page_names(variable: &str, value: &str) -> Vec<String> {
+    let names: &[&str] = match variable {
+        "page" => &["install", "intro", "usage"],
+        "lang" => &["en", "fr"],
+        _ => &[],
+    };
+    names
+        .iter()
+        .filter(|n| n.starts_with(value))
+        .map(|n| n.to_string())
+        .collect()
+}
+
+#[snodo::resource(uri_template = "data://logos/{id}")]
+async fn logo(req: ReadRequest) -> Vec<ResourceContents> {
+    vec![
+        ResourceContents::blob(&req.uri, "aGk=").with_mime_type("image/png"),
+        ResourceContents::text(&req.uri, req.var("id").unwrap_or_default()),
+    ]
+}
+
+#[snodo::resource(uri = "data://broken")]
+async fn broken(_req: ReadRequest) -> std::io::Result<ResourceContents> {
+    Err(std::io::Error::other("disk on fire"))
+}
+
+/// Asks for a short brief.
+#[snodo::prompt(
+    title = "Brief",
+    arguments = [
+        { "name": "topic", "title": "Topic", "description": "What the brief is about", "required": true },
+        { "name": "tone" },
+    ],
+    icons = [{ "src": "https://example.com/brief.png" }],
+    meta = { "com.example/kind": "writing" },
+    complete = tones,
+)]
+async fn brief(args: PromptArguments) -> String {
+    format!(
+        "Write a {} brief about {}.",
+        args.get("tone").unwrap_or("neutral"),
+        args.get("topic").unwrap_or_default()
+    )
+}
+
+async fn tones(argument: &str, value: &str) -> Vec<String> {
+    if argument != "tone" {
+        return Vec::new();
+    }
+    ["formal", "friendly", "funny"]
+        .iter()
+        .filter(|t| t.starts_with(value))
+        .map(|t| t.to_string())
+        .collect()
+}
+
+#[snodo::prompt(name = "review", description = "A review conversation")]
+async fn review_conversation(_cx: Context, args: PromptArguments) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::user_text(format!("Review: {}", args.iter().count())),
+        PromptMessage::assistant(Content::text("Send me the diff.")),
+    ]
+}
+
+#[snodo::prompt]
+async fn unavailable() -> Result<PromptResult, std::io::Error> {
+    Err(std::io::Error::other("model offline"))
+}
+
+fn catalog() -> Server {
+    Server::builder("docs", "0.1.0")
+        .resource(readme)
+        .resource(page)
+        .resource(logo)
+        .resource(broken)
+        .prompt(brief)
+        .prompt(review_conversation)
+        .prompt(unavailable)
+        .build()
+        .expect("macro-made components pass the registry's rules")
+}
+
+async fn send(server: &Server, method: &str, params: Value) -> Value {
+    server
+        .dispatch_value(snodo::testing::request(method, params))
+        .await
+        .expect("a request gets a response")
+}
+
+#[tokio::test]
+async fn macro_resources_are_listed_with_every_key() {
+    let server = catalog();
+    let list = send(&server, "resources/list", json!({})).await;
+    assert_response(&list, "ListResourcesResult");
+    assert_eq!(
+        list["result"]["resources"],
+        json!([
+            { "uri": "data://broken", "name": "broken" },
+            {
+                "uri": "docs://readme",
+                "name": "readme",
+                "title": "Readme",
+                "description": "The project's readme.",
+                "mimeType": "text/markdown",
+                "annotations": { "audience": ["user", "assistant"], "priority": 0.5 },
+                "size": 7,
+                "icons": [{ "src": "https://example.com/readme.png", "mimeType": "image/png" }],
+                "_meta": { "com.example/section": "top" }
+            }
+        ])
+    );
+    let templates = send(&server, "resources/templates/list", json!({})).await;
+    assert_response(&templates, "ListResourceTemplatesResult");
+    assert_eq!(
+        templates["result"]["resourceTemplates"],
+        json!([
+            { "uriTemplate": "data://logos/{id}", "name": "logo" },
+            {
+                "uriTemplate": "docs://pages/{page}{?lang}",
+                "name": "pages",
+                "description": "One page of the documentation, in a language.",
+                "mimeType": "text/plain"
+            }
+        ])
+    );
+}
+
+#[tokio::test]
+async fn macro_resources_are_read() {
+    let server = catalog();
+    let text = send(&server, "resources/read", json!({"uri": "docs://readme"})).await;
+    assert_response(&text, "ReadResourceResult");
+    assert_eq!(
+        text["result"]["contents"],
+        json!([{"uri": "docs://readme", "text": "# Hello", "mimeType": "text/markdown"}])
+    );
+
+    // A `String` becomes text at the URI read, with the declared MIME type.
+    let read = send(
+        &server,
+        "resources/read",
+        json!({"uri": "docs://pages/intro?lang=fr"}),
+    )
+    .await;
+    assert_response(&read, "ReadResourceResult");
+    assert_eq!(
+        read["result"]["contents"],
+        json!([{"uri": "docs://pages/intro?lang=fr", "text": "intro in fr (2026-07-28)", "mimeType": "text/plain"}])
+    );
+
+    let logos = send(&server, "resources/read", json!({"uri": "data://logos/42"})).await;
+    assert_response(&logos, "ReadResourceResult");
+    assert_eq!(
+        logos["result"]["contents"],
+        json!([
+            {"uri": "data://logos/42", "blob": "aGk=", "mimeType": "image/png"},
+            {"uri": "data://logos/42", "text": "42"}
+        ])
+    );
+}
+
+#[tokio::test]
+async fn macro_resource_errors_keep_their_two_shapes() {
+    let server = catalog();
+    // A typed `snodo::Error` reaches the client as is.
+    let private = send(
+        &server,
+        "resources/read",
+        json!({"uri": "docs://pages/secret"}),
+    )
+    .await;
+    assert_response(&private, "");
+    assert_eq!(
+        private["error"],
+        json!({"code": -32602, "message": "That page is private"})
+    );
+    // Any other error is an internal error whose cause stays on the server.
+    let failed = send(&server, "resources/read", json!({"uri": "data://broken"})).await;
+    assert_response(&failed, "");
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32603, "message": "Resource read failed"})
+    );
+}
+
+#[tokio::test]
+async fn macro_prompts_are_listed_and_rendered() {
+    let server = catalog();
+    let list = send(&server, "prompts/list", json!({})).await;
+    assert_response(&list, "ListPromptsResult");
+    assert_eq!(
+        list["result"]["prompts"],
+        json!([
+            {
+                "name": "brief",
+                "title": "Brief",
+                "description": "Asks for a short brief.",
+                "arguments": [
+                    {"name": "topic", "title": "Topic", "description": "What the brief is about", "required": true},
+                    {"name": "tone", "required": false}
+                ],
+                "icons": [{ "src": "https://example.com/brief.png" }],
+                "_meta": { "com.example/kind": "writing" }
+            },
+            {"name": "review", "description": "A review conversation"},
+            {"name": "unavailable"}
+        ])
+    );
+
+    let rendered = send(
+        &server,
+        "prompts/get",
+        json!({"name": "brief", "arguments": {"topic": "Rust", "tone": "formal"}}),
+    )
+    .await;
+    assert_response(&rendered, "GetPromptResult");
+    assert_eq!(
+        rendered["result"]["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": "Write a formal brief about Rust."}}])
+    );
+
+    // The registry enforces the arguments the macro declared.
+    let missing = send(
+        &server,
+        "prompts/get",
+        json!({"name": "brief", "arguments": {}}),
+    )
+    .await;
+    assert_response(&missing, "");
+    assert_eq!(missing["error"]["data"], json!({"missing": ["topic"]}));
+
+    let review = send(
+        &server,
+        "prompts/get",
+        json!({"name": "review", "arguments": {"a": "1", "b": "2"}}),
+    )
+    .await;
+    assert_response(&review, "GetPromptResult");
+    assert_eq!(
+        review["result"]["messages"],
+        json!([
+            {"role": "user", "content": {"type": "text", "text": "Review: 2"}},
+            {"role": "assistant", "content": {"type": "text", "text": "Send me the diff."}}
+        ])
+    );
+
+    let failed = send(&server, "prompts/get", json!({"name": "unavailable"})).await;
+    assert_response(&failed, "");
+    assert_eq!(failed["error"]["code"], -32603);
+}
+
+#[tokio::test]
+async fn macro_completion_calls_the_named_function() {
+    let server = catalog();
+    let discover = send(&server, "server/discover", json!({})).await;
+    assert!(
+        discover["result"]["capabilities"]["completions"].is_object(),
+        "{discover}"
+    );
+
+    let tone = send(
+        &server,
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/prompt", "name": "brief"},
+            "argument": {"name": "tone", "value": "f"},
+            "context": {"arguments": {"topic": "Rust"}}
+        }),
+    )
+    .await;
+    assert_response(&tone, "CompleteResult");
+    assert_eq!(
+        tone["result"]["completion"],
+        json!({"values": ["formal", "friendly", "funny"], "total": 3, "hasMore": false})
+    );
+
+    let variable = send(
+        &server,
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/resource", "uri": "docs://pages/{page}{?lang}"},
+            "argument": {"name": "page", "value": "in"}
+        }),
+    )
+    .await;
+    assert_response(&variable, "CompleteResult");
+    assert_eq!(
+        variable["result"]["completion"],
+        json!({"values": ["install", "intro"], "total": 2, "hasMore": false})
+    );
+
+    // Without `complete`, a template offers nothing.
+    let nothing = send(
+        &server,
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/resource", "uri": "data://logos/{id}"},
+            "argument": {"name": "id", "value": "4"}
+        }),
+    )
+    .await;
+    assert_eq!(
+        nothing["result"]["completion"],
+        json!({"values": [], "total": 0, "hasMore": false})
+    );
+}
+
+#[test]
+fn macro_components_are_plain_values() {
+    use snodo::prompt::Prompt;
+    use snodo::resource::Resource;
+    fn assert_resource<T: Resource + Copy + Default + std::fmt::Debug>(_: T) {}
+    fn assert_prompt<T: Prompt + Copy + Default + std::fmt::Debug>(_: T) {}
+    assert_resource(readme);
+    assert_resource(page);
+    assert_prompt(brief);
+    assert_prompt(review_conversation);
+    assert!(Resource::completes(&page) && !Resource::completes(&readme));
+    assert_eq!(Resource::size(&readme), Some(7));
+    assert_eq!(
+        Resource::uri_template(&page),
+        Some("docs://pages/{page}{?lang}")
+    );
+    assert_eq!(Prompt::arguments(&review_conversation), Vec::new());
 }

@@ -2,11 +2,12 @@
 //! definition rules applied to them.
 
 use proc_macro2::Span;
-use syn::ext::IdentExt as _;
+use syn::LitStr;
 use syn::parse::{Parse, ParseStream};
-use syn::{Expr, ExprLit, Ident, Lit, LitStr, Token};
 
-use crate::json::{Kind, Node};
+use super::signature::TOOL;
+use crate::common::{expect_icons, expect_object, parse_keys, rule_error, string_literal};
+use crate::json::Node;
 
 /// Every key the attribute accepts, in the order the docs list them.
 const KEYS: [&str; 8] = [
@@ -36,34 +37,11 @@ pub(crate) struct ToolAttr {
 impl Parse for ToolAttr {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut attr = ToolAttr::default();
-        let mut seen: Vec<String> = Vec::new();
-        while !input.is_empty() {
-            let key = input.call(Ident::parse_any)?;
-            let key_name = key.unraw().to_string();
-            if !KEYS.contains(&key_name.as_str()) {
-                return Err(syn::Error::new(
-                    key.span(),
-                    format!(
-                        "unknown key `{key_name}` in #[snodo::tool]; expected one of: {}",
-                        KEYS.join(", ")
-                    ),
-                ));
-            }
-            if seen.contains(&key_name) {
-                return Err(syn::Error::new(
-                    key.span(),
-                    format!("duplicate key `{key_name}` in #[snodo::tool]"),
-                ));
-            }
-            seen.push(key_name.clone());
-            if !input.peek(Token![=]) {
-                return Err(input.error(format!("expected `=` after `{key_name}`")));
-            }
-            input.parse::<Token![=]>()?;
-            match key_name.as_str() {
-                "name" => attr.name = Some(string_literal(input, &key_name)?),
-                "title" => attr.title = Some(string_literal(input, &key_name)?),
-                "description" => attr.description = Some(string_literal(input, &key_name)?),
+        parse_keys(input, TOOL, &KEYS, |_, key, input| {
+            match key {
+                "name" => attr.name = Some(string_literal(input, key)?),
+                "title" => attr.title = Some(string_literal(input, key)?),
+                "description" => attr.description = Some(string_literal(input, key)?),
                 "input_schema" => attr.input_schema = Some(input.parse()?),
                 "output_schema" => attr.output_schema = Some(input.parse()?),
                 "annotations" => attr.annotations = Some(input.parse()?),
@@ -71,30 +49,9 @@ impl Parse for ToolAttr {
                 "meta" => attr.meta = Some(input.parse()?),
                 _ => unreachable!("checked against KEYS"),
             }
-            if input.is_empty() {
-                break;
-            }
-            if !input.peek(Token![,]) {
-                return Err(input.error("expected `,` between the keys of #[snodo::tool]"));
-            }
-            input.parse::<Token![,]>()?;
-        }
+            Ok(())
+        })?;
         Ok(attr)
-    }
-}
-
-/// A value that must be a plain string literal; anything else is reported on
-/// the whole value.
-fn string_literal(input: ParseStream<'_>, key: &str) -> syn::Result<LitStr> {
-    let expr: Expr = input.parse()?;
-    match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) if s.suffix().is_empty() => Ok(s),
-        other => Err(syn::Error::new_spanned(
-            other,
-            format!("`{key}` must be a string literal"),
-        )),
     }
 }
 
@@ -120,40 +77,11 @@ impl ToolAttr {
         {
             errors.push(rule_error(schema, "output_schema", &e));
         }
-        for (key, node) in [("annotations", &self.annotations), ("meta", &self.meta)] {
-            if let Some(node) = node
-                && !matches!(node.kind, Kind::Object(_))
-            {
-                errors.push(node.range.error(format!(
-                    "`{key}` must be a JSON object, found {}",
-                    node.type_name()
-                )));
-            }
-        }
-        if let Some(node) = &self.icons
-            && !matches!(node.kind, Kind::Array(_))
-        {
-            errors.push(node.range.error(format!(
-                "`icons` must be a JSON array of icon objects, found {}",
-                node.type_name()
-            )));
-        }
+        expect_object("annotations", self.annotations.as_ref(), &mut errors);
+        expect_object("meta", self.meta.as_ref(), &mut errors);
+        expect_icons(self.icons.as_ref(), &mut errors);
         errors
     }
-}
-
-/// A rule violation inside a JSON document, reported on the offending tokens.
-fn rule_error(node: &Node, key: &str, e: &snodo_rules::RuleError) -> syn::Error {
-    // The shape rules already say "input schema ..."; the others get the key.
-    let mut message = if e.message.starts_with(&key.replace('_', " ")) {
-        e.message.clone()
-    } else {
-        format!("`{key}`: {}", e.message)
-    };
-    if !e.pointer.is_empty() {
-        message.push_str(&format!(" (at {})", e.pointer));
-    }
-    node.locate(&e.pointer).error(message)
 }
 
 #[cfg(test)]

@@ -16,202 +16,34 @@ mod attr;
 mod signature;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::ext::IdentExt as _;
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned as _;
-use syn::{Attribute, Expr, ExprLit, Ident, ItemFn, Lit, LitStr, Meta, Visibility};
+use syn::{Ident, ItemFn, LitStr};
 
-use crate::json::Node;
+use crate::common::{self, Parts, json_expr, optional_json, optional_str};
 use attr::ToolAttr;
-use signature::{Param, ToolSignature};
+use signature::{Param, TOOL, ToolSignature};
 
 /// Expands the attribute; errors become `compile_error!` invocations.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func: ItemFn = match syn::parse2(item) {
-        Ok(f) => f,
-        Err(e) => {
-            return syn::Error::new(
-                e.span(),
-                format!("#[snodo::tool] goes on an `async fn` ({e})"),
-            )
-            .into_compile_error();
-        }
-    };
-    let parts = Parts::of(&func);
-    match build(attr, &func, &parts) {
-        Ok(tokens) => tokens,
-        Err(errors) => {
-            let mut out = stub(&parts);
-            for e in errors {
-                out.extend(e.into_compile_error());
-            }
-            out
-        }
-    }
-}
-
-/// The pieces of the function every expansion (full or stub) needs.
-struct Parts {
-    vis: Visibility,
-    ident: Ident,
-    /// The name a tool gets when `name` is absent: the identifier, unraw.
-    default_name: String,
-    docs: Vec<Attribute>,
-    cfgs: Vec<Attribute>,
-    others: Vec<Attribute>,
-}
-
-impl Parts {
-    fn of(func: &ItemFn) -> Self {
-        let mut docs = Vec::new();
-        let mut cfgs = Vec::new();
-        let mut others = Vec::new();
-        for a in &func.attrs {
-            if a.path().is_ident("doc") {
-                docs.push(a.clone());
-            } else if a.path().is_ident("cfg") {
-                cfgs.push(a.clone());
-            } else {
-                others.push(a.clone());
-            }
-        }
-        Parts {
-            vis: func.vis.clone(),
-            ident: func.sig.ident.clone(),
-            default_name: func.sig.ident.unraw().to_string(),
-            docs,
-            cfgs,
-            others,
-        }
-    }
-
-    /// The description given by doc comments: common indentation removed,
-    /// surrounding blank lines trimmed. `None` without literal doc comments.
-    fn doc_text(&self) -> Option<String> {
-        let mut lines: Vec<String> = Vec::new();
-        for a in &self.docs {
-            if let Meta::NameValue(nv) = &a.meta
-                && let Expr::Lit(ExprLit {
-                    lit: Lit::Str(s), ..
-                }) = &nv.value
-            {
-                // `///` gives one attribute per line, an empty one for a blank line.
-                lines.extend(s.value().split('\n').map(str::to_string));
-            }
-        }
-        let indent = lines
-            .iter()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| l.len() - l.trim_start().len())
-            .min()?;
-        let text = lines
-            .iter()
-            .map(|l| l.get(indent..).unwrap_or("").trim_end())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let text = text.trim_matches('\n').to_string();
-        (!text.is_empty()).then_some(text)
-    }
-
-    /// The `struct NAME;` declaration with the function's docs and visibility.
-    fn struct_decl(&self) -> TokenStream {
-        let Parts {
-            vis,
-            ident,
-            docs,
-            cfgs,
-            ..
-        } = self;
-        quote! {
-            #(#docs)*
-            #(#cfgs)*
-            #[allow(non_camel_case_types)]
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-            #vis struct #ident;
-        }
-    }
-}
-
-fn build(attr: TokenStream, func: &ItemFn, parts: &Parts) -> Result<TokenStream, Vec<syn::Error>> {
-    let mut errors = Vec::new();
-    let attr = match syn::parse2::<ToolAttr>(attr) {
-        Ok(attr) => {
-            errors.extend(attr.check((&parts.default_name, parts.ident.span())));
-            Some(attr)
-        }
-        Err(e) => {
-            errors.push(e);
-            None
-        }
-    };
-    let sig = match signature::analyze(&func.sig) {
-        Ok(sig) => Some(sig),
-        Err(es) => {
-            errors.extend(es);
-            None
-        }
-    };
-    match (attr, sig) {
-        (Some(attr), Some(sig)) if errors.is_empty() => Ok(generate(&attr, &sig, func, parts)),
-        _ => Err(errors),
-    }
-}
-
-fn json_expr(node: &Node) -> TokenStream {
-    let text = LitStr::new(&node.to_json(), Span::call_site());
-    quote! { ::snodo::__private::static_json(#text) }
-}
-
-fn optional_json(name: &str, node: Option<&Node>) -> TokenStream {
-    let Some(node) = node else {
-        return TokenStream::new();
-    };
-    let method = format_ident!("{name}");
-    let value = json_expr(node);
-    quote! {
-        fn #method(&self) -> ::core::option::Option<::snodo::__private::serde_json::Value> {
-            ::core::option::Option::Some(#value)
-        }
-    }
-}
-
-fn optional_str(name: &str, lit: Option<&LitStr>) -> TokenStream {
-    let Some(lit) = lit else {
-        return TokenStream::new();
-    };
-    let method = format_ident!("{name}");
-    quote! {
-        fn #method(&self) -> ::core::option::Option<&str> {
-            ::core::option::Option::Some(#lit)
-        }
-    }
+    common::expand(
+        TOOL,
+        attr,
+        item,
+        |attr: &ToolAttr, parts| attr.check((&parts.default_name, parts.ident.span())),
+        generate,
+        stub,
+    )
 }
 
 fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) -> TokenStream {
     let ident = &parts.ident;
     let cfgs = &parts.cfgs;
-    let others = &parts.others;
-    let inner = format_ident!("__snodo_tool_{}_impl", parts.default_name);
+    let inner = parts.inner_ident(TOOL);
+    let inner_fn = parts.inner_fn(TOOL, func);
 
-    // The user's function, kept whole under a private name.
-    let mut inner_sig = func.sig.clone();
-    inner_sig.ident = inner.clone();
-    let block = &func.block;
-    let inner_fn = quote! {
-        #(#cfgs)*
-        #(#others)*
-        #inner_sig #block
-    };
-
-    let name = match &attr.name {
-        Some(lit) => lit.clone(),
-        None => LitStr::new(&parts.default_name, ident.span()),
-    };
-    let doc_text = parts.doc_text().map(|t| LitStr::new(&t, Span::call_site()));
-    let description = optional_str(
-        "description",
-        attr.description.as_ref().or(doc_text.as_ref()),
-    );
+    let name = parts.name(attr.name.as_ref());
+    let description = parts.description(attr.description.as_ref());
     let title = optional_str("title", attr.title.as_ref());
 
     let input_schema = match (&attr.input_schema, sig.args_type()) {

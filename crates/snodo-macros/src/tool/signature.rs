@@ -1,7 +1,17 @@
 //! What the annotated function may look like: `async fn NAME(<params>) -> R`.
 
-use syn::spanned::Spanned as _;
-use syn::{FnArg, GenericArgument, PathArguments, ReturnType, Signature, Type};
+use syn::{GenericArgument, PathArguments, PathSegment, Type};
+
+use crate::common::{FnSignature, Macro, ParamKind};
+
+/// The tool macro, for messages.
+pub(crate) const TOOL: Macro = Macro {
+    kind: "tool",
+    params_help: "a tool function takes, in any order and each at most once, \
+         `snodo::Arguments`, `snodo::Context` and `snodo::Args<T>`",
+    returns_help: "`CallResult`, `String`, `Json<T>`, `Result<String, E>`... \
+         (any type implementing `snodo::IntoCallResult`)",
+};
 
 /// One parameter the generated `call` must supply.
 #[derive(Clone)]
@@ -14,7 +24,7 @@ pub(crate) enum Param {
     Args(Box<Type>),
 }
 
-impl Param {
+impl ParamKind for Param {
     fn label(&self) -> &'static str {
         match self {
             Param::Arguments => "Arguments",
@@ -22,15 +32,26 @@ impl Param {
             Param::Args(_) => "Args<T>",
         }
     }
+
+    fn from_segment(segment: &PathSegment) -> Option<Self> {
+        match (segment.ident.to_string().as_str(), &segment.arguments) {
+            ("Arguments", PathArguments::None) => Some(Param::Arguments),
+            ("Context", PathArguments::None) => Some(Param::Context),
+            ("Args", PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
+                match a.args.first() {
+                    Some(GenericArgument::Type(inner)) => {
+                        Some(Param::Args(Box::new(inner.clone())))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 /// A checked tool function signature.
-pub(crate) struct ToolSignature {
-    /// The parameters, in the order the function takes them.
-    pub(crate) params: Vec<Param>,
-    /// The declared return type.
-    pub(crate) output: Type,
-}
+pub(crate) type ToolSignature = FnSignature<Param>;
 
 impl ToolSignature {
     /// The `T` of an `Args<T>` parameter, if there is one.
@@ -53,135 +74,10 @@ impl ToolSignature {
     }
 }
 
-const PARAMS_HELP: &str = "a tool function takes, in any order and each at most once, \
-     `snodo::Arguments`, `snodo::Context` and `snodo::Args<T>`";
-
 /// Checks the signature; returns every problem found.
-pub(crate) fn analyze(sig: &Signature) -> Result<ToolSignature, Vec<syn::Error>> {
-    let mut errors = Vec::new();
-    if let Some(c) = &sig.constness {
-        errors.push(syn::Error::new(c.span, "a tool function cannot be `const`"));
-    }
-    if sig.asyncness.is_none() {
-        errors.push(syn::Error::new(
-            sig.fn_token.span,
-            "#[snodo::tool] needs an `async fn`: write `async fn` here",
-        ));
-    }
-    if let Some(u) = &sig.unsafety {
-        errors.push(syn::Error::new(
-            u.span,
-            "a tool function cannot be `unsafe`",
-        ));
-    }
-    if let Some(abi) = &sig.abi {
-        errors.push(syn::Error::new_spanned(
-            abi,
-            "a tool function cannot declare an ABI",
-        ));
-    }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.push(syn::Error::new_spanned(
-            &sig.generics,
-            "a tool function cannot be generic: the macro makes one concrete type of it",
-        ));
-    }
-    if let Some(v) = &sig.variadic {
-        errors.push(syn::Error::new_spanned(
-            v,
-            "a tool function cannot be variadic",
-        ));
-    }
-
-    let mut params: Vec<Param> = Vec::new();
-    for input in &sig.inputs {
-        let pat_type = match input {
-            FnArg::Receiver(r) => {
-                errors.push(syn::Error::new_spanned(
-                    r,
-                    "#[snodo::tool] goes on a free `async fn`: `self` parameters are not supported",
-                ));
-                continue;
-            }
-            FnArg::Typed(p) => p,
-        };
-        match classify(&pat_type.ty) {
-            Ok(param) => {
-                if params.iter().any(|p| p.label() == param.label()) {
-                    errors.push(syn::Error::new_spanned(
-                        &pat_type.ty,
-                        format!(
-                            "`{}` is already taken by an earlier parameter; {PARAMS_HELP}",
-                            param.label()
-                        ),
-                    ));
-                } else {
-                    params.push(param);
-                }
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-
-    let output = match &sig.output {
-        ReturnType::Type(_, ty) => Some((**ty).clone()),
-        ReturnType::Default => {
-            errors.push(syn::Error::new(
-                sig.paren_token.span.close(),
-                "a tool function must return a value: `CallResult`, `String`, `Json<T>`, \
-                 `Result<String, E>`... (any type implementing `snodo::IntoCallResult`)",
-            ));
-            None
-        }
-    };
-    match output {
-        Some(output) if errors.is_empty() => Ok(ToolSignature { params, output }),
-        _ => Err(errors),
-    }
-}
-
-/// Recognizes a parameter type by the last segment of its path.
-fn classify(ty: &Type) -> syn::Result<Param> {
-    match ty {
-        Type::Group(g) => classify(&g.elem),
-        Type::Paren(p) => classify(&p.elem),
-        Type::Reference(r) => {
-            let inner = classify(&r.elem).ok();
-            Err(syn::Error::new_spanned(
-                ty,
-                match inner {
-                    Some(p) => format!("take `{}` by value, not by reference", p.label()),
-                    None => format!("unsupported parameter type; {PARAMS_HELP}"),
-                },
-            ))
-        }
-        Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return Err(unsupported(ty));
-            };
-            match (last.ident.to_string().as_str(), &last.arguments) {
-                ("Arguments", PathArguments::None) => Ok(Param::Arguments),
-                ("Context", PathArguments::None) => Ok(Param::Context),
-                ("Args", PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
-                    match a.args.first() {
-                        Some(GenericArgument::Type(inner)) => {
-                            Ok(Param::Args(Box::new(inner.clone())))
-                        }
-                        _ => Err(unsupported(ty)),
-                    }
-                }
-                _ => Err(unsupported(ty)),
-            }
-        }
-        _ => Err(unsupported(ty)),
-    }
-}
-
-fn unsupported(ty: &Type) -> syn::Error {
-    syn::Error::new(
-        ty.span(),
-        format!("unsupported parameter type; {PARAMS_HELP}"),
-    )
+#[cfg(test)]
+fn analyze(sig: &syn::Signature) -> Result<ToolSignature, Vec<syn::Error>> {
+    crate::common::analyze(TOOL, sig)
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The `Prompt` behaviour: reusable message templates with declared
 //! arguments.
 //!
+//! The [`#[snodo::prompt]`](macro@crate::prompt) attribute writes the impl
+//! from an `async fn` returning anything [`IntoPromptResult`]; by hand:
+//!
 //! ```
 //! use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
 //! use snodo::{BoxError, Context};
@@ -114,6 +117,12 @@ impl PromptArgument {
         }
     }
 
+    /// Sets the title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
     /// Sets the description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
@@ -209,5 +218,73 @@ impl PromptResult {
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
+    }
+}
+
+/// Conversion of a prompt handler's return value into a rendered prompt.
+///
+/// `#[snodo::prompt]` functions may return any type implementing it:
+///
+/// | type | outcome |
+/// | --- | --- |
+/// | [`PromptResult`] | itself |
+/// | `Vec<PromptMessage>` | those messages |
+/// | [`PromptMessage`] | that one message |
+/// | `String`, `&str` | one user text message |
+/// | `Result<T, E>` with `T: IntoPromptResult`, `E: Into<BoxError>` | `T`'s outcome, or the error |
+///
+/// ```
+/// use snodo::prompt::{IntoPromptResult, PromptMessage, PromptResult};
+///
+/// let rendered = "Summarize the text.".into_prompt_result().unwrap();
+/// assert_eq!(rendered, PromptResult::new([PromptMessage::user_text("Summarize the text.")]));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a prompt",
+    label = "`{Self}` does not implement `IntoPromptResult`",
+    note = "return `PromptResult`, `Vec<PromptMessage>`, `PromptMessage`, `String`, `&'static str`, \
+            or a `Result<T, E>` of one of them whose error converts into `BoxError`"
+)]
+pub trait IntoPromptResult {
+    /// Converts the value.
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError>;
+}
+
+impl IntoPromptResult for PromptResult {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        Ok(PromptResult::new(self))
+    }
+}
+
+impl IntoPromptResult for PromptMessage {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        Ok(PromptResult::new([self]))
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        Ok(PromptResult::new([PromptMessage::user_text(self)]))
+    }
+}
+
+impl IntoPromptResult for &str {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        Ok(PromptResult::new([PromptMessage::user_text(self)]))
+    }
+}
+
+impl<T: IntoPromptResult, E: Into<BoxError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+        match self {
+            Ok(value) => value.into_prompt_result(),
+            Err(error) => Err(error.into()),
+        }
     }
 }

@@ -1,5 +1,8 @@
 //! The `Resource` behaviour: data a server exposes by URI, at a fixed `uri` or
-//! under an RFC 6570 `uri_template`.
+//! under an RFC 6570 `uri_template` (the subset [`template`] documents).
+//!
+//! The [`#[snodo::resource]`](macro@crate::resource) attribute writes the impl
+//! from an `async fn` returning anything [`IntoReadResult`]; by hand:
 //!
 //! ```
 //! use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
@@ -18,9 +21,8 @@
 //! }
 //! ```
 
-pub mod template;
-
-pub use template::{TemplateError, UriTemplate};
+pub use snodo_rules::template;
+pub use snodo_rules::template::{TemplateError, UriTemplate};
 
 use std::future::Future;
 
@@ -228,5 +230,103 @@ impl From<ResourceContents> for ReadResult {
 impl From<Vec<ResourceContents>> for ReadResult {
     fn from(c: Vec<ResourceContents>) -> Self {
         ReadResult::contents(c)
+    }
+}
+
+/// Conversion of a read handler's return value into a read's outcome.
+///
+/// `#[snodo::resource]` functions may return any type implementing it:
+///
+/// | type | outcome |
+/// | --- | --- |
+/// | [`ReadResult`] | itself |
+/// | [`ResourceContents`] | one item of contents |
+/// | `Vec<ResourceContents>` | those contents |
+/// | `String`, `&str` | one text item at the URI that was read, with the resource's MIME type |
+/// | `Result<T, E>` with `T: IntoReadResult`, `E: Into<BoxError>` | `T`'s outcome, or the error |
+///
+/// A conversion learns which URI was read and the resource's declared MIME
+/// type (the macro passes `ReadRequest::uri` and [`Resource::mime_type`]);
+/// only the conversions that build contents themselves use them.
+///
+/// ```
+/// use snodo::resource::{IntoReadResult, ReadResult, ResourceContents};
+///
+/// let text = "# Title".into_read_result("docs://readme", Some("text/markdown")).unwrap();
+/// assert_eq!(
+///     text,
+///     ReadResult::from(
+///         ResourceContents::text("docs://readme", "# Title").with_mime_type("text/markdown")
+///     )
+/// );
+///
+/// let failed: Result<String, std::io::Error> = Err(std::io::ErrorKind::NotFound.into());
+/// assert!(failed.into_read_result("docs://readme", None).is_err());
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource read",
+    label = "`{Self}` does not implement `IntoReadResult`",
+    note = "return `ReadResult`, `ResourceContents`, `Vec<ResourceContents>`, `String`, `&'static str`, \
+            or a `Result<T, E>` of one of them whose error converts into `BoxError`"
+)]
+pub trait IntoReadResult {
+    /// Converts the value. `uri` is the URI that was read and `mime_type` the
+    /// resource's declared MIME type.
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError>;
+}
+
+impl IntoReadResult for ReadResult {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResult, BoxError> {
+        Ok(self)
+    }
+}
+
+impl IntoReadResult for ResourceContents {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResult, BoxError> {
+        Ok(self.into())
+    }
+}
+
+impl IntoReadResult for Vec<ResourceContents> {
+    fn into_read_result(
+        self,
+        _uri: &str,
+        _mime_type: Option<&str>,
+    ) -> Result<ReadResult, BoxError> {
+        Ok(self.into())
+    }
+}
+
+impl IntoReadResult for String {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+        let contents = ResourceContents::text(uri, self);
+        Ok(match mime_type {
+            Some(mime) => contents.with_mime_type(mime),
+            None => contents,
+        }
+        .into())
+    }
+}
+
+impl IntoReadResult for &str {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+        self.to_owned().into_read_result(uri, mime_type)
+    }
+}
+
+impl<T: IntoReadResult, E: Into<BoxError>> IntoReadResult for Result<T, E> {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+        match self {
+            Ok(value) => value.into_read_result(uri, mime_type),
+            Err(error) => Err(error.into()),
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! A [`Validator`] compiles each schema once, when the server is built; the
 //! compiled form validates instances on every call. Three are provided:
 //! [`PassThrough`] (the default: accepts everything), [`Basic`] (a bundled
-//! subset of keywords) and, with the `jsonschema` feature, [`Full`]
+//! subset of keywords) and, with the `jsonschema` feature, `Full`
 //! (JSON Schema 2020-12).
 //!
 //! Whatever the validator, a violation names the location (a JSON pointer) and

@@ -109,14 +109,15 @@ impl ResourceEntry {
         let mut listed = Map::new();
         let (uri, template) = match (resource.uri(), resource.uri_template()) {
             (Some(uri), None) => {
-                if !uri.contains(':') {
-                    return Err(fail(format!("uri {uri:?} must be an absolute URI")));
-                }
+                snodo_rules::check_resource_uri(uri).map_err(|e| fail(e.to_string()))?;
                 listed.insert("uri".into(), uri.into());
                 (Some(uri.to_string()), None)
             }
             (None, Some(t)) => {
                 let parsed = UriTemplate::parse(t).map_err(|e| fail(e.to_string()))?;
+                if let Some(var) = parsed.variables().find(|v| *v == "uri" || *v == "_meta") {
+                    return Err(fail(format!("template variable {var:?} is reserved")));
+                }
                 listed.insert("uriTemplate".into(), t.into());
                 (None, Some(Arc::new(parsed)))
             }

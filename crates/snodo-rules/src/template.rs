@@ -2,9 +2,11 @@
 //!
 //! A resource template such as `file:///{+path}` or
 //! `https://{host}/repos{/owner}{?page,per_page}` is parsed once, when the
-//! server is built, and then matched against the URIs `resources/read`
-//! receives. The subset is deliberately small, so that a URI splits one way
-//! only and matching is linear in the length of the URI:
+//! server is built (and already when the code compiles, for templates given to
+//! `#[snodo::resource(uri_template = ...)]`), and then matched against the URIs
+//! `resources/read` receives (`snodo` re-exports this module as
+//! `snodo::resource::template`). The subset is deliberately small, so that a
+//! URI splits one way only and matching is linear in the length of the URI:
 //!
 //! | Shape         | Matches                                                        |
 //! |---------------|----------------------------------------------------------------|
@@ -36,7 +38,7 @@ const MAX_VARIABLES: usize = 32;
 /// A parsed resource URI template.
 ///
 /// ```
-/// use snodo::resource::template::UriTemplate;
+/// use snodo_rules::template::UriTemplate;
 ///
 /// let template = UriTemplate::parse("https://{host}/repos{/owner}{?page,per_page}")?;
 /// assert_eq!(
@@ -61,7 +63,7 @@ const MAX_VARIABLES: usize = 32;
 /// // Shapes outside the subset are refused, and the error names them.
 /// let error = UriTemplate::parse("docs://{#section}").unwrap_err();
 /// assert!(error.to_string().contains("fragment expansion"));
-/// # Ok::<(), snodo::resource::template::TemplateError>(())
+/// # Ok::<(), snodo_rules::template::TemplateError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UriTemplate {
@@ -603,7 +605,7 @@ fn is_valid_name(name: &str) -> bool {
 
 /// Whether `scheme` is an RFC 3986 scheme: a letter, then letters, digits,
 /// `+`, `-` or `.`.
-fn is_valid_scheme(scheme: &str) -> bool {
+pub(crate) fn is_valid_scheme(scheme: &str) -> bool {
     let mut bytes = scheme.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))

@@ -1,0 +1,455 @@
+//! `#[snodo::prompt]`: an `async fn` becomes a unit struct implementing
+//! `snodo::prompt::Prompt`.
+//!
+//! ```text
+//! #[snodo::prompt(arguments = [{"name": "topic"}])]       pub struct brief;
+//! pub async fn brief(args: PromptArguments)        ==>    async fn __snodo_prompt_brief_impl(args: PromptArguments)
+//!     -> String { body }                                      -> String { body }
+//!                                                         impl ::snodo::prompt::Prompt for brief { ... }
+//! ```
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned as _;
+use syn::{Ident, ItemFn, LitStr, PathArguments, PathSegment};
+
+use crate::common::{
+    self, COMPLETE_HELP, FnSignature, Macro, ParamKind, Parts, completion, expect_icons,
+    expect_object, fn_path, optional_json, optional_str, parse_keys, rule_error, string_literal,
+};
+use crate::json::{Kind, Node};
+
+/// The prompt macro, for messages.
+pub(crate) const PROMPT: Macro = Macro {
+    kind: "prompt",
+    params_help: "a prompt function takes, in any order and each at most once, \
+         `snodo::prompt::PromptArguments` and `snodo::Context`",
+    returns_help: "`PromptResult`, `Vec<PromptMessage>`, `PromptMessage`, `String`, \
+         `Result<String, E>`... (any type implementing `snodo::prompt::IntoPromptResult`)",
+};
+
+/// Every key the attribute accepts, in the order the docs list them.
+const KEYS: [&str; 7] = [
+    "name",
+    "title",
+    "description",
+    "arguments",
+    "icons",
+    "meta",
+    "complete",
+];
+
+/// The parsed arguments of `#[snodo::prompt(...)]`.
+#[derive(Default)]
+pub(crate) struct PromptAttr {
+    name: Option<LitStr>,
+    title: Option<LitStr>,
+    description: Option<LitStr>,
+    arguments: Option<Node>,
+    icons: Option<Node>,
+    meta: Option<Node>,
+    complete: Option<(Ident, syn::Path)>,
+}
+
+impl Parse for PromptAttr {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let mut attr = PromptAttr::default();
+        parse_keys(input, PROMPT, &KEYS, |ident, key, input| {
+            match key {
+                "name" => attr.name = Some(string_literal(input, key)?),
+                "title" => attr.title = Some(string_literal(input, key)?),
+                "description" => attr.description = Some(string_literal(input, key)?),
+                "arguments" => attr.arguments = Some(input.parse()?),
+                "icons" => attr.icons = Some(input.parse()?),
+                "meta" => attr.meta = Some(input.parse()?),
+                "complete" => {
+                    attr.complete = Some((ident.clone(), fn_path(input, key, COMPLETE_HELP)?));
+                }
+                _ => unreachable!("checked against KEYS"),
+            }
+            Ok(())
+        })?;
+        Ok(attr)
+    }
+}
+
+impl PromptAttr {
+    /// Applies the definition rules (the argument rules are shared with the
+    /// registry through `snodo-rules`) and returns every violation, each on
+    /// its own tokens.
+    fn check(&self) -> Vec<syn::Error> {
+        let mut errors = Vec::new();
+        if let Some(name) = &self.name
+            && name.value().is_empty()
+        {
+            errors.push(syn::Error::new(
+                name.span(),
+                "prompt name must not be empty",
+            ));
+        }
+        if let Some(arguments) = &self.arguments
+            && let Err(e) = snodo_rules::check_prompt_arguments(&arguments.to_value())
+        {
+            errors.push(rule_error(arguments, "arguments", &e));
+        }
+        if let Some((key, _)) = &self.complete
+            && self.declared().is_empty()
+        {
+            errors.push(syn::Error::new(
+                key.span(),
+                "`complete` suggests argument values: declare the prompt's `arguments`",
+            ));
+        }
+        expect_object("meta", self.meta.as_ref(), &mut errors);
+        expect_icons(self.icons.as_ref(), &mut errors);
+        errors
+    }
+
+    /// The declared arguments, once checked.
+    fn declared(&self) -> Vec<Argument> {
+        let Some(Node {
+            kind: Kind::Array(items),
+            ..
+        }) = &self.arguments
+        else {
+            return Vec::new();
+        };
+        items.iter().filter_map(Argument::of).collect()
+    }
+}
+
+/// One declared argument.
+struct Argument {
+    name: String,
+    title: Option<String>,
+    description: Option<String>,
+    required: bool,
+}
+
+impl Argument {
+    fn of(node: &Node) -> Option<Self> {
+        let Kind::Object(members) = &node.kind else {
+            return None;
+        };
+        let string = |key: &str| {
+            members
+                .iter()
+                .find(|m| m.key == key)
+                .and_then(|m| match &m.value.kind {
+                    Kind::String(s) => Some(s.clone()),
+                    _ => None,
+                })
+        };
+        let required = members
+            .iter()
+            .any(|m| m.key == "required" && matches!(m.value.kind, Kind::Bool(true)));
+        Some(Argument {
+            name: string("name")?,
+            title: string("title"),
+            description: string("description"),
+            required,
+        })
+    }
+
+    /// `PromptArgument::required("name").with_title(..).with_description(..)`.
+    fn to_tokens(&self) -> TokenStream {
+        let name = LitStr::new(&self.name, Span::call_site());
+        let constructor = if self.required {
+            quote! { required }
+        } else {
+            quote! { optional }
+        };
+        let title = self.title.as_ref().map(|t| {
+            let t = LitStr::new(t, Span::call_site());
+            quote! { .with_title(#t) }
+        });
+        let description = self.description.as_ref().map(|d| {
+            let d = LitStr::new(d, Span::call_site());
+            quote! { .with_description(#d) }
+        });
+        quote! {
+            ::snodo::prompt::PromptArgument::#constructor(#name) #title #description
+        }
+    }
+}
+
+/// One parameter the generated `get` must supply.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Param {
+    /// `snodo::prompt::PromptArguments`, passed by value.
+    Arguments,
+    /// `snodo::Context`, passed by value.
+    Context,
+}
+
+impl ParamKind for Param {
+    fn label(&self) -> &'static str {
+        match self {
+            Param::Arguments => "PromptArguments",
+            Param::Context => "Context",
+        }
+    }
+
+    fn from_segment(segment: &PathSegment) -> Option<Self> {
+        if !matches!(segment.arguments, PathArguments::None) {
+            return None;
+        }
+        match segment.ident.to_string().as_str() {
+            "PromptArguments" => Some(Param::Arguments),
+            "Context" => Some(Param::Context),
+            _ => None,
+        }
+    }
+}
+
+/// Expands the attribute; errors become `compile_error!` invocations.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    common::expand(
+        PROMPT,
+        attr,
+        item,
+        |attr: &PromptAttr, _| attr.check(),
+        generate,
+        stub,
+    )
+}
+
+fn generate(
+    attr: &PromptAttr,
+    sig: &FnSignature<Param>,
+    func: &ItemFn,
+    parts: &Parts,
+) -> TokenStream {
+    let ident = &parts.ident;
+    let cfgs = &parts.cfgs;
+    let inner = parts.inner_ident(PROMPT);
+    let inner_fn = parts.inner_fn(PROMPT, func);
+
+    let name = parts.name(attr.name.as_ref());
+    let title = optional_str("title", attr.title.as_ref());
+    let description = parts.description(attr.description.as_ref());
+    let declared = attr.declared();
+    let arguments = (!declared.is_empty()).then(|| {
+        let items = declared.iter().map(Argument::to_tokens);
+        quote! {
+            fn arguments(&self) -> ::std::vec::Vec<::snodo::prompt::PromptArgument> {
+                ::std::vec![#(#items),*]
+            }
+        }
+    });
+    let icons = optional_json("icons", attr.icons.as_ref());
+    let meta = optional_json("meta", attr.meta.as_ref());
+    let complete = completion(attr.complete.as_ref().map(|(_, path)| path));
+
+    let args_var = Ident::new("__snodo_args", Span::call_site());
+    let cx_var = Ident::new("__snodo_cx", Span::call_site());
+    let pattern = |param: Param, var: &Ident| {
+        if sig.params.contains(&param) {
+            var.to_token_stream()
+        } else {
+            quote!(_)
+        }
+    };
+    let args_pat = pattern(Param::Arguments, &args_var);
+    let cx_pat = pattern(Param::Context, &cx_var);
+    let call_args = sig.params.iter().map(|p| match p {
+        Param::Arguments => args_var.to_token_stream(),
+        Param::Context => cx_var.to_token_stream(),
+    });
+    let output = &sig.output;
+    let convert = quote_spanned! {output.span()=>
+        ::snodo::prompt::IntoPromptResult::into_prompt_result(__snodo_output)
+    };
+
+    let struct_decl = parts.struct_decl();
+    quote! {
+        #struct_decl
+
+        #inner_fn
+
+        #(#cfgs)*
+        impl ::snodo::prompt::Prompt for #ident {
+            fn name(&self) -> &str {
+                #name
+            }
+
+            #title
+            #description
+            #arguments
+            #icons
+            #meta
+
+            async fn get(
+                &self,
+                #args_pat: ::snodo::prompt::PromptArguments,
+                #cx_pat: ::snodo::Context,
+            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::BoxError> {
+                let __snodo_output = #inner(#(#call_args),*).await;
+                #convert
+            }
+
+            #complete
+        }
+    }
+}
+
+/// The struct and a placeholder impl, emitted beside the errors.
+fn stub(parts: &Parts) -> TokenStream {
+    let ident = &parts.ident;
+    let cfgs = &parts.cfgs;
+    let name = LitStr::new(&parts.default_name, ident.span());
+    let struct_decl = parts.struct_decl();
+    quote! {
+        #struct_decl
+
+        #(#cfgs)*
+        impl ::snodo::prompt::Prompt for #ident {
+            fn name(&self) -> &str {
+                #name
+            }
+
+            async fn get(
+                &self,
+                _: ::snodo::prompt::PromptArguments,
+                _: ::snodo::Context,
+            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::BoxError> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_str(attr: TokenStream, item: TokenStream) -> String {
+        expand(attr, item).to_string()
+    }
+
+    fn check(attr: TokenStream) -> Vec<String> {
+        syn::parse2::<PromptAttr>(attr)
+            .map(|a| a.check().iter().map(ToString::to_string).collect())
+            .unwrap_or_else(|e| vec![e.to_string()])
+    }
+
+    #[test]
+    fn emits_a_struct_an_inner_fn_and_the_impl() {
+        let out = expand_str(
+            quote! {
+                title = "Brief",
+                arguments = [
+                    {"name": "topic", "title": "Topic", "description": "What about", "required": true},
+                    {"name": "tone"},
+                ],
+                complete = suggest,
+            },
+            quote! {
+                /// Writes a brief.
+                pub async fn brief(args: PromptArguments) -> String { body() }
+            },
+        );
+        assert!(out.contains("pub struct brief ;"), "{out}");
+        assert!(
+            out.contains("async fn __snodo_prompt_brief_impl (args : PromptArguments)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("impl :: snodo :: prompt :: Prompt for brief"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                ":: snodo :: prompt :: PromptArgument :: required (\"topic\") . with_title (\"Topic\") . with_description (\"What about\")"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: snodo :: prompt :: PromptArgument :: optional (\"tone\")"),
+            "{out}"
+        );
+        assert!(out.contains("Some (\"Writes a brief.\")"), "{out}");
+        assert!(out.contains("_ : :: snodo :: Context"), "{out}");
+        assert!(
+            out.contains("suggest (__snodo_variable , __snodo_value)"),
+            "{out}"
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn without_arguments_the_default_method_stays() {
+        let out = expand_str(
+            quote! {},
+            quote! { async fn hello() -> &'static str { "hi" } },
+        );
+        assert!(!out.contains("fn arguments"), "{out}");
+        assert!(
+            out.contains("fn name (& self) -> & str { \"hello\" }"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn applies_the_argument_rules_at_their_place() {
+        assert!(check(quote! { arguments = [] }).is_empty());
+        for (attr, expected) in [
+            (
+                quote! { arguments = {"name": "a"} },
+                "`arguments`: prompt arguments must be a JSON array",
+            ),
+            (
+                quote! { arguments = [{"name": "a"}, {"name": "a"}] },
+                "duplicate prompt argument name \"a\" (at /1/name)",
+            ),
+            (
+                quote! { arguments = [{"name": ""}] },
+                "must not be empty (at /0/name)",
+            ),
+            (
+                quote! { arguments = [{"description": "x"}] },
+                "needs a \"name\" (at /0)",
+            ),
+            (
+                quote! { arguments = [{"name": "a", "required": "yes"}] },
+                "must be a boolean (at /0/required)",
+            ),
+            (
+                quote! { arguments = [{"name": "a", "default": 1}] },
+                "unknown prompt argument member \"default\"",
+            ),
+            (
+                quote! { complete = suggest },
+                "declare the prompt's `arguments`",
+            ),
+            (quote! { name = "" }, "prompt name must not be empty"),
+            (quote! { meta = [] }, "`meta` must be a JSON object"),
+            (
+                quote! { args = [] },
+                "unknown key `args` in #[snodo::prompt]",
+            ),
+        ] {
+            let errors = check(attr.clone());
+            assert!(
+                errors.iter().any(|e| e.contains(expected)),
+                "{attr}: {errors:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn checks_the_signature() {
+        let out = expand_str(
+            quote! {},
+            quote! { async fn f(args: PromptArguments, more: PromptArguments) -> String { todo!() } },
+        );
+        assert!(out.contains("`PromptArguments` is already taken"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
+        let out = expand_str(
+            quote! {},
+            quote! { async fn f(args: Arguments) -> String { todo!() } },
+        );
+        assert!(out.contains("a prompt function takes"), "{out}");
+    }
+}

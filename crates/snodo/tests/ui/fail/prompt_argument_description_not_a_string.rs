@@ -1,0 +1,6 @@
+#[snodo::prompt(arguments = [{ "name": "topic", "description": ["What", "about"] }])]
+async fn brief() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[snodo::prompt(arguments = [{ "name": 1 }])]
+async fn brief() -> String {
+    String::new()
+}
+
+fn main() {}

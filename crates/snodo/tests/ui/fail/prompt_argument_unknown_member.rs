@@ -1,0 +1,6 @@
+#[snodo::prompt(arguments = [{ "name": "tone", "default": "neutral" }])]
+async fn brief() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[snodo::prompt]
+async fn brief() -> Option<String> {
+    None
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[snodo::prompt]
+async fn brief(args: snodo::Arguments) -> String {
+    format!("{args:?}")
+}
+
+fn main() {}
