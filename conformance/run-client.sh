@@ -39,8 +39,8 @@ leg() { # leg NAME VERSION SCENARIO...
             status=1
             echo "   $scenario: runner exit $rc (see $raw/$name-$scenario.txt)"
         fi
-        # The runner prints one line per check and a summary; show the counts.
-        grep -E '^(Total|Checks|✓|✗|.*passed, .*failed)' "$raw/$name-$scenario.txt" | sed "s/^/   $scenario: /" || true
+        # The runner prints one line per check, then its counts and verdict.
+        grep -E '^(Passed:|.*OVERALL:|.*TIMED OUT)' "$raw/$name-$scenario.txt" | sed "s/^/   $scenario: /" || true
     done
     python3 conformance/summarize.py "$raw/$name" "conformance/results/$name.md" "$name" \
         "client --spec-version $version --scenario {$(IFS=,; echo "$*")}"

@@ -9,8 +9,14 @@ cd "$(dirname "$0")/.."
 echo "== cargo test (workspace, all features)"
 cargo test --workspace --all-features
 
-echo "== conformance: the official suite against snodo-conformance"
+echo "== conformance: the official suite against snodo-conformance (server leg)"
 conformance/run.sh
+
+echo "== conformance: the official suite driving snodo-conformance client (client leg)"
+conformance/run-client.sh
 
 echo "== interop: official clients against the demo server"
 interop/run.sh
+
+echo "== interop: our client against servers no one here wrote"
+interop/client_interop.sh

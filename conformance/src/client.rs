@@ -19,7 +19,11 @@ use snodo::mrtr::{ElicitAction, ElicitResponse};
 
 /// A sample value for a schema property.
 fn sample(schema: &Value, counter: &mut i64) -> Value {
-    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
         return first.clone();
     }
     if let Some(default) = schema.get("default") {
@@ -45,7 +49,10 @@ fn sample_arguments(schema: &Value) -> Map<String, Value> {
     let props = schema.get("properties").and_then(Value::as_object);
     let required = schema.get("required").and_then(Value::as_array);
     for name in required.into_iter().flatten().filter_map(Value::as_str) {
-        let prop = props.and_then(|p| p.get(name)).cloned().unwrap_or(Value::Null);
+        let prop = props
+            .and_then(|p| p.get(name))
+            .cloned()
+            .unwrap_or(Value::Null);
         out.insert(name.to_string(), sample(&prop, &mut counter));
     }
     out
@@ -79,23 +86,27 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
     if caps.get("tools").is_some() {
         match client.list_tools().await {
             Ok(tools) => {
-                let calls: Vec<(String, Value)> = match context.get("toolCalls").and_then(Value::as_array) {
-                    Some(list) => list
-                        .iter()
-                        .filter_map(|c| {
-                            let name = c.get("name")?.as_str()?.to_string();
-                            Some((name, c.get("arguments").cloned().unwrap_or_else(|| json!({}))))
-                        })
-                        .collect(),
-                    None => tools
-                        .iter()
-                        .filter_map(|t| {
-                            let name = t.get("name")?.as_str()?.to_string();
-                            let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
-                            Some((name, Value::Object(sample_arguments(&schema))))
-                        })
-                        .collect(),
-                };
+                let calls: Vec<(String, Value)> =
+                    match context.get("toolCalls").and_then(Value::as_array) {
+                        Some(list) => list
+                            .iter()
+                            .filter_map(|c| {
+                                let name = c.get("name")?.as_str()?.to_string();
+                                Some((
+                                    name,
+                                    c.get("arguments").cloned().unwrap_or_else(|| json!({})),
+                                ))
+                            })
+                            .collect(),
+                        None => tools
+                            .iter()
+                            .filter_map(|t| {
+                                let name = t.get("name")?.as_str()?.to_string();
+                                let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
+                                Some((name, Value::Object(sample_arguments(&schema))))
+                            })
+                            .collect(),
+                    };
                 for (name, args) in calls {
                     let result = client.call_tool(&name, args).await;
                     note(format!("call {name}"), result);
@@ -119,9 +130,16 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
         match client.list_prompts().await {
             Ok(prompts) => {
                 for prompt in &prompts {
-                    let Some(name) = prompt.get("name").and_then(Value::as_str) else { continue };
+                    let Some(name) = prompt.get("name").and_then(Value::as_str) else {
+                        continue;
+                    };
                     let mut args = Map::new();
-                    for arg in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
+                    for arg in prompt
+                        .get("arguments")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
                         if arg.get("required").and_then(Value::as_bool) == Some(true)
                             && let Some(n) = arg.get("name").and_then(Value::as_str)
                         {
@@ -176,7 +194,10 @@ async fn run(url: &str) -> Result<Vec<String>, ClientError> {
 
 /// Runs the client leg against `url`.
 pub(crate) fn main(url: &str) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("snodo-conformance: cannot start the runtime: {e}");
@@ -186,7 +207,10 @@ pub(crate) fn main(url: &str) -> ExitCode {
     match runtime.block_on(run(url)) {
         Ok(failures) if failures.is_empty() => ExitCode::SUCCESS,
         Ok(failures) => {
-            eprintln!("snodo-conformance client: {} operation(s) failed", failures.len());
+            eprintln!(
+                "snodo-conformance client: {} operation(s) failed",
+                failures.len()
+            );
             ExitCode::FAILURE
         }
         Err(e) => {

@@ -5,11 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod client_cmd;
 mod demo;
 
 /// snodo: build and call Model Context Protocol servers.
 #[derive(Parser)]
-#[command(name = "snodo", version, about)]
+#[command(name = "snodo", version, about, after_help = client_cmd::EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -19,6 +20,8 @@ struct Cli {
 enum Command {
     /// Serve the demo server (tools greet, add, lookup, count, confirm_delete; resources; a prompt).
     Demo(DemoArgs),
+    #[command(flatten)]
+    Client(client_cmd::ClientCommand),
 }
 
 #[derive(Args)]
@@ -34,6 +37,10 @@ struct DemoArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let command = match cli.command {
+        Command::Client(cmd) => return client_cmd::main(cmd),
+        other => other,
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -45,8 +52,9 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
-        match cli.command {
+        match command {
             Command::Demo(args) => run_demo(args).await,
+            Command::Client(_) => Ok(()),
         }
     });
     match result {

@@ -66,6 +66,8 @@
 //! assert!(server.is_ok());
 //! ```
 
+#[cfg(feature = "client")]
+pub mod client;
 pub mod context;
 pub mod error;
 pub mod mrtr;
@@ -79,6 +81,8 @@ pub mod tool;
 pub mod transport;
 pub mod wire;
 
+#[cfg(feature = "client")]
+pub use client::Client;
 pub use context::{CancelSignal, Context, Principal, TransportInfo, TransportKind};
 pub use error::{BoxError, Error};
 pub use mrtr::InputRequired;

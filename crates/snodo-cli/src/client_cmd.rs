@@ -1,0 +1,604 @@
+//! The client commands: `snodo <command> [options] <TARGET> [args...]`.
+//!
+//! TARGET is an `http(s)://` URL or a quoted command line that starts a
+//! stdio server (`"python server.py"`, split like a shell would).
+
+mod render;
+mod terminal;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+use snodo::client::{
+    Client, ClientBuilder, ClientError, CompletionRef, ListenFilter, RequestOptions, Root,
+    StderrMode, StdioCommand, Target,
+};
+use snodo::mrtr::{ElicitAction, ElicitResponse};
+use snodo::protocol::LogLevel;
+
+use render::Style;
+
+/// The exit codes, as documented in `snodo --help`.
+pub(crate) const EXIT_CODES: &str = "\
+Client commands: snodo <command> [options] <TARGET> [args...]
+  TARGET is an http(s):// URL, or a quoted command line that starts a stdio
+  server (\"python server.py\"). Output is human-readable; --json prints the
+  raw result for scripts.
+
+Exit codes (client commands):
+  0  success
+  1  the tool returned a result with isError: true
+  2  bad command line
+  3  the server answered with a JSON-RPC error
+  4  connection failure (cannot start or reach the server, connection lost)
+  5  a request timed out
+  6  the server broke the protocol, or asked for input the CLI cannot give";
+
+/// The exit code of a tool result with `isError: true`.
+const EXIT_TOOL_ERROR: u8 = 1;
+/// The exit code of a bad command line.
+const EXIT_USAGE: u8 = 2;
+/// The exit code of a JSON-RPC error from the server.
+const EXIT_RPC: u8 = 3;
+/// The exit code of a connection failure.
+const EXIT_CONNECTION: u8 = 4;
+/// The exit code of a timeout.
+const EXIT_TIMEOUT: u8 = 5;
+/// The exit code of a protocol violation or unanswerable input request.
+const EXIT_PROTOCOL: u8 = 6;
+
+/// The client commands.
+#[derive(Subcommand)]
+pub(crate) enum ClientCommand {
+    /// Show the server's identity, protocol revision and capabilities.
+    Discover(Box<Common>),
+    /// List the server's tools.
+    Tools(Box<Common>),
+    /// Call a tool: snodo call TARGET TOOL [key=value ...] [--args '{...}'].
+    Call(Box<CallArgs>),
+    /// List the server's resources and resource templates.
+    Resources(Box<Common>),
+    /// Read a resource: snodo read TARGET URI.
+    Read(Box<ReadArgs>),
+    /// List the server's prompts.
+    Prompts(Box<Common>),
+    /// Get a prompt: snodo prompt TARGET NAME [key=value ...].
+    Prompt(Box<PromptArgs>),
+    /// Complete an argument: snodo complete TARGET prompt:NAME|resource:URI ARG=PREFIX.
+    Complete(Box<CompleteArgs>),
+    /// Print change notifications until interrupted: snodo listen TARGET [--tools] [--uri URI].
+    Listen(Box<ListenArgs>),
+}
+
+/// Options every client command takes.
+#[derive(Args, Clone)]
+pub(crate) struct Options {
+    /// Print the raw JSON result instead of the human-readable form.
+    #[arg(long)]
+    json: bool,
+    /// Per-request timeout in seconds (progress restarts it).
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Speak this protocol revision instead of negotiating (2026-07-28, 2025-11-25, 2025-06-18).
+    #[arg(long = "protocol", value_name = "VERSION")]
+    protocol: Option<String>,
+    /// An extra HTTP header, e.g. -H 'Authorization: Bearer TOKEN' (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// Ask the server for log messages at or above LEVEL (printed on stderr).
+    #[arg(long, value_name = "LEVEL")]
+    log_level: Option<String>,
+    /// What to do with a stdio server's stderr: inherit, quiet (discard) or capture (shown on failure).
+    #[arg(long, value_name = "MODE", default_value = "inherit")]
+    server_stderr: String,
+    /// Answer elicitations with the form's defaults instead of asking.
+    #[arg(long)]
+    accept_defaults: bool,
+    /// Never ask questions on the terminal; elicitations are declined.
+    #[arg(long)]
+    no_input: bool,
+    /// A root directory offered to servers that ask (repeatable).
+    #[arg(long = "root", value_name = "PATH")]
+    roots: Vec<String>,
+}
+
+/// A command that takes only the target.
+#[derive(Args)]
+pub(crate) struct Common {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo call`.
+#[derive(Args)]
+pub(crate) struct CallArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// The tool's name.
+    tool: String,
+    /// Arguments as key=value; values that parse as JSON are sent as JSON, others as strings.
+    #[arg(value_name = "KEY=VALUE")]
+    args: Vec<String>,
+    /// All arguments as one JSON object (key=value pairs are merged into it).
+    #[arg(long = "args", value_name = "JSON")]
+    json_args: Option<String>,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo read`.
+#[derive(Args)]
+pub(crate) struct ReadArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// The resource URI.
+    uri: String,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo prompt`.
+#[derive(Args)]
+pub(crate) struct PromptArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// The prompt's name.
+    name: String,
+    /// Arguments as key=value (prompt arguments are strings).
+    #[arg(value_name = "KEY=VALUE")]
+    args: Vec<String>,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo complete`.
+#[derive(Args)]
+pub(crate) struct CompleteArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// What to complete for: prompt:NAME or resource:URI.
+    reference: String,
+    /// The argument and the text typed so far, as NAME=PREFIX.
+    argument: String,
+    /// Arguments already chosen, as key=value (repeatable).
+    #[arg(long = "context", value_name = "KEY=VALUE")]
+    context: Vec<String>,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo listen`.
+#[derive(Args)]
+pub(crate) struct ListenArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// Tool list changes (all three list kinds when no filter is given).
+    #[arg(long)]
+    tools: bool,
+    /// Prompt list changes.
+    #[arg(long)]
+    prompts: bool,
+    /// Resource list changes.
+    #[arg(long)]
+    resources: bool,
+    /// Updates of this resource (repeatable).
+    #[arg(long = "uri", value_name = "URI")]
+    uris: Vec<String>,
+    /// Stop after N notifications.
+    #[arg(long, value_name = "N")]
+    count: Option<u64>,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// A failure with its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Self {
+        Self {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Self {
+        let code = match &e {
+            ClientError::Rpc { .. } => EXIT_RPC,
+            ClientError::Transport { .. } => EXIT_CONNECTION,
+            ClientError::Timeout { .. } => EXIT_TIMEOUT,
+            _ => EXIT_PROTOCOL,
+        };
+        Self {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Splits `key=value`; the value is JSON when it parses, else a string.
+fn parse_pairs(pairs: &[String], json_values: bool) -> Result<Map<String, Value>, Failure> {
+    let mut out = Map::new();
+    for pair in pairs {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| Failure::usage(format!("expected key=value, got {pair:?}")))?;
+        if key.is_empty() {
+            return Err(Failure::usage(format!("empty key in {pair:?}")));
+        }
+        let value = if json_values {
+            serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()))
+        } else {
+            Value::String(value.to_string())
+        };
+        out.insert(key.to_string(), value);
+    }
+    Ok(out)
+}
+
+/// A minimal logger: the library's warnings go to stderr.
+struct StderrLogger;
+
+impl log::Log for StderrLogger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        metadata.level() <= log::Level::Warn
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            eprintln!("warning: {}", record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+static LOGGER: StderrLogger = StderrLogger;
+
+/// Builds the client for a command's options.
+fn builder(opts: &Options, style: &Style) -> Result<ClientBuilder, Failure> {
+    if !(opts.timeout > 0.0 && opts.timeout.is_finite()) {
+        return Err(Failure::usage(
+            "--timeout must be a positive number of seconds",
+        ));
+    }
+    let mut b = Client::builder()
+        .client_info("snodo-cli", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(opts.timeout))
+        .reset_timeout_on_progress(true);
+    if let Some(version) = &opts.protocol {
+        b = b.protocol_version(version);
+    }
+    for header in &opts.headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| Failure::usage(format!("expected 'Name: value', got {header:?}")))?;
+        b = b.header(name.trim(), value.trim());
+    }
+    if let Some(level) = &opts.log_level {
+        let level = LogLevel::parse(level)
+            .ok_or_else(|| Failure::usage(format!("unknown log level {level:?}")))?;
+        b = b.log_level(level);
+    }
+    let log_style = style.clone();
+    b = b.on_log(move |m| terminal::print_log(&log_style, &m));
+    let interactive = !opts.no_input && !opts.accept_defaults && std::io::stdin().is_terminal();
+    if opts.accept_defaults {
+        b = b.on_elicit_form(|req| async move { Ok(req.accept_defaults()) });
+    } else if interactive {
+        let form_style = style.clone();
+        b = b.on_elicit_form(move |req| terminal::ask_form(form_style.clone(), req));
+        let url_style = style.clone();
+        b = b.on_elicit_url(move |req| terminal::ask_url(url_style.clone(), req));
+    } else {
+        b = b.on_elicit_form(|_req| async move {
+            Ok(ElicitResponse {
+                action: ElicitAction::Decline,
+                content: Map::new(),
+            })
+        });
+    }
+    if !opts.roots.is_empty() {
+        let mut roots = Vec::new();
+        for path in &opts.roots {
+            let abs = std::path::absolute(path)
+                .map_err(|e| Failure::usage(format!("--root {path}: {e}")))?;
+            roots.push(Root::new(format!("file://{}", abs.display()), None));
+        }
+        b = b.roots(roots);
+    }
+    Ok(b)
+}
+
+/// Connects to TARGET.
+async fn connect(target: &str, opts: &Options, style: &Style) -> Result<Client, Failure> {
+    let b = builder(opts, style)?;
+    let stderr = match opts.server_stderr.as_str() {
+        "inherit" => StderrMode::Inherit,
+        "quiet" | "null" => StderrMode::Null,
+        "capture" => StderrMode::Capture,
+        other => {
+            return Err(Failure::usage(format!(
+                "--server-stderr: unknown mode {other:?}"
+            )));
+        }
+    };
+    let target = if Target::is_url(target) {
+        Target::from(target)
+    } else {
+        Target::Stdio(
+            StdioCommand::parse(target)
+                .map_err(|e| Failure::usage(e.to_string()))?
+                .stderr(stderr),
+        )
+    };
+    Ok(b.connect(target).await?)
+}
+
+fn print_json(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}
+
+async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
+    match cmd {
+        ClientCommand::Discover(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let result = client.discover().await;
+            let outcome = result.map(|d| {
+                if c.opts.json {
+                    print_json(&d);
+                } else {
+                    render::discover(style, &client, &d);
+                }
+            });
+            finish(&client, &c.opts, outcome.map(|()| 0)).await
+        }
+        ClientCommand::Tools(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = client.list_tools().await.map(|tools| {
+                if c.opts.json {
+                    print_json(&json!({"tools": tools}));
+                } else {
+                    render::tools(style, &tools);
+                }
+                0
+            });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Call(c) => {
+            let mut args = match &c.json_args {
+                Some(text) => match serde_json::from_str(text) {
+                    Ok(Value::Object(map)) => map,
+                    Ok(_) => return Err(Failure::usage("--args must be a JSON object")),
+                    Err(e) => return Err(Failure::usage(format!("--args is not JSON: {e}"))),
+                },
+                None => Map::new(),
+            };
+            args.extend(parse_pairs(&c.args, true)?);
+            let client = connect(&c.target, &c.opts, style).await?;
+            let bar = terminal::ProgressBar::new(style.clone(), c.opts.json);
+            let progress = bar.clone();
+            let opts = RequestOptions::new().on_progress(move |p| progress.update(&p));
+            let result = client
+                .call_tool_with(&c.tool, Value::Object(args), opts)
+                .await;
+            bar.finish();
+            let outcome = result.and_then(|r| {
+                if snodo::client::is_input_required(&r) {
+                    if c.opts.json {
+                        print_json(&r);
+                    }
+                    return Err(ClientError::Protocol(
+                        "the server asked for input the CLI cannot give (sampling, or a declined form)".into(),
+                    ));
+                }
+                let is_error = r.get("isError").and_then(Value::as_bool) == Some(true);
+                if c.opts.json {
+                    print_json(&r);
+                } else {
+                    render::call_result(style, &r);
+                }
+                Ok(if is_error { EXIT_TOOL_ERROR } else { 0 })
+            });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Resources(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let caps = client.server_capabilities();
+            let outcome = async {
+                let resources = client.list_resources().await?;
+                let templates = if caps.get("resources").is_some() || client.is_legacy() {
+                    client.list_resource_templates().await.unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                if c.opts.json {
+                    print_json(&json!({"resources": resources, "resourceTemplates": templates}));
+                } else {
+                    render::resources(style, &resources, &templates);
+                }
+                Ok(0)
+            }
+            .await;
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Read(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = client.read_resource(&c.uri).await.map(|r| {
+                if c.opts.json {
+                    print_json(&r);
+                } else {
+                    render::read_result(style, &r);
+                }
+                0
+            });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Prompts(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = client.list_prompts().await.map(|prompts| {
+                if c.opts.json {
+                    print_json(&json!({"prompts": prompts}));
+                } else {
+                    render::prompts(style, &prompts);
+                }
+                0
+            });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Prompt(c) => {
+            let args = parse_pairs(&c.args, false)?;
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = client
+                .get_prompt(&c.name, Value::Object(args))
+                .await
+                .map(|r| {
+                    if c.opts.json {
+                        print_json(&r);
+                    } else {
+                        render::prompt_result(style, &r);
+                    }
+                    0
+                });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Complete(c) => {
+            let reference = match c.reference.split_once(':') {
+                Some(("prompt", name)) => CompletionRef::Prompt(name.to_string()),
+                Some(("resource", uri)) => CompletionRef::Resource(uri.to_string()),
+                _ => {
+                    return Err(Failure::usage(
+                        "the reference must be prompt:NAME or resource:URI",
+                    ));
+                }
+            };
+            let (name, prefix) = c
+                .argument
+                .split_once('=')
+                .ok_or_else(|| Failure::usage("the argument must be NAME=PREFIX"))?;
+            let context = parse_pairs(&c.context, false)?;
+            let client = connect(&c.target, &c.opts, style).await?;
+            let context = (!context.is_empty()).then_some(context);
+            let outcome = client
+                .complete(reference, name, prefix, context)
+                .await
+                .map(|r| {
+                    if c.opts.json {
+                        print_json(&r);
+                    } else {
+                        render::completion(style, &r);
+                    }
+                    0
+                });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Listen(c) => {
+            let mut filter = ListenFilter::new();
+            filter.tools_list_changed = c.tools;
+            filter.prompts_list_changed = c.prompts;
+            filter.resources_list_changed = c.resources;
+            filter.resource_subscriptions = c.uris.clone();
+            if filter == ListenFilter::new() {
+                filter = ListenFilter::all_lists();
+            }
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = listen(&client, filter, &c, style).await;
+            finish(&client, &c.opts, outcome).await
+        }
+    }
+}
+
+async fn listen(
+    client: &Client,
+    filter: ListenFilter,
+    c: &ListenArgs,
+    style: &Style,
+) -> Result<u8, ClientError> {
+    let mut sub = client.listen(filter).await?;
+    if !c.opts.json {
+        eprintln!(
+            "{} listening for {} (Ctrl-C to stop)",
+            style.dim("·"),
+            serde_json::to_string(sub.acknowledged()).unwrap_or_default()
+        );
+    }
+    let mut seen = 0u64;
+    loop {
+        if c.count.is_some_and(|n| seen >= n) {
+            return Ok(0);
+        }
+        let next = tokio::select! {
+            n = sub.next() => n,
+            _ = tokio::signal::ctrl_c() => return Ok(0),
+        };
+        let Some(n) = next else {
+            if !c.opts.json {
+                eprintln!("{} the server ended the subscription", style.dim("·"));
+            }
+            return Ok(0);
+        };
+        seen += 1;
+        if c.opts.json {
+            println!("{}", json!({"method": n.method, "params": n.params}));
+        } else {
+            render::notification(style, &n.method, &n.params);
+        }
+    }
+}
+
+/// Closes the client and turns the outcome into an exit code.
+async fn finish(
+    client: &Client,
+    opts: &Options,
+    outcome: Result<u8, ClientError>,
+) -> Result<u8, Failure> {
+    client.close().await;
+    match outcome {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            if opts.server_stderr == "capture"
+                && let Some(text) = client.stderr()
+                && !text.trim().is_empty()
+            {
+                eprintln!("server stderr:\n{}", text.trim_end());
+            }
+            Err(e.into())
+        }
+    }
+}
+
+/// Runs a client command and returns the process exit code.
+pub(crate) fn main(cmd: ClientCommand) -> ExitCode {
+    let _ = log::set_logger(&LOGGER).map(|()| log::set_max_level(log::LevelFilter::Warn));
+    let style = Style::detect();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("snodo: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run_command(cmd, &style)) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("{} {}", style.error("error:"), f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! What a client call can fail with.
+//!
+//! The variants keep apart what a caller must never confuse: the peer's own
+//! JSON-RPC error ([`ClientError::Rpc`]), a failure to reach the peer or to
+//! read its answer ([`ClientError::Transport`]), a local deadline
+//! ([`ClientError::Timeout`]), a peer that broke the protocol
+//! ([`ClientError::Protocol`]), and an application handler that failed
+//! ([`ClientError::Handler`]).
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::Error;
+
+/// Which deadline expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutKind {
+    /// The per-request timeout (possibly reset by progress notifications).
+    Request,
+    /// The maximum total time, which progress never extends.
+    MaxTotal,
+}
+
+/// A failed client operation.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The peer answered with a JSON-RPC error.
+    Rpc {
+        /// The error object, as sent by the peer.
+        error: Error,
+        /// The HTTP status that carried it (Streamable HTTP only).
+        status: Option<u16>,
+    },
+    /// The peer could not be reached, or the connection failed before the
+    /// response arrived (refused, closed, not JSON-RPC, an HTTP error without a
+    /// JSON-RPC body, a child process that exited).
+    Transport {
+        /// What went wrong.
+        message: String,
+        /// The HTTP status, when the failure was an HTTP answer.
+        status: Option<u16>,
+        /// The underlying error, if any.
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A local deadline expired; the request was cancelled.
+    Timeout {
+        /// Which deadline.
+        kind: TimeoutKind,
+        /// How long the request had been running.
+        elapsed: Duration,
+    },
+    /// The peer broke the protocol: a malformed result, a repeated page
+    /// cursor, too many pages or input rounds, an unsupported revision.
+    Protocol(String),
+    /// An application handler (elicitation, sampling, roots) failed.
+    Handler(String),
+}
+
+impl ClientError {
+    pub(crate) fn transport(message: impl Into<String>) -> Self {
+        ClientError::Transport {
+            message: message.into(),
+            status: None,
+            source: None,
+        }
+    }
+
+    pub(crate) fn transport_with(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        ClientError::Transport {
+            message: message.into(),
+            status: None,
+            source: Some(source.into()),
+        }
+    }
+
+    pub(crate) fn http_status(status: u16, body: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(&body[..body.len().min(200)])
+            .trim()
+            .to_string();
+        let message = if text.is_empty() {
+            format!("HTTP status {status}")
+        } else {
+            format!("HTTP status {status}: {text}")
+        };
+        ClientError::Transport {
+            message,
+            status: Some(status),
+            source: None,
+        }
+    }
+
+    pub(crate) fn protocol(message: impl Into<String>) -> Self {
+        ClientError::Protocol(message.into())
+    }
+
+    /// The peer's JSON-RPC error, if this is one.
+    pub fn rpc_error(&self) -> Option<&Error> {
+        match self {
+            ClientError::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error code, if the peer answered with an error.
+    ///
+    /// ```
+    /// use snodo::client::ClientError;
+    /// let err = ClientError::Protocol("bad".into());
+    /// assert_eq!(err.code(), None);
+    /// ```
+    pub fn code(&self) -> Option<i64> {
+        self.rpc_error().map(Error::code)
+    }
+
+    /// Whether the peer answered with a JSON-RPC error.
+    pub fn is_rpc(&self) -> bool {
+        matches!(self, ClientError::Rpc { .. })
+    }
+
+    /// Whether the peer could not be reached or the connection failed.
+    pub fn is_transport(&self) -> bool {
+        matches!(self, ClientError::Transport { .. })
+    }
+
+    /// Whether a local deadline expired.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, ClientError::Timeout { .. })
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Rpc { error, .. } => {
+                write!(f, "the server answered with an error: {error}")
+            }
+            ClientError::Transport { message, .. } => write!(f, "transport failure: {message}"),
+            ClientError::Timeout {
+                kind: TimeoutKind::Request,
+                elapsed,
+            } => {
+                write!(f, "request timed out after {:.1} s", elapsed.as_secs_f64())
+            }
+            ClientError::Timeout {
+                kind: TimeoutKind::MaxTotal,
+                elapsed,
+            } => {
+                write!(
+                    f,
+                    "maximum total timeout exceeded after {:.1} s",
+                    elapsed.as_secs_f64()
+                )
+            }
+            ClientError::Protocol(message) => write!(f, "protocol violation: {message}"),
+            ClientError::Handler(message) => write!(f, "handler failed: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ClientError::Rpc { error, .. } => Some(error),
+            ClientError::Transport {
+                source: Some(source),
+                ..
+            } => Some(source.as_ref()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Choosing the protocol revision.
+//!
+//! The client probes with `server/discover` at its newest modern revision.
+//! A discover result, or a recognized modern error (`-32022` with
+//! `data.supported`, `-32020`, `-32021`), keeps the modern wire (retrying the
+//! probe once at a supported revision). Anything else — another error, an
+//! HTTP error without a modern body, a result that is not a discover result,
+//! or no answer within the probe timeout — falls back to `initialize` at
+//! 2025-11-25, then 2025-06-18. A pinned revision skips the choice.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::options::{LEGACY_VERSIONS, MODERN_VERSIONS, RequestOptions, VersionPolicy};
+use super::request::Wire;
+use super::{ClientError, Shared, legacy};
+use crate::error::code;
+use crate::protocol::keys;
+
+/// What the client learned about the server while connecting.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Negotiated {
+    pub(crate) version: String,
+    pub(crate) legacy: bool,
+    pub(crate) server_info: Option<Value>,
+    pub(crate) capabilities: Value,
+    pub(crate) instructions: Option<String>,
+    pub(crate) supported_versions: Vec<String>,
+    /// The discover result (modern) or the initialize result (legacy).
+    pub(crate) discover: Option<Value>,
+}
+
+impl Negotiated {
+    /// Reads a `DiscoverResult`; `None` when `result` is not one.
+    pub(crate) fn from_discover(version: &str, result: &Value) -> Option<Self> {
+        let supported: Vec<String> = result
+            .get("supportedVersions")?
+            .as_array()?
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        let server_info = result
+            .get("_meta")
+            .and_then(|m| m.get(keys::SERVER_INFO))
+            .or_else(|| result.get("serverInfo"))
+            .cloned();
+        Some(Self {
+            version: version.to_string(),
+            legacy: false,
+            server_info,
+            capabilities: result
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            supported_versions: supported,
+            discover: Some(result.clone()),
+        })
+    }
+
+    fn modern_without_discover(version: &str) -> Self {
+        Self {
+            version: version.to_string(),
+            legacy: false,
+            capabilities: json!({}),
+            ..Self::default()
+        }
+    }
+}
+
+/// The outcome of one probe.
+enum Probe {
+    Modern(Negotiated),
+    /// A `-32022` naming the revisions the server supports.
+    Unsupported(Vec<String>),
+    Legacy,
+}
+
+async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError> {
+    let wire = Wire {
+        version: version.to_string(),
+        legacy: false,
+        handshake: false,
+    };
+    let mut opts = RequestOptions::new()
+        .timeout(shared.config.probe_timeout)
+        .max_total_timeout(shared.config.probe_timeout);
+    opts.silent_timeout = true;
+    match shared
+        .call_on(&wire, "server/discover", Map::new(), &opts, Vec::new())
+        .await
+    {
+        Ok(result) => Ok(match Negotiated::from_discover(version, &result) {
+            Some(n) => Probe::Modern(n),
+            None => Probe::Legacy,
+        }),
+        Err(ClientError::Rpc { error, .. }) => match error.code() {
+            code::UNSUPPORTED_PROTOCOL_VERSION => {
+                let supported = error
+                    .data()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect()
+                    });
+                Ok(match supported {
+                    Some(list) => Probe::Unsupported(list),
+                    None => Probe::Legacy,
+                })
+            }
+            code::HEADER_MISMATCH | code::MISSING_CLIENT_CAPABILITY => {
+                Ok(Probe::Modern(Negotiated::modern_without_discover(version)))
+            }
+            _ => Ok(Probe::Legacy),
+        },
+        Err(ClientError::Timeout { .. }) => Ok(Probe::Legacy),
+        Err(e @ ClientError::Transport { status: None, .. }) => Err(e),
+        Err(ClientError::Transport { .. }) | Err(ClientError::Protocol(_)) => Ok(Probe::Legacy),
+        Err(e) => Err(e),
+    }
+}
+
+/// Falls back to `initialize`: each legacy revision in turn while the
+/// server answers with an error.
+async fn initialize_any(
+    shared: &Arc<Shared>,
+    versions: &[String],
+) -> Result<Negotiated, ClientError> {
+    let mut last = None;
+    for version in versions {
+        match legacy::initialize(shared, version).await {
+            Ok(n) => return Ok(n),
+            Err(e @ ClientError::Rpc { .. }) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| ClientError::protocol("no protocol revision in common with the server")))
+}
+
+/// Picks the revision and learns the server's identity and capabilities.
+pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, ClientError> {
+    match &shared.config.version {
+        VersionPolicy::Pin(version) if LEGACY_VERSIONS.contains(&version.as_str()) => {
+            legacy::initialize(shared, version).await
+        }
+        VersionPolicy::Pin(version) => match probe(shared, version).await? {
+            Probe::Modern(n) => Ok(n),
+            Probe::Unsupported(list) => Err(ClientError::protocol(format!(
+                "the server does not support protocol version {version} (it supports {})",
+                list.join(", ")
+            ))),
+            Probe::Legacy => Ok(Negotiated::modern_without_discover(version)),
+        },
+        VersionPolicy::Auto => {
+            let first = MODERN_VERSIONS[0];
+            match probe(shared, first).await? {
+                Probe::Modern(n) => Ok(n),
+                Probe::Legacy => {
+                    initialize_any(
+                        shared,
+                        &LEGACY_VERSIONS
+                            .iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>(),
+                    )
+                    .await
+                }
+                Probe::Unsupported(list) => {
+                    if let Some(modern) = MODERN_VERSIONS
+                        .iter()
+                        .find(|v| list.iter().any(|s| s == *v))
+                    {
+                        return match probe(shared, modern).await? {
+                            Probe::Modern(n) => Ok(n),
+                            Probe::Unsupported(again) => Err(ClientError::protocol(format!(
+                                "the server rejected protocol version {modern} it claims to support ({})",
+                                again.join(", ")
+                            ))),
+                            Probe::Legacy => Ok(Negotiated::modern_without_discover(modern)),
+                        };
+                    }
+                    let legacy: Vec<String> = LEGACY_VERSIONS
+                        .iter()
+                        .filter(|v| list.iter().any(|s| s == *v))
+                        .map(|v| v.to_string())
+                        .collect();
+                    if legacy.is_empty() {
+                        return Err(ClientError::protocol(format!(
+                            "no protocol revision in common with the server (it supports {})",
+                            list.join(", ")
+                        )));
+                    }
+                    initialize_any(shared, &legacy).await
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,621 @@
+//! Client configuration, per-request options and the application's handlers.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::{Client, ClientError, Target};
+use crate::BoxError;
+use crate::mrtr::{ElicitAction, ElicitResponse};
+use crate::protocol::LogLevel;
+
+/// A boxed, sendable future, as handlers return.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// The modern revisions the client speaks, newest first.
+pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+/// The initialize-era revisions the client speaks, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18"];
+/// Initialize-era revisions a server may answer with that the client also
+/// accepts (their wire is a subset of 2025-06-18's).
+pub(crate) const TOLERATED_LEGACY: &[&str] = &["2025-03-26"];
+
+/// Which protocol revision the client speaks.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum VersionPolicy {
+    /// Probe with `server/discover` at 2026-07-28 and fall back to the
+    /// `initialize` handshake (2025-11-25, then 2025-06-18) when the server
+    /// gives no sign of speaking a modern revision.
+    #[default]
+    Auto,
+    /// Speak exactly this revision (`"2026-07-28"`, `"2025-11-25"` or
+    /// `"2025-06-18"`).
+    Pin(String),
+}
+
+/// A `notifications/progress` update for one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Progress so far (increases with every update).
+    pub progress: f64,
+    /// The total, if the server knows it.
+    pub total: Option<f64>,
+    /// A human-readable message, if any.
+    pub message: Option<String>,
+}
+
+impl Progress {
+    pub(crate) fn from_params(params: &Map<String, Value>) -> Option<Self> {
+        Some(Self {
+            progress: params.get("progress")?.as_f64()?,
+            total: params.get("total").and_then(Value::as_f64),
+            message: params
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        })
+    }
+}
+
+/// A `notifications/message` log entry from the server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogMessage {
+    /// The syslog level name (`"info"`, `"error"`, ...).
+    pub level: String,
+    /// The logger name, if any.
+    pub logger: Option<String>,
+    /// The logged data.
+    pub data: Value,
+}
+
+impl LogMessage {
+    pub(crate) fn from_params(params: &Map<String, Value>) -> Self {
+        Self {
+            level: params
+                .get("level")
+                .and_then(Value::as_str)
+                .unwrap_or("info")
+                .to_string(),
+            logger: params
+                .get("logger")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            data: params.get("data").cloned().unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// How the server wants the user to answer an elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitMode {
+    /// Fill a form described by a flat JSON Schema object.
+    Form {
+        /// The `requestedSchema`.
+        schema: Value,
+    },
+    /// Visit a URL (`accept` means consent to open it).
+    Url {
+        /// The URL to open.
+        url: String,
+    },
+}
+
+/// An `elicitation/create` request from the server (an MRTR input request,
+/// or a server-initiated request on the legacy wire).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitRequest {
+    /// The question to show the user.
+    pub message: String,
+    /// Form or URL mode.
+    pub mode: ElicitMode,
+    /// The request's raw params.
+    pub params: Value,
+}
+
+impl ElicitRequest {
+    /// Reads the params of `elicitation/create`; `None` if malformed.
+    pub fn from_params(params: &Value) -> Option<Self> {
+        let message = params.get("message")?.as_str()?.to_string();
+        let mode = match params.get("mode").and_then(Value::as_str).unwrap_or("form") {
+            "url" => ElicitMode::Url {
+                url: params.get("url")?.as_str()?.to_string(),
+            },
+            "form" => ElicitMode::Form {
+                schema: params
+                    .get("requestedSchema")
+                    .cloned()
+                    .unwrap_or_else(|| json!({"type": "object"})),
+            },
+            _ => return None,
+        };
+        Some(Self {
+            message,
+            mode,
+            params: params.clone(),
+        })
+    }
+
+    /// The `default` of every form property that declares one.
+    ///
+    /// ```
+    /// use snodo::client::ElicitRequest;
+    /// let req = ElicitRequest::from_params(&serde_json::json!({
+    ///     "message": "Who?",
+    ///     "requestedSchema": {"type": "object", "properties": {
+    ///         "name": {"type": "string", "default": "Ada"},
+    ///         "age": {"type": "integer"}
+    ///     }}
+    /// })).unwrap();
+    /// assert_eq!(req.defaults()["name"], "Ada");
+    /// assert!(!req.defaults().contains_key("age"));
+    /// ```
+    pub fn defaults(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        if let ElicitMode::Form { schema } = &self.mode
+            && let Some(props) = schema.get("properties").and_then(Value::as_object)
+        {
+            for (name, prop) in props {
+                if let Some(default) = prop.get("default") {
+                    out.insert(name.clone(), default.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// An `accept` answer carrying every property's default.
+    pub fn accept_defaults(&self) -> ElicitResponse {
+        ElicitResponse {
+            action: ElicitAction::Accept,
+            content: self.defaults(),
+        }
+    }
+}
+
+/// The JSON form of an elicitation answer (`ElicitResult`).
+///
+/// ```
+/// use snodo::mrtr::{ElicitAction, ElicitResponse};
+/// let answer = ElicitResponse { action: ElicitAction::Decline, content: Default::default() };
+/// assert_eq!(snodo::client::elicit_result(&answer), serde_json::json!({"action": "decline"}));
+/// ```
+pub fn elicit_result(response: &ElicitResponse) -> Value {
+    let action = match response.action {
+        ElicitAction::Accept => "accept",
+        ElicitAction::Decline => "decline",
+        ElicitAction::Cancel => "cancel",
+    };
+    let mut out = Map::new();
+    out.insert("action".into(), action.into());
+    if response.action == ElicitAction::Accept && !response.content.is_empty() {
+        out.insert("content".into(), Value::Object(response.content.clone()));
+    }
+    Value::Object(out)
+}
+
+/// A client root (a `file://` URI the server may work in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// The `file://` URI.
+    pub uri: String,
+    /// A display name.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// A root with a name.
+    pub fn new(uri: impl Into<String>, name: Option<&str>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.map(str::to_string),
+        }
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("uri".into(), self.uri.clone().into());
+        if let Some(name) = &self.name {
+            out.insert("name".into(), name.clone().into());
+        }
+        Value::Object(out)
+    }
+}
+
+pub(crate) type ElicitFn =
+    Arc<dyn Fn(ElicitRequest) -> BoxFuture<Result<ElicitResponse, BoxError>> + Send + Sync>;
+pub(crate) type SamplingFn = Arc<dyn Fn(Value) -> BoxFuture<Result<Value, BoxError>> + Send + Sync>;
+pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Result<Vec<Root>, BoxError>> + Send + Sync>;
+pub(crate) type LogFn = Arc<dyn Fn(LogMessage) + Send + Sync>;
+pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+pub(crate) type NotificationFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+
+/// The application's answers to what a server may ask of the client.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) form: Option<ElicitFn>,
+    pub(crate) url: Option<ElicitFn>,
+    pub(crate) sampling: Option<SamplingFn>,
+    pub(crate) roots: Option<RootsFn>,
+    pub(crate) log: Option<LogFn>,
+    pub(crate) notification: Option<NotificationFn>,
+}
+
+/// Everything a connected client keeps from its builder.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub(crate) client_info: Value,
+    pub(crate) extra_capabilities: Map<String, Value>,
+    pub(crate) version: VersionPolicy,
+    pub(crate) timeout: Duration,
+    pub(crate) reset_on_progress: bool,
+    pub(crate) max_total: Duration,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    pub(crate) handlers: Handlers,
+    pub(crate) max_input_rounds: usize,
+    pub(crate) max_pages: usize,
+    pub(crate) listen_buffer: usize,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) max_message_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            client_info: json!({"name": "snodo", "version": env!("CARGO_PKG_VERSION")}),
+            extra_capabilities: Map::new(),
+            version: VersionPolicy::Auto,
+            timeout: Duration::from_secs(60),
+            reset_on_progress: false,
+            max_total: Duration::from_secs(600),
+            probe_timeout: Duration::from_secs(10),
+            headers: Vec::new(),
+            handlers: Handlers::default(),
+            max_input_rounds: 10,
+            max_pages: 1000,
+            listen_buffer: 100,
+            log_level: None,
+            max_message_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+impl Config {
+    /// The `ClientCapabilities` declared on every modern request (and, shaped
+    /// for the revision, in `initialize`).
+    pub(crate) fn capabilities(&self, version: &str) -> Value {
+        let mut caps = self.extra_capabilities.clone();
+        let h = &self.handlers;
+        if h.form.is_some() || h.url.is_some() {
+            let mut modes = Map::new();
+            if version != "2025-06-18" && version != "2025-03-26" {
+                if h.form.is_some() {
+                    modes.insert("form".into(), json!({}));
+                }
+                if h.url.is_some() {
+                    modes.insert("url".into(), json!({}));
+                }
+            }
+            caps.insert("elicitation".into(), Value::Object(modes));
+        }
+        if h.sampling.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if h.roots.is_some() {
+            caps.insert("roots".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}
+
+/// Builds a [`Client`]: identity, revision, timeouts, headers and handlers.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use snodo::client::Client;
+/// use snodo::Server;
+///
+/// let server = Server::builder("demo", "1.0.0").build().unwrap();
+/// let client = Client::builder()
+///     .client_info("my-app", "0.1.0")
+///     .timeout(std::time::Duration::from_secs(5))
+///     .on_elicit_form(|req| async move { Ok(req.accept_defaults()) })
+///     .connect(server)
+///     .await
+///     .unwrap();
+/// assert_eq!(client.protocol_version(), "2026-07-28");
+/// # });
+/// ```
+#[derive(Clone, Default)]
+#[must_use]
+pub struct ClientBuilder {
+    pub(crate) config: Config,
+    pub(crate) error: Option<String>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("client_info", &self.config.client_info)
+            .field("version", &self.config.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// A builder with the defaults: automatic negotiation, 60 s per request,
+    /// 10 minutes at most in total, 10 input rounds, 1 000 pages.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The `clientInfo` sent to servers (default `snodo` and this library's version).
+    pub fn client_info(mut self, name: &str, version: &str) -> Self {
+        self.config.client_info = json!({"name": name, "version": version});
+        self
+    }
+
+    /// Pins a protocol revision instead of negotiating.
+    pub fn protocol_version(mut self, version: &str) -> Self {
+        self.config.version = VersionPolicy::Pin(version.to_string());
+        self
+    }
+
+    /// Sets the version policy.
+    pub fn version_policy(mut self, policy: VersionPolicy) -> Self {
+        self.config.version = policy;
+        self
+    }
+
+    /// Adds a client capability (merged with those the handlers imply).
+    pub fn capability(mut self, name: &str, value: Value) -> Self {
+        self.config
+            .extra_capabilities
+            .insert(name.to_string(), value);
+        self
+    }
+
+    /// The default per-request timeout (60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.config.timeout = timeout;
+        self
+    }
+
+    /// Whether a progress notification restarts the request timeout (default off).
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.config.reset_on_progress = reset;
+        self
+    }
+
+    /// The most a request may take, progress or not (10 minutes).
+    pub fn max_total_timeout(mut self, max: Duration) -> Self {
+        self.config.max_total = max;
+        self
+    }
+
+    /// How long the `server/discover` probe may take before the client falls
+    /// back to `initialize` (10 s).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.config.probe_timeout = timeout;
+        self
+    }
+
+    /// Adds an HTTP header sent on every request (for example `Authorization`).
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        match (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            (Ok(n), Ok(v)) => self.config.headers.push((n, v)),
+            _ => self.error = Some(format!("invalid HTTP header {name:?}")),
+        }
+        self
+    }
+
+    /// Most input rounds one request may take before the client gives up (10).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.config.max_input_rounds = rounds;
+        self
+    }
+
+    /// Most pages a list helper follows (1 000).
+    pub fn max_pages(mut self, pages: usize) -> Self {
+        self.config.max_pages = pages.max(1);
+        self
+    }
+
+    /// How many undelivered notifications a subscription buffers (100).
+    pub fn listen_buffer(mut self, size: usize) -> Self {
+        self.config.listen_buffer = size.max(1);
+        self
+    }
+
+    /// Asks servers for log messages at or above `level` on every request.
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.config.log_level = Some(level);
+        self
+    }
+
+    /// The largest message accepted from a server (16 MiB).
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_message_bytes = bytes;
+        self
+    }
+
+    /// Answers form-mode elicitations (declares `elicitation.form`).
+    pub fn on_elicit_form<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResponse, BoxError>> + Send + 'static,
+    {
+        self.config.handlers.form = Some(Arc::new(move |req| Box::pin(handler(req))));
+        self
+    }
+
+    /// Answers URL-mode elicitations (declares `elicitation.url`).
+    pub fn on_elicit_url<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResponse, BoxError>> + Send + 'static,
+    {
+        self.config.handlers.url = Some(Arc::new(move |req| Box::pin(handler(req))));
+        self
+    }
+
+    /// Answers `sampling/createMessage` with a `CreateMessageResult` (declares `sampling`).
+    pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, BoxError>> + Send + 'static,
+    {
+        self.config.handlers.sampling = Some(Arc::new(move |params| Box::pin(handler(params))));
+        self
+    }
+
+    /// Answers `roots/list` (declares `roots`).
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Root>, BoxError>> + Send + 'static,
+    {
+        self.config.handlers.roots = Some(Arc::new(move || Box::pin(handler())));
+        self
+    }
+
+    /// Answers `roots/list` with a fixed list (declares `roots`).
+    pub fn roots(self, roots: Vec<Root>) -> Self {
+        self.on_roots(move || {
+            let roots = roots.clone();
+            async move { Ok(roots) }
+        })
+    }
+
+    /// Receives `notifications/message` log entries of every request.
+    pub fn on_log(mut self, handler: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.config.handlers.log = Some(Arc::new(handler));
+        self
+    }
+
+    /// Receives every other notification that belongs to no request or
+    /// subscription (method and params).
+    pub fn on_notification(
+        mut self,
+        handler: impl Fn(&str, &Value) + Send + Sync + 'static,
+    ) -> Self {
+        self.config.handlers.notification = Some(Arc::new(handler));
+        self
+    }
+
+    /// Connects, negotiates the protocol revision and returns the client.
+    pub async fn connect(self, target: impl Into<Target>) -> Result<Client, ClientError> {
+        if let Some(error) = self.error {
+            return Err(ClientError::transport(error));
+        }
+        Client::open(self.config, target.into()).await
+    }
+}
+
+/// Options of one request: timeouts, progress, log level, extra `_meta`,
+/// and how `input_required` results are handled.
+///
+/// ```
+/// use snodo::client::RequestOptions;
+/// use std::time::Duration;
+/// let opts = RequestOptions::new()
+///     .timeout(Duration::from_secs(5))
+///     .reset_timeout_on_progress(true)
+///     .on_progress(|p| eprintln!("{} / {:?}", p.progress, p.total));
+/// # let _ = opts;
+/// ```
+#[derive(Clone, Default)]
+#[must_use]
+pub struct RequestOptions {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) reset_on_progress: Option<bool>,
+    pub(crate) max_total: Option<Duration>,
+    pub(crate) progress: Option<ProgressFn>,
+    pub(crate) log_level: Option<LogLevel>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) answer_input: Option<bool>,
+    pub(crate) max_input_rounds: Option<usize>,
+    pub(crate) input_responses: Option<Map<String, Value>>,
+    pub(crate) request_state: Option<String>,
+    /// Do not tell the server when this request times out (the version
+    /// probe: an initialize-era server never knew the request).
+    pub(crate) silent_timeout: bool,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("progress", &self.progress.is_some())
+            .field("meta", &self.meta)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestOptions {
+    /// The client's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The timeout of this request.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Whether progress restarts this request's timeout.
+    pub fn reset_timeout_on_progress(mut self, reset: bool) -> Self {
+        self.reset_on_progress = Some(reset);
+        self
+    }
+
+    /// The most this request may take in total.
+    pub fn max_total_timeout(mut self, max: Duration) -> Self {
+        self.max_total = Some(max);
+        self
+    }
+
+    /// Asks for progress notifications (a `progressToken`) and receives them.
+    pub fn on_progress(mut self, callback: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Asks for log messages at or above `level` for this request.
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Adds a `_meta` entry (the reserved protocol keys are set by the client).
+    pub fn meta(mut self, key: &str, value: Value) -> Self {
+        self.meta.insert(key.to_string(), value);
+        self
+    }
+
+    /// Whether `input_required` results are answered through the client's
+    /// handlers (default on); when off they are returned to the caller.
+    pub fn answer_input(mut self, answer: bool) -> Self {
+        self.answer_input = Some(answer);
+        self
+    }
+
+    /// Most input rounds for this request.
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = Some(rounds);
+        self
+    }
+
+    /// Sends `inputResponses` (and `requestState`) by hand: a retry of an
+    /// `input_required` result the caller answered itself.
+    pub fn input_responses(mut self, responses: Map<String, Value>, state: Option<String>) -> Self {
+        self.input_responses = Some(responses);
+        self.request_state = state;
+        self
+    }
+}

@@ -1,0 +1,412 @@
+//! Sending one request: ids, per-request `_meta`, the standard headers,
+//! timeouts (reset on progress, capped in total), cancellation on drop, and
+//! the notifications and server requests that arrive before the response.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::http::{HeaderName, HeaderValue};
+use base64::Engine;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::options::{LogMessage, Progress, RequestOptions};
+use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use super::{ClientError, Shared, TimeoutKind, legacy};
+use crate::Error;
+use crate::protocol::keys;
+use crate::wire::{Notification, Request, RequestId};
+
+/// Why a request failed when its response stream ended early.
+const STREAM_LOST: &str = "the connection closed before the response arrived";
+
+/// Which wire a message is written for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Wire {
+    /// The protocol revision.
+    pub(crate) version: String,
+    /// The initialize-era wire (no per-request `_meta`, sessions).
+    pub(crate) legacy: bool,
+    /// The `initialize` request itself (no version header yet).
+    pub(crate) handshake: bool,
+}
+
+/// Cancels a request when dropped before its response arrived.
+pub(crate) struct CancelGuard {
+    transport: Arc<dyn Transport>,
+    id: RequestId,
+    armed: bool,
+    reason: &'static str,
+}
+
+impl CancelGuard {
+    pub(crate) fn new(transport: Arc<dyn Transport>, id: RequestId) -> Self {
+        Self {
+            transport,
+            id,
+            armed: true,
+            reason: "The request was cancelled by the client",
+        }
+    }
+
+    pub(crate) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.transport.cancel(&self.id, self.reason);
+        }
+    }
+}
+
+/// Encodes a header value, using the base64 sentinel for anything that is
+/// not plain visible ASCII (tabs included, which some peers reject).
+pub(crate) fn header_value(text: &str) -> HeaderValue {
+    let encoded = if text.contains('\t') {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(text)
+        )
+    } else {
+        crate::protocol::headers::encode_value(text)
+    };
+    HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// Reads a JSON-RPC response: the result, or the peer's error.
+pub(crate) fn parse_response(message: &Value, status: Option<u16>) -> Result<Value, ClientError> {
+    if let Some(error) = message.get("error") {
+        let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
+        let text = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let mut err = Error::new(code, text);
+        if let Some(data) = error.get("data") {
+            err = err.with_data(data.clone());
+        }
+        return Err(ClientError::Rpc { error: err, status });
+    }
+    match message.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(ClientError::protocol("a response without result or error")),
+    }
+}
+
+impl Shared {
+    pub(crate) fn next_id(&self) -> RequestId {
+        RequestId::Number(
+            self.next_id
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
+    /// The wire negotiated at connect time.
+    pub(crate) fn wire(&self) -> Wire {
+        let state = self.state();
+        Wire {
+            version: state.version.clone(),
+            legacy: state.legacy,
+            handshake: false,
+        }
+    }
+
+    /// Builds a request (or, without `id`, a notification) for `wire`.
+    pub(crate) fn outgoing(
+        &self,
+        wire: &Wire,
+        id: Option<&RequestId>,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Outgoing {
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        for (k, v) in &opts.meta {
+            meta.insert(k.clone(), v.clone());
+        }
+        if !wire.legacy {
+            meta.insert(keys::PROTOCOL_VERSION.into(), wire.version.clone().into());
+            meta.insert(
+                keys::CLIENT_CAPABILITIES.into(),
+                self.config.capabilities(&wire.version),
+            );
+            meta.insert(keys::CLIENT_INFO.into(), self.config.client_info.clone());
+            if id.is_some()
+                && let Some(level) = opts.log_level.or(self.config.log_level)
+            {
+                meta.insert(keys::LOG_LEVEL.into(), level.as_str().into());
+            }
+        }
+        if let (Some(id), Some(_)) = (id, &opts.progress) {
+            meta.insert(keys::PROGRESS_TOKEN.into(), id.to_value());
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        let mut headers = Vec::new();
+        if self.transport.kind() == TransportKind::Http {
+            if !wire.handshake {
+                headers.push((
+                    HeaderName::from_static("mcp-protocol-version"),
+                    header_value(&wire.version),
+                ));
+            }
+            if !wire.legacy {
+                headers.push((HeaderName::from_static("mcp-method"), header_value(method)));
+                let name = match method {
+                    "tools/call" | "prompts/get" => params.get("name"),
+                    "resources/read" => params.get("uri"),
+                    _ => None,
+                };
+                if let Some(Value::String(name)) = name {
+                    headers.push((HeaderName::from_static("mcp-name"), header_value(name)));
+                }
+                headers.extend(extra);
+            }
+        }
+        let mut message = Map::new();
+        message.insert("jsonrpc".into(), "2.0".into());
+        if let Some(id) = id {
+            message.insert("id".into(), id.to_value());
+        }
+        message.insert("method".into(), method.into());
+        if !params.is_empty() || id.is_some() {
+            message.insert("params".into(), Value::Object(params));
+        }
+        Outgoing {
+            id: id.cloned(),
+            body: serde_json::to_vec(&Value::Object(message)).unwrap_or_default(),
+            headers,
+            long_lived: false,
+        }
+    }
+
+    /// Sends a request on the negotiated wire and waits for its result.
+    pub(crate) async fn call(
+        self: &Arc<Self>,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Value, ClientError> {
+        let wire = self.wire();
+        self.call_on(&wire, method, params, opts, extra).await
+    }
+
+    /// Sends a request on `wire` and waits for its result.
+    pub(crate) async fn call_on(
+        self: &Arc<Self>,
+        wire: &Wire,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id();
+        let out = self.outgoing(wire, Some(&id), method, params.clone(), opts, extra.clone());
+        match self.drive(out, opts).await {
+            // On 2026-07-28 HTTP a broken response stream loses the request
+            // (there is no resumption): it is re-issued once, under a new id.
+            Err(ClientError::Transport { message, .. })
+                if message == STREAM_LOST
+                    && !wire.legacy
+                    && self.transport.kind() == TransportKind::Http =>
+            {
+                let id = self.next_id();
+                let out = self.outgoing(wire, Some(&id), method, params, opts, extra);
+                self.drive(out, opts).await
+            }
+            other => other,
+        }
+    }
+
+    /// Sends a notification on the negotiated wire.
+    pub(crate) async fn notify_on(
+        &self,
+        wire: &Wire,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<(), ClientError> {
+        let mut out = self.outgoing(
+            wire,
+            None,
+            method,
+            params,
+            &RequestOptions::new(),
+            Vec::new(),
+        );
+        if self.transport.kind() == TransportKind::Http && !wire.legacy {
+            out.headers.retain(|(n, _)| n.as_str() != "mcp-name");
+        }
+        self.transport.send(out).await
+    }
+
+    /// Opens a request whose exchange the caller reads (subscriptions).
+    pub(crate) async fn open(
+        self: &Arc<Self>,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<(RequestId, Exchange, CancelGuard), ClientError> {
+        let wire = self.wire();
+        let id = self.next_id();
+        let mut out = self.outgoing(
+            &wire,
+            Some(&id),
+            method,
+            params,
+            &RequestOptions::new(),
+            Vec::new(),
+        );
+        out.long_lived = true;
+        let exchange = tokio::time::timeout(self.config.timeout, self.transport.request(out))
+            .await
+            .map_err(|_| ClientError::Timeout {
+                kind: TimeoutKind::Request,
+                elapsed: self.config.timeout,
+            })??;
+        let guard = CancelGuard::new(self.transport.clone(), id.clone());
+        Ok((id, exchange, guard))
+    }
+
+    /// Sends `out` and reads its exchange until the response, applying the
+    /// timeouts of `opts`.
+    pub(crate) async fn drive(
+        self: &Arc<Self>,
+        out: Outgoing,
+        opts: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let id = out
+            .id
+            .clone()
+            .ok_or_else(|| ClientError::transport("a request needs an id"))?;
+        let start = Instant::now();
+        let timeout = opts.timeout.unwrap_or(self.config.timeout);
+        let max_total = opts.max_total.unwrap_or(self.config.max_total);
+        let reset = opts
+            .reset_on_progress
+            .unwrap_or(self.config.reset_on_progress);
+        let total_deadline = start + max_total;
+        let mut deadline = (start + timeout).min(total_deadline);
+        let expired = |deadline: Instant| ClientError::Timeout {
+            kind: if deadline >= total_deadline {
+                TimeoutKind::MaxTotal
+            } else {
+                TimeoutKind::Request
+            },
+            elapsed: start.elapsed(),
+        };
+        // Armed before sending: a call dropped (or timed out) while waiting
+        // for the response headers is cancelled too.
+        let mut guard = CancelGuard::new(self.transport.clone(), id.clone());
+        let sent = tokio::time::timeout_at(deadline, self.transport.request(out)).await;
+        let mut exchange = match sent {
+            Ok(Ok(exchange)) => exchange,
+            Ok(Err(e)) => {
+                guard.disarm();
+                return Err(e);
+            }
+            Err(_) => {
+                guard.reason = "The request timed out";
+                if opts.silent_timeout {
+                    guard.disarm();
+                }
+                return Err(expired(deadline));
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                m = exchange.recv() => m,
+                _ = tokio::time::sleep_until(deadline) => {
+                    guard.reason = "The request timed out";
+                    if opts.silent_timeout {
+                        guard.disarm();
+                    }
+                    return Err(expired(deadline));
+                }
+            };
+            match msg {
+                None => {
+                    guard.disarm();
+                    return Err(ClientError::transport(STREAM_LOST));
+                }
+                Some(Incoming::Response { message, status }) => {
+                    if Incoming::response_id(&message).is_some_and(|rid| rid != id) {
+                        continue;
+                    }
+                    guard.disarm();
+                    return parse_response(&message, status);
+                }
+                Some(Incoming::Notification(n)) if n.method == "notifications/progress" => {
+                    if let Some(p) = Progress::from_params(&n.params) {
+                        if let Some(callback) = &opts.progress {
+                            callback(p);
+                        }
+                        if reset {
+                            deadline = (Instant::now() + timeout).min(total_deadline);
+                        }
+                    }
+                }
+                Some(Incoming::Notification(n)) => self.on_notification(n),
+                Some(Incoming::Request(r)) => self.answer_later(r),
+            }
+        }
+    }
+
+    /// A notification that belongs to no subscription.
+    pub(crate) fn on_notification(&self, n: Notification) {
+        dispatch_notification(&self.config.handlers, &self.events, n);
+    }
+
+    /// Answers an initialize-era server request in the background.
+    pub(crate) fn answer_later(&self, request: Request) {
+        let transport = self.transport.clone();
+        let handlers = self.config.handlers.clone();
+        let version = self.state().version.clone();
+        tokio::spawn(async move {
+            let body = legacy::answer(&handlers, &version, request).await;
+            let out = Outgoing {
+                id: None,
+                body,
+                headers: Vec::new(),
+                long_lived: false,
+            };
+            if let Err(e) = transport.send(out).await {
+                log::warn!("snodo client: cannot answer a server request: {e}");
+            }
+        });
+    }
+}
+
+/// Routes a notification to the log handler, the legacy event hub and the
+/// catch-all handler.
+pub(crate) fn dispatch_notification(
+    handlers: &super::options::Handlers,
+    events: &tokio::sync::broadcast::Sender<Notification>,
+    n: Notification,
+) {
+    match n.method.as_str() {
+        "notifications/message" => {
+            if let Some(log) = &handlers.log {
+                log(LogMessage::from_params(&n.params));
+            }
+        }
+        "notifications/progress" => {}
+        _ => {
+            if let Some(callback) = &handlers.notification {
+                callback(&n.method, &Value::Object(n.params.clone()));
+            }
+            let _ = events.send(n);
+        }
+    }
+}
+
+/// The longest a state-only retry waits before re-sending.
+pub(crate) const STATE_ONLY_PAUSE: Duration = Duration::from_millis(250);

@@ -1,0 +1,160 @@
+//! Where a client connects: an HTTP endpoint, a child process, or a server in
+//! the same process.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::ClientError;
+use crate::Server;
+
+/// What happens to a stdio server's standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StderrMode {
+    /// Passed through to this process's standard error (the default).
+    #[default]
+    Inherit,
+    /// Captured; the last 64 KiB are kept ([`Client::stderr`](super::Client::stderr)).
+    Capture,
+    /// Discarded.
+    Null,
+}
+
+/// A server started as a child process, spoken to over its stdin and stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioCommand {
+    /// The program to run (looked up on `PATH`).
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// The working directory, if not this process's.
+    pub cwd: Option<PathBuf>,
+    /// What happens to its standard error.
+    pub stderr: StderrMode,
+}
+
+impl StdioCommand {
+    /// A program and its arguments.
+    pub fn new<I, S>(program: impl Into<OsString>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        Self {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            cwd: None,
+            stderr: StderrMode::Inherit,
+        }
+    }
+
+    /// Splits a command line like a POSIX shell would (quotes, escapes; no
+    /// expansion).
+    ///
+    /// ```
+    /// use snodo::client::StdioCommand;
+    /// let cmd = StdioCommand::parse("python 'my server.py' --stdio").unwrap();
+    /// assert_eq!(cmd.program, "python");
+    /// assert_eq!(cmd.args, vec!["my server.py", "--stdio"]);
+    /// assert!(StdioCommand::parse("  ").is_err());
+    /// ```
+    pub fn parse(line: &str) -> Result<Self, ClientError> {
+        let words = shell_words::split(line)
+            .map_err(|e| ClientError::transport(format!("cannot split command line: {e}")))?;
+        let mut words = words.into_iter();
+        let program = words
+            .next()
+            .ok_or_else(|| ClientError::transport("empty command line"))?;
+        Ok(Self::new(program, words))
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sets what happens to standard error.
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+}
+
+/// Where a [`Client`](super::Client) connects.
+///
+/// A string converts by its shape: `http://` and `https://` URLs are HTTP
+/// endpoints, anything else is a command line for a stdio server.
+///
+/// ```
+/// use snodo::client::Target;
+/// assert!(matches!(Target::from("http://127.0.0.1:3000/mcp"), Target::Http(_)));
+/// assert!(matches!(Target::from("python server.py"), Target::Command(_)));
+/// ```
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A Streamable HTTP endpoint URL.
+    Http(String),
+    /// A command line, split like a shell would when connecting.
+    Command(String),
+    /// A child process.
+    Stdio(StdioCommand),
+    /// A server in this process, called without any transport.
+    Direct(Server),
+}
+
+impl Target {
+    /// Whether `text` looks like an HTTP(S) URL.
+    pub fn is_url(text: &str) -> bool {
+        let lower = text.trim_start().to_ascii_lowercase();
+        lower.starts_with("http://") || lower.starts_with("https://")
+    }
+}
+
+impl From<&str> for Target {
+    fn from(text: &str) -> Self {
+        if Target::is_url(text) {
+            Target::Http(text.trim().to_string())
+        } else {
+            Target::Command(text.to_string())
+        }
+    }
+}
+
+impl From<String> for Target {
+    fn from(text: String) -> Self {
+        Target::from(text.as_str())
+    }
+}
+
+impl From<&String> for Target {
+    fn from(text: &String) -> Self {
+        Target::from(text.as_str())
+    }
+}
+
+impl From<StdioCommand> for Target {
+    fn from(cmd: StdioCommand) -> Self {
+        Target::Stdio(cmd)
+    }
+}
+
+impl From<Server> for Target {
+    fn from(server: Server) -> Self {
+        Target::Direct(server)
+    }
+}
+
+impl From<&Server> for Target {
+    fn from(server: &Server) -> Self {
+        Target::Direct(server.clone())
+    }
+}

@@ -1,0 +1,103 @@
+//! A server in the same process: messages go straight to
+//! [`Server::handle`](crate::Server::handle), with no framing and no headers.
+//! Dropping an exchange fires the request's cancellation signal.
+
+use futures_util::StreamExt;
+use tokio::sync::mpsc;
+
+use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use crate::Server;
+use crate::client::ClientError;
+use crate::client::options::BoxFuture;
+use crate::context::{CancelSignal, TransportInfo, TransportKind as ServerTransport};
+use crate::server::Dispatched;
+use crate::wire::{self, RequestId};
+
+/// The in-process transport.
+pub(crate) struct DirectTransport {
+    server: Server,
+    max_bytes: usize,
+}
+
+impl DirectTransport {
+    pub(crate) fn new(server: Server, max_bytes: usize) -> Self {
+        Self { server, max_bytes }
+    }
+}
+
+async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usize) {
+    let message = match wire::decode(&body, server.limits()) {
+        Ok(m) => m,
+        Err(e) => {
+            let bytes = wire::encode_error(e.id.as_ref(), &e.error);
+            if let Some(msg) = Incoming::decode(&bytes, max) {
+                let _ = tx.send(msg).await;
+            }
+            return;
+        }
+    };
+    let cancel = CancelSignal::new();
+    let info = TransportInfo {
+        kind: ServerTransport::Direct,
+        ..TransportInfo::default()
+    };
+    let dispatched = tokio::select! {
+        d = server.handle(message, info, cancel.clone()) => d,
+        _ = tx.closed() => {
+            cancel.cancel();
+            return;
+        }
+    };
+    match dispatched {
+        Dispatched::Nothing => {}
+        Dispatched::Reply(reply) => {
+            if let Some(msg) = Incoming::decode(&reply.body, max) {
+                let _ = tx.send(msg).await;
+            }
+        }
+        Dispatched::Stream(mut stream) => loop {
+            let frame = tokio::select! {
+                f = stream.next() => f,
+                _ = tx.closed() => return,
+            };
+            let Some(frame) = frame else { return };
+            if let Some(msg) = Incoming::decode(&frame, max)
+                && tx.send(msg).await.is_err()
+            {
+                return;
+            }
+        },
+    }
+}
+
+impl Transport for DirectTransport {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Direct
+    }
+
+    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+        let (tx, rx) = mpsc::channel(256);
+        tokio::spawn(run(self.server.clone(), out.body, tx, self.max_bytes));
+        Box::pin(async move { Ok(rx) })
+    }
+
+    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+        let server = self.server.clone();
+        Box::pin(async move {
+            if let Ok(message) = wire::decode(&out.body, server.limits()) {
+                let _ = server
+                    .handle(message, TransportInfo::default(), CancelSignal::new())
+                    .await;
+            }
+            Ok(())
+        })
+    }
+
+    fn cancel(&self, _id: &RequestId, _reason: &str) {}
+
+    fn set_legacy(&self, _legacy: bool) {}
+
+    fn close(&self) -> BoxFuture<()> {
+        Box::pin(async {})
+    }
+}

@@ -1,0 +1,520 @@
+//! Streamable HTTP: one POST per message, answered with JSON or server-sent
+//! events; a keep-alive connection pool (HTTP/1.1, HTTP/2 over TLS); TLS
+//! through rustls with the Mozilla roots.
+//!
+//! On the initialize-era wire the transport also keeps the `Mcp-Session-Id`,
+//! resumes a broken response stream with `Last-Event-ID` after the server's
+//! `retry` delay, opens the standalone GET stream on demand, POSTs
+//! `notifications/cancelled`, and `DELETE`s the session on close.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ::http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri, header};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming as HyperBody;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::sse::Parser;
+use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use crate::client::ClientError;
+use crate::client::options::BoxFuture;
+use crate::wire::RequestId;
+
+/// Most times a broken initialize-era response stream is resumed.
+const MAX_RESUMES: u32 = 5;
+/// The resume delay when the server sent no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// The HTTP transport.
+pub(crate) struct HttpTransport {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    pool: Pool,
+    uri: Uri,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    legacy: AtomicBool,
+    session: Mutex<Option<HeaderValue>>,
+    version: Mutex<Option<HeaderValue>>,
+    unsolicited: mpsc::Sender<Incoming>,
+    max_bytes: usize,
+    event_stream: AtomicBool,
+    closed: AtomicBool,
+}
+
+impl HttpTransport {
+    /// A transport for `url`, sending `headers` on every request.
+    pub(crate) fn new(
+        url: &str,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        unsolicited: mpsc::Sender<Incoming>,
+        max_bytes: usize,
+    ) -> Result<Self, ClientError> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|e| ClientError::transport_with(format!("invalid URL {url:?}"), e))?;
+        match uri.scheme_str() {
+            Some("http" | "https") if uri.host().is_some() => {}
+            _ => {
+                return Err(ClientError::transport(format!(
+                    "not an http(s) URL: {url:?}"
+                )));
+            }
+        }
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(Duration::from_secs(10)));
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_provider_and_webpki_roots(provider)
+            .map_err(|e| ClientError::transport_with("cannot set up TLS", e))?
+            .https_or_http()
+            .enable_http1()
+            .enable_http2()
+            .wrap_connector(http);
+        let pool = HyperClient::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(60))
+            .build(https);
+        Ok(Self {
+            inner: Arc::new(Inner {
+                pool,
+                uri,
+                headers,
+                legacy: AtomicBool::new(false),
+                session: Mutex::new(None),
+                version: Mutex::new(None),
+                unsolicited,
+                max_bytes,
+                event_stream: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
+            }),
+        })
+    }
+}
+
+impl Inner {
+    fn legacy(&self) -> bool {
+        self.legacy.load(Ordering::Acquire)
+    }
+
+    fn session(&self) -> Option<HeaderValue> {
+        self.session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn version(&self) -> Option<HeaderValue> {
+        self.version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// A request with the common headers (user headers, session id, the
+    /// remembered initialize-era version unless `extra` carries one).
+    fn build(
+        &self,
+        method: Method,
+        extra: &[(HeaderName, HeaderValue)],
+        body: Bytes,
+        accept: &'static str,
+    ) -> Result<Request<Full<Bytes>>, ClientError> {
+        let mut req = Request::builder()
+            .method(method.clone())
+            .uri(self.uri.clone());
+        let headers = req.headers_mut().expect("a fresh builder has headers");
+        headers.insert(header::ACCEPT, HeaderValue::from_static(accept));
+        if method == Method::POST {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+        }
+        for (name, value) in &self.headers {
+            headers.append(name.clone(), value.clone());
+        }
+        if self.legacy() {
+            if let Some(session) = self.session() {
+                headers.insert(HeaderName::from_static(SESSION_HEADER), session);
+            }
+            if let Some(version) = self.version() {
+                headers.insert(HeaderName::from_static(VERSION_HEADER), version);
+            }
+        }
+        for (name, value) in extra {
+            headers.insert(name.clone(), value.clone());
+        }
+        req.body(Full::new(body))
+            .map_err(|e| ClientError::transport_with("cannot build the HTTP request", e))
+    }
+
+    async fn send(&self, req: Request<Full<Bytes>>) -> Result<Response<HyperBody>, ClientError> {
+        let resp = self.pool.request(req).await.map_err(|e| {
+            ClientError::transport_with(format!("cannot reach {}: {}", self.uri, chain(&e)), e)
+        })?;
+        if self.legacy()
+            && let Some(session) = resp.headers().get(SESSION_HEADER)
+        {
+            let mut slot = self.session.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_none() {
+                *slot = Some(session.clone());
+            }
+        }
+        Ok(resp)
+    }
+
+    fn remember_version(&self, out: &Outgoing) {
+        if !self.legacy() {
+            return;
+        }
+        if let Some((_, v)) = out
+            .headers
+            .iter()
+            .find(|(n, _)| n.as_str() == VERSION_HEADER)
+        {
+            *self.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(v.clone());
+        }
+    }
+
+    /// GET with `Accept: text/event-stream` (and `Last-Event-ID` to resume).
+    async fn get_stream(&self, last_id: Option<&str>) -> Result<Response<HyperBody>, ClientError> {
+        let mut extra = Vec::new();
+        if let Some(id) = last_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+            extra.push((HeaderName::from_static("last-event-id"), id));
+        }
+        let req = self.build(Method::GET, &extra, Bytes::new(), "text/event-stream")?;
+        self.send(req).await
+    }
+}
+
+/// The error and its sources, joined.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+fn is_event_stream(resp: &Response<HyperBody>) -> bool {
+    resp.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/event-stream")
+        })
+}
+
+/// Reads a whole body, refusing more than `max` bytes.
+async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
+    let mut body = body;
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|e| ClientError::transport_with("the response body failed", e))?;
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > max {
+                return Err(ClientError::transport(format!(
+                    "the response exceeds {max} bytes"
+                )));
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(out.into())
+}
+
+/// The JSON-RPC messages of a JSON body (one object, or a batch array).
+fn messages(body: &[u8], max: usize, status: u16) -> Option<Vec<Incoming>> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let items = match value {
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let bytes = serde_json::to_vec(&item).ok()?;
+        match Incoming::decode(&bytes, max)? {
+            Incoming::Response { message, .. } => out.push(Incoming::Response {
+                message,
+                status: Some(status),
+            }),
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+impl Transport for HttpTransport {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Http
+    }
+
+    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            inner.remember_version(&out);
+            let req = inner.build(
+                Method::POST,
+                &out.headers,
+                Bytes::from(out.body),
+                "application/json, text/event-stream",
+            )?;
+            let resp = inner.send(req).await?;
+            let status = resp.status();
+            let (tx, rx) = mpsc::channel(64);
+            if status.is_success() && is_event_stream(&resp) {
+                let legacy = inner.legacy();
+                tokio::spawn(read_events(inner, resp.into_body(), tx, out.id, legacy));
+                return Ok(rx);
+            }
+            let body = collect(resp.into_body(), inner.max_bytes).await?;
+            if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+                return Err(ClientError::http_status(
+                    status.as_u16(),
+                    b"accepted without an answer",
+                ));
+            }
+            match messages(&body, inner.max_bytes, status.as_u16()) {
+                Some(list) if !list.is_empty() => {
+                    for msg in list {
+                        let _ = tx.try_send(msg);
+                    }
+                    Ok(rx)
+                }
+                _ if !status.is_success() => Err(ClientError::http_status(status.as_u16(), &body)),
+                _ => Err(ClientError::transport(format!(
+                    "the response is not JSON-RPC ({} bytes)",
+                    body.len()
+                ))),
+            }
+        })
+    }
+
+    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            inner.remember_version(&out);
+            let req = inner.build(
+                Method::POST,
+                &out.headers,
+                Bytes::from(out.body),
+                "application/json, text/event-stream",
+            )?;
+            let resp = inner.send(req).await?;
+            let status = resp.status();
+            let body = collect(resp.into_body(), inner.max_bytes)
+                .await
+                .unwrap_or_default();
+            if status.is_success() {
+                Ok(())
+            } else {
+                Err(ClientError::http_status(status.as_u16(), &body))
+            }
+        })
+    }
+
+    fn cancel(&self, id: &RequestId, reason: &str) {
+        if !self.inner.legacy() || self.inner.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id.to_value(), "reason": reason}});
+        let inner = self.inner.clone();
+        handle.spawn(async move {
+            let Ok(bytes) = serde_json::to_vec(&body) else {
+                return;
+            };
+            if let Ok(req) = inner.build(
+                Method::POST,
+                &[],
+                bytes.into(),
+                "application/json, text/event-stream",
+            ) && let Ok(resp) = inner.send(req).await
+            {
+                let _ = collect(resp.into_body(), 64 * 1024).await;
+            }
+        });
+    }
+
+    fn set_legacy(&self, legacy: bool) {
+        self.inner.legacy.store(legacy, Ordering::Release);
+        *self.inner.version.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    fn session_id(&self) -> Option<String> {
+        self.inner
+            .session()
+            .and_then(|v| v.to_str().ok().map(str::to_string))
+    }
+
+    fn open_event_stream(
+        &self,
+        headers: Vec<(HeaderName, HeaderValue)>,
+    ) -> BoxFuture<Result<bool, ClientError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            if !inner.legacy() {
+                return Ok(false);
+            }
+            if inner.event_stream.swap(true, Ordering::AcqRel) {
+                return Ok(true);
+            }
+            let req = inner.build(Method::GET, &headers, Bytes::new(), "text/event-stream")?;
+            let resp = match inner.send(req).await {
+                Ok(r) => r,
+                Err(e) => {
+                    inner.event_stream.store(false, Ordering::Release);
+                    return Err(e);
+                }
+            };
+            if !resp.status().is_success() || !is_event_stream(&resp) {
+                inner.event_stream.store(false, Ordering::Release);
+                return Ok(false);
+            }
+            let tx = inner.unsolicited.clone();
+            tokio::spawn(read_events(inner, resp.into_body(), tx, None, true));
+            Ok(true)
+        })
+    }
+
+    fn close(&self) -> BoxFuture<()> {
+        Box::pin(end_session(self.inner.clone()))
+    }
+}
+
+/// `DELETE`s an initialize-era session, once.
+async fn end_session(inner: Arc<Inner>) {
+    if inner.closed.swap(true, Ordering::AcqRel) || !inner.legacy() || inner.session().is_none() {
+        return;
+    }
+    if let Ok(req) = inner.build(
+        Method::DELETE,
+        &[],
+        Bytes::new(),
+        "application/json, text/event-stream",
+    ) {
+        let sent = tokio::time::timeout(Duration::from_secs(5), inner.send(req)).await;
+        if let Ok(Ok(resp)) = sent {
+            let _ = collect(resp.into_body(), 64 * 1024).await;
+        }
+    }
+}
+
+impl Drop for HttpTransport {
+    /// A client dropped without [`close`](crate::client::Client::close) still
+    /// ends its initialize-era session, in the background.
+    fn drop(&mut self) {
+        let inner = &self.inner;
+        if inner.closed.load(Ordering::Acquire) || !inner.legacy() || inner.session().is_none() {
+            return;
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(end_session(inner.clone()));
+        }
+    }
+}
+
+/// Reads server-sent events into `tx` until the response with `id` arrives,
+/// the receiver is dropped, or the stream ends. An initialize-era stream
+/// that ends early is resumed with `Last-Event-ID` after the `retry` delay.
+async fn read_events(
+    inner: Arc<Inner>,
+    body: HyperBody,
+    tx: mpsc::Sender<Incoming>,
+    id: Option<RequestId>,
+    resumable: bool,
+) {
+    let mut parser = Parser::new(inner.max_bytes);
+    let mut body = body;
+    let mut resumes = 0;
+    loop {
+        loop {
+            let frame = tokio::select! {
+                f = body.frame() => f,
+                _ = tx.closed() => return,
+            };
+            let data = match frame {
+                None | Some(Err(_)) => break,
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => data,
+                    Err(_) => continue,
+                },
+            };
+            for event in parser.push(&data) {
+                if event.data.trim().is_empty() {
+                    continue;
+                }
+                let Some(msg) = Incoming::decode(event.data.as_bytes(), inner.max_bytes) else {
+                    continue;
+                };
+                let done = matches!(&msg, Incoming::Response { message, .. }
+                    if id.is_some() && Incoming::response_id(message) == id);
+                let msg = match msg {
+                    Incoming::Response { message, .. } => Incoming::Response {
+                        message,
+                        status: Some(200),
+                    },
+                    other => other,
+                };
+                if tx.send(msg).await.is_err() || done {
+                    return;
+                }
+            }
+            if parser.overflow {
+                log::warn!(
+                    "snodo client: dropping an event stream whose event exceeds the size limit"
+                );
+                return;
+            }
+        }
+        if !resumable
+            || parser.last_id.is_none()
+            || resumes >= MAX_RESUMES
+            || inner.closed.load(Ordering::Acquire)
+        {
+            return;
+        }
+        resumes += 1;
+        let delay = parser
+            .retry_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_RETRY);
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = tx.closed() => return,
+        }
+        match inner.get_stream(parser.last_id.as_deref()).await {
+            Ok(resp) if resp.status().is_success() && is_event_stream(&resp) => {
+                body = resp.into_body()
+            }
+            _ => return,
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The client's transports: Streamable HTTP, a child process over stdio, and
+//! a server in the same process.
+//!
+//! A transport moves bytes and attributes incoming messages to requests; the
+//! protocol (ids, `_meta`, negotiation, input rounds) lives in the client.
+//! Sending a request yields an [`Exchange`]: a channel of the messages that
+//! belong to it (progress and log notifications, subscription notifications,
+//! initialize-era server requests) ending with its response. Dropping the
+//! exchange cancels the request as the transport defines it.
+
+pub(crate) mod direct;
+pub(crate) mod http;
+pub(crate) mod sse;
+pub(crate) mod stdio;
+
+use ::http::{HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::ClientError;
+use super::options::BoxFuture;
+use crate::wire::{self, Limits, Message, Notification, Request, RequestId};
+
+/// One message from the server.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A response (`result` or `error`).
+    Response {
+        /// The whole message object.
+        message: Value,
+        /// The HTTP status that carried it (Streamable HTTP only).
+        status: Option<u16>,
+    },
+    /// A notification.
+    Notification(Notification),
+    /// A server-to-client request (initialize-era wire only).
+    Request(Request),
+}
+
+impl Incoming {
+    /// Decodes one message within `limits`; `None` when it is not JSON-RPC.
+    pub(crate) fn decode(bytes: &[u8], max_bytes: usize) -> Option<Self> {
+        let limits = Limits {
+            max_bytes,
+            max_depth: 128,
+            max_digits: 64,
+        };
+        match wire::decode(bytes, &limits) {
+            Ok(Message::Response(v)) => Some(Incoming::Response {
+                message: v,
+                status: None,
+            }),
+            Ok(Message::Notification(n)) => Some(Incoming::Notification(n)),
+            Ok(Message::Request(r)) => Some(Incoming::Request(r)),
+            Err(e) => {
+                log::debug!("snodo client: ignoring an undecodable message: {}", e.error);
+                None
+            }
+        }
+    }
+
+    /// The id of a response.
+    pub(crate) fn response_id(value: &Value) -> Option<RequestId> {
+        value.get("id").and_then(RequestId::from_value)
+    }
+}
+
+/// The messages that belong to one request, ending with its response.
+pub(crate) type Exchange = mpsc::Receiver<Incoming>;
+
+/// One message to send.
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    /// The request id; `None` for notifications and responses.
+    pub(crate) id: Option<RequestId>,
+    /// The compact JSON body.
+    pub(crate) body: Vec<u8>,
+    /// Protocol headers (HTTP only): `MCP-Protocol-Version`, `Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-*`.
+    pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
+    /// A subscription: the exchange stays open until it is dropped.
+    pub(crate) long_lived: bool,
+}
+
+/// Which transport a client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Streamable HTTP.
+    Http,
+    /// A child process's stdin and stdout.
+    Stdio,
+    /// A server in the same process.
+    Direct,
+}
+
+/// What every transport implements.
+pub(crate) trait Transport: Send + Sync + 'static {
+    /// Which transport this is.
+    fn kind(&self) -> TransportKind;
+
+    /// Sends a request; the exchange carries what belongs to it.
+    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>>;
+
+    /// Sends a notification, or a response to a server request.
+    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>>;
+
+    /// Cancels an in-flight request whose exchange is being dropped (stdio:
+    /// `notifications/cancelled`; initialize-era HTTP: the same, POSTed;
+    /// modern HTTP: nothing, closing the stream is the cancellation).
+    fn cancel(&self, id: &RequestId, reason: &str);
+
+    /// Switches to the initialize-era wire: sessions (HTTP), resumable streams.
+    fn set_legacy(&self, legacy: bool);
+
+    /// The `Mcp-Session-Id` of an initialize-era HTTP session.
+    fn session_id(&self) -> Option<String> {
+        None
+    }
+
+    /// Opens the initialize-era standalone GET stream (HTTP only).
+    fn open_event_stream(
+        &self,
+        _headers: Vec<(HeaderName, HeaderValue)>,
+    ) -> BoxFuture<Result<bool, ClientError>> {
+        Box::pin(async { Ok(false) })
+    }
+
+    /// Shuts the transport down (HTTP: `DELETE` of a session; stdio: close
+    /// stdin, wait, terminate).
+    fn close(&self) -> BoxFuture<()>;
+
+    /// The captured standard error of a stdio server.
+    fn stderr(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Whether a notification belongs to a subscription (carries its id).
+pub(crate) fn subscription_id(n: &Notification) -> Option<RequestId> {
+    n.params
+        .get("_meta")
+        .and_then(|m| m.get(crate::protocol::keys::SUBSCRIPTION_ID))
+        .and_then(RequestId::from_value)
+}

@@ -1,0 +1,356 @@
+//! A server run as a child process: newline-delimited JSON on its stdin and
+//! stdout, one shared channel demultiplexed by request id, progress token and
+//! subscription id.
+//!
+//! Shutdown closes stdin, waits, then asks the process to terminate
+//! (`SIGTERM` through `kill`), then kills it. Dropping the client kills the
+//! child.
+
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+use super::{Exchange, Incoming, Outgoing, Transport, TransportKind, subscription_id};
+use crate::client::ClientError;
+use crate::client::options::BoxFuture;
+use crate::client::target::{StderrMode, StdioCommand};
+use crate::wire::RequestId;
+
+/// How much captured standard error is kept.
+const STDERR_KEEP: usize = 64 * 1024;
+/// How long the child gets after stdin closes, and again after `SIGTERM`.
+const GRACE: Duration = Duration::from_secs(2);
+
+enum WriterCmd {
+    Line(Vec<u8>),
+    Close,
+}
+
+/// Requests waiting for their response.
+struct Router {
+    pending: Mutex<HashMap<RequestId, mpsc::Sender<Incoming>>>,
+    unsolicited: mpsc::Sender<Incoming>,
+    closed: AtomicBool,
+}
+
+impl Router {
+    fn route(&self, msg: Incoming) {
+        let target = match &msg {
+            Incoming::Response { message, .. } => {
+                let id = Incoming::response_id(message);
+                let tx = id.and_then(|id| self.lock().remove(&id));
+                match tx {
+                    Some(tx) => {
+                        if let Err(mpsc::error::TrySendError::Full(msg)) = tx.try_send(msg) {
+                            tokio::spawn(async move {
+                                let _ = tx.send(msg).await;
+                            });
+                        }
+                    }
+                    None => log::debug!("snodo client: a response for no pending request"),
+                }
+                return;
+            }
+            Incoming::Notification(n) => {
+                let by_token = (n.method == "notifications/progress")
+                    .then(|| {
+                        n.params
+                            .get("progressToken")
+                            .and_then(RequestId::from_value)
+                    })
+                    .flatten();
+                let by_cancel = (n.method == "notifications/cancelled")
+                    .then(|| n.params.get("requestId").and_then(RequestId::from_value))
+                    .flatten();
+                by_token.or(by_cancel).or_else(|| subscription_id(n))
+            }
+            Incoming::Request(_) => None,
+        };
+        if let Some(id) = target {
+            let tx = self.lock().get(&id).cloned();
+            if let Some(tx) = tx {
+                if tx.try_send(msg).is_err() {
+                    log::debug!(
+                        "snodo client: a slow consumer lost a notification for request {id}"
+                    );
+                }
+                return;
+            }
+        }
+        if self.unsolicited.try_send(msg).is_err() {
+            log::debug!("snodo client: dropped an unsolicited message");
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::Sender<Incoming>>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The stdio transport.
+pub(crate) struct StdioTransport {
+    child: Arc<tokio::sync::Mutex<Option<Child>>>,
+    writer: mpsc::UnboundedSender<WriterCmd>,
+    router: Arc<Router>,
+    stderr: Option<Arc<Mutex<VecDeque<u8>>>>,
+    max_bytes: usize,
+}
+
+impl StdioTransport {
+    /// Spawns the server.
+    pub(crate) fn spawn(
+        cmd: &StdioCommand,
+        unsolicited: mpsc::Sender<Incoming>,
+        max_bytes: usize,
+    ) -> Result<Self, ClientError> {
+        let mut command = Command::new(&cmd.program);
+        command
+            .args(&cmd.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        for (k, v) in &cmd.env {
+            command.env(k, v);
+        }
+        if let Some(dir) = &cmd.cwd {
+            command.current_dir(dir);
+        }
+        command.stderr(match cmd.stderr {
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Capture => Stdio::piped(),
+            StderrMode::Null => Stdio::null(),
+        });
+        let mut child = command.spawn().map_err(|e| {
+            ClientError::transport_with(
+                format!("cannot start {}: {e}", cmd.program.to_string_lossy()),
+                e,
+            )
+        })?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| ClientError::transport("no stdin pipe"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| ClientError::transport("no stdout pipe"))?;
+        let stderr = child.stderr.take().map(|pipe| {
+            let buffer = Arc::new(Mutex::new(VecDeque::new()));
+            tokio::spawn(capture(pipe, buffer.clone()));
+            buffer
+        });
+        let router = Arc::new(Router {
+            pending: Mutex::new(HashMap::new()),
+            unsolicited,
+            closed: AtomicBool::new(false),
+        });
+        let (writer, commands) = mpsc::unbounded_channel();
+        tokio::spawn(write_lines(stdin, commands));
+        tokio::spawn(read_lines(
+            BufReader::new(stdout),
+            router.clone(),
+            max_bytes,
+        ));
+        Ok(Self {
+            child: Arc::new(tokio::sync::Mutex::new(Some(child))),
+            writer,
+            router,
+            stderr,
+            max_bytes,
+        })
+    }
+
+    fn write(&self, body: Vec<u8>) -> Result<(), ClientError> {
+        if self.router.closed.load(Ordering::Acquire) {
+            return Err(ClientError::transport("the server process has exited"));
+        }
+        if body.len() > self.max_bytes {
+            return Err(ClientError::transport("the message exceeds the size limit"));
+        }
+        self.writer
+            .send(WriterCmd::Line(body))
+            .map_err(|_| ClientError::transport("the server's stdin is closed"))
+    }
+}
+
+async fn capture(mut pipe: tokio::process::ChildStderr, buffer: Arc<Mutex<VecDeque<u8>>>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = pipe.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        let mut buf = buffer.lock().unwrap_or_else(|e| e.into_inner());
+        buf.extend(&chunk[..n]);
+        while buf.len() > STDERR_KEEP {
+            buf.pop_front();
+        }
+    }
+}
+
+async fn write_lines(mut stdin: ChildStdin, mut commands: mpsc::UnboundedReceiver<WriterCmd>) {
+    while let Some(cmd) = commands.recv().await {
+        match cmd {
+            WriterCmd::Line(mut line) => {
+                line.push(b'\n');
+                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+            WriterCmd::Close => break,
+        }
+    }
+    let _ = stdin.shutdown().await;
+}
+
+/// Reads one line of at most `max` bytes; `Ok(None)` at end of input,
+/// `Ok(Some(None))` for a line over the limit (skipped).
+async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Option<Vec<u8>>>> {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = reader.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if line.is_empty() && !too_long {
+                None
+            } else {
+                Some((!too_long).then_some(line))
+            });
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                if !too_long && line.len() + i <= max {
+                    line.extend_from_slice(&buf[..i]);
+                } else {
+                    too_long = true;
+                }
+                reader.consume(i + 1);
+                return Ok(Some((!too_long).then_some(line)));
+            }
+            None => {
+                let n = buf.len();
+                if !too_long && line.len() + n <= max {
+                    line.extend_from_slice(buf);
+                } else {
+                    too_long = true;
+                    line.clear();
+                }
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, router: Arc<Router>, max: usize) {
+    loop {
+        match read_line(&mut reader, max).await {
+            Ok(Some(Some(mut line))) => {
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if line.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                    line.drain(..3);
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match Incoming::decode(&line, max) {
+                    Some(msg) => router.route(msg),
+                    None => {
+                        log::debug!("snodo client: the server wrote a line that is not JSON-RPC")
+                    }
+                }
+            }
+            Ok(Some(None)) => log::warn!("snodo client: skipped a server message over {max} bytes"),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    router.closed.store(true, Ordering::Release);
+    router.lock().clear();
+}
+
+impl Transport for StdioTransport {
+    fn kind(&self) -> TransportKind {
+        TransportKind::Stdio
+    }
+
+    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+        let result = (|| {
+            let id = out
+                .id
+                .clone()
+                .ok_or_else(|| ClientError::transport("a request needs an id"))?;
+            let (tx, rx) = mpsc::channel(256);
+            self.router.lock().insert(id.clone(), tx);
+            if let Err(e) = self.write(out.body) {
+                self.router.lock().remove(&id);
+                return Err(e);
+            }
+            Ok(rx)
+        })();
+        Box::pin(async move { result })
+    }
+
+    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+        let result = self.write(out.body);
+        Box::pin(async move { result })
+    }
+
+    fn cancel(&self, id: &RequestId, reason: &str) {
+        let was_pending = self.router.lock().remove(id).is_some();
+        if was_pending {
+            let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id.to_value(), "reason": reason}});
+            if let Ok(bytes) = serde_json::to_vec(&body) {
+                let _ = self.write(bytes);
+            }
+        }
+    }
+
+    fn set_legacy(&self, _legacy: bool) {}
+
+    fn close(&self) -> BoxFuture<()> {
+        let _ = self.writer.send(WriterCmd::Close);
+        let child = self.child.clone();
+        Box::pin(async move {
+            let mut slot = child.lock().await;
+            let Some(mut child) = slot.take() else { return };
+            if tokio::time::timeout(GRACE, child.wait()).await.is_ok() {
+                return;
+            }
+            #[cfg(unix)]
+            if let Some(pid) = child.id() {
+                let _ = Command::new("kill")
+                    .arg("-TERM")
+                    .arg(pid.to_string())
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .await;
+                if tokio::time::timeout(GRACE, child.wait()).await.is_ok() {
+                    return;
+                }
+            }
+            let _ = child.kill().await;
+        })
+    }
+
+    fn stderr(&self) -> Option<String> {
+        let buffer = self.stderr.as_ref()?;
+        let buf = buffer.lock().unwrap_or_else(|e| e.into_inner());
+        let (a, b) = buf.as_slices();
+        let mut bytes = a.to_vec();
+        bytes.extend_from_slice(b);
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}

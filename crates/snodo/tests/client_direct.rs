@@ -1,0 +1,166 @@
+//! The client against a server in the same process (the only place where
+//! our own server is the peer: the direct transport has no wire to script).
+
+#![cfg(all(feature = "client", feature = "macros"))]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use snodo::client::{Client, ListenFilter, RequestOptions, TransportKind};
+use snodo::prelude::*;
+
+#[snodo::tool(
+    description = "Asks for a name, then greets",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn ask_name(_args: Arguments, cx: Context) -> CallResult {
+    if let Some(answer) = cx.elicitation("who") {
+        let state = cx.request_state().unwrap_or("none").to_string();
+        return Ok(format!("Hello, {}! ({state})", answer.str("name").unwrap_or("?")).into());
+    }
+    let form =
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    Ok(ToolResult::input_required(
+        InputRequired::new()
+            .elicit_form("who", "Your name?", form)
+            .state("round-1"),
+    ))
+}
+
+#[snodo::tool(
+    description = "Reports progress twice",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn steps(_args: Arguments, cx: Context) -> CallResult {
+    for n in 1..=2 {
+        let _ = cx.progress(n as f64, Some(2.0), None).await;
+    }
+    Ok("stepped".into())
+}
+
+static SAW_CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Records that the handler stopped (it is dropped, or sees the signal).
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        SAW_CANCEL.store(true, Ordering::SeqCst);
+    }
+}
+
+#[snodo::tool(
+    description = "Waits until cancelled",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn wait(_args: Arguments, cx: Context) -> CallResult {
+    let _stopped = Stopped;
+    cx.cancellation().cancelled().await;
+    Ok("cancelled".into())
+}
+
+fn server() -> Server {
+    Server::builder("direct", "1.0.0")
+        .tool(ask_name)
+        .tool(steps)
+        .tool(wait)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn direct_calls_answer_input_and_report_progress() {
+    let server = server();
+    let client = Client::builder()
+        .on_elicit_form(|_req| async move {
+            let mut content = serde_json::Map::new();
+            content.insert("name".into(), json!("Ada"));
+            Ok(snodo::mrtr::ElicitResponse {
+                action: snodo::mrtr::ElicitAction::Accept,
+                content,
+            })
+        })
+        .connect(&server)
+        .await
+        .unwrap();
+    assert_eq!(client.transport_kind(), TransportKind::Direct);
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    assert_eq!(client.server_info().unwrap()["name"], "direct");
+    assert!(client.server_capabilities().get("tools").is_some());
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 3);
+
+    let result = client.call_tool("ask_name", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello, Ada! (round-1)");
+
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let result = client
+        .call_tool_with(
+            "steps",
+            json!({}),
+            RequestOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "stepped");
+    assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0]);
+
+    let err = client.call_tool("missing", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32602));
+}
+
+#[tokio::test]
+async fn direct_timeouts_cancel_the_handler() {
+    let client = Client::connect(server()).await.unwrap();
+    let err = client
+        .call_tool_with(
+            "wait",
+            json!({}),
+            RequestOptions::new().timeout(Duration::from_millis(100)),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout());
+    for _ in 0..50 {
+        if SAW_CANCEL.load(Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the handler was not stopped");
+}
+
+#[tokio::test]
+async fn direct_listen_receives_list_changes() {
+    let server = server();
+    let client = Client::connect(&server).await.unwrap();
+    let mut sub = client.listen(ListenFilter::new().tools()).await.unwrap();
+    assert_eq!(sub.acknowledged()["toolsListChanged"], true);
+    assert!(server.remove_tool("steps"));
+    let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(n.method, "notifications/tools/list_changed");
+    assert_eq!(
+        n.params["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub.id().unwrap().to_value()
+    );
+    server.events().shutdown();
+    let end = tokio::time::timeout(Duration::from_secs(5), sub.next())
+        .await
+        .unwrap();
+    assert!(
+        end.is_none(),
+        "the subscription ends when the server shuts it down"
+    );
+}
