@@ -103,5 +103,5 @@ check "everything stdio: get a prompt" 0 "Paris"
 run complete "$everything" prompt:completable-prompt department=E
 check "everything stdio: complete an argument" 0 "Engineering"
 
-echo "client interop: $pass passed, $fail failed"
+echo "client-interop: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -71,5 +71,5 @@ check "inspector, http: list the conformance fixture" '"test_simple_text"' "$out
 out=$(run timeout 60 interop/inspector.sh call "$furl" test_simple_text)
 check "inspector, http: call a fixture tool" 'This is a simple text response for testing.' "$out"
 
-echo "interop: $pass passed, $fail failed"
+echo "server-interop: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -124,8 +124,8 @@ impl StateSealer {
     fn mac(secret: &[u8], kid: &str, cx: &Context, payload: &str) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes any key length");
         let principal = cx.principal().map(|p| p.subject.as_str()).unwrap_or("");
-        let bound = json!([kid, cx.method(), cx.params(), principal, payload]).to_string();
-        mac.update(bound.as_bytes());
+        let bound = json!([kid, cx.method(), cx.params(), principal, payload]);
+        mac.update(canonical(&bound).as_bytes());
         mac
     }
 
@@ -184,6 +184,43 @@ impl StateSealer {
     }
 }
 
+/// JSON with object keys sorted at every level, whatever order the map keeps:
+/// key order never changes a MAC, list order and number types do.
+fn canonical(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_unstable();
+                out.push('{');
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write(&map[key], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -194,6 +231,18 @@ fn now() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_form_ignores_key_order_only() {
+        let a: Value = serde_json::from_str(r#"{"b":1,"a":{"y":[2,1],"x":null}}"#).unwrap();
+        let b: Value = serde_json::from_str(r#"{"a":{"x":null,"y":[2,1]},"b":1}"#).unwrap();
+        assert_eq!(canonical(&a), canonical(&b));
+        assert_eq!(canonical(&a), r#"{"a":{"x":null,"y":[2,1]},"b":1}"#);
+        let c: Value = serde_json::from_str(r#"{"a":{"x":null,"y":[1,2]},"b":1}"#).unwrap();
+        assert_ne!(canonical(&a), canonical(&c));
+        let d: Value = serde_json::from_str(r#"{"a":{"x":null,"y":[2,1]},"b":1.0}"#).unwrap();
+        assert_ne!(canonical(&a), canonical(&d));
+    }
 
     #[test]
     fn keys_rotate_and_foreign_keys_fail() {

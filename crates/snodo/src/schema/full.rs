@@ -175,11 +175,14 @@ fn quoted(names: &[String]) -> String {
         .join(", ")
 }
 
-/// `property `a` is not allowed` or `properties `a`, `b` are not allowed`.
+/// `property `a` is not allowed` or `properties `a`, `b` are not allowed`,
+/// names sorted so the message does not depend on map order.
 fn not_allowed(keyword: &str, names: &[String]) -> String {
-    match names {
+    let mut names = names.to_vec();
+    names.sort_unstable();
+    match names.as_slice() {
         [one] => format!("{keyword}: property `{one}` is not allowed"),
-        _ => format!("{keyword}: properties {} are not allowed", quoted(names)),
+        _ => format!("{keyword}: properties {} are not allowed", quoted(&names)),
     }
 }
 
