@@ -391,7 +391,7 @@ impl Server {
     #[allow(clippy::too_many_arguments)]
     fn list_page(
         &self,
-        _cx: &Context,
+        cx: &Context,
         params: &Map<String, Value>,
         method: &str,
         key: &str,
@@ -399,15 +399,23 @@ impl Server {
         digest: u64,
         visible: impl Fn(&dyn super::Policy, &Value) -> bool,
     ) -> Result<Map<String, Value>, Failure> {
+        let revision = cx.protocol_version();
         let mut page = match &self.inner.policy {
-            None => list::page(method, key, items, digest, self.inner.page_size, params)?,
+            None => list::page(
+                method,
+                key,
+                items,
+                list::for_revision(digest, revision),
+                self.inner.page_size,
+                params,
+            )?,
             Some(policy) => {
                 let seen: Vec<Value> = items
                     .iter()
                     .filter(|item| visible(policy.as_ref(), item))
                     .cloned()
                     .collect();
-                let digest = list::catalog_digest(&seen);
+                let digest = list::for_revision(list::catalog_digest(&seen), revision);
                 list::page(method, key, &seen, digest, self.inner.page_size, params)?
             }
         };

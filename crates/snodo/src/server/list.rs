@@ -1,7 +1,8 @@
 //! Paged list results with opaque cursors bound to the catalog.
 //!
-//! A cursor is `mcp1.` + base64url of `[method, offset, page size, catalog
-//! digest]`. A cursor issued for another method, page size or catalog is
+//! A cursor is `mcp1.` + base64url of `[method, offset, page size, digest]`,
+//! the digest covering the catalog as listed and the protocol revision. A
+//! cursor issued for another method, page size, revision or catalog is
 //! refused with -32602, as is anything malformed or longer than 2 048 bytes.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -21,6 +22,14 @@ pub(crate) fn catalog_digest(items: &[Value]) -> u64 {
     for item in items {
         item.to_string().hash(&mut hasher);
     }
+    hasher.finish()
+}
+
+/// Binds a catalog digest to the protocol revision the list is served in.
+pub(crate) fn for_revision(digest: u64, revision: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    digest.hash(&mut hasher);
+    revision.hash(&mut hasher);
     hasher.finish()
 }
 
@@ -94,6 +103,27 @@ mod tests {
         let last = page("tools/list", "tools", &items, digest, 2, &params).unwrap();
         assert_eq!(last["tools"], json!([4]));
         assert!(!last.contains_key("nextCursor"));
+    }
+
+    #[test]
+    fn cursors_are_bound_to_the_revision() {
+        let items: Vec<Value> = (0..5).map(|i| json!(i)).collect();
+        let digest = catalog_digest(&items);
+        let (now, older) = (
+            for_revision(digest, "2026-07-28"),
+            for_revision(digest, "2025-11-25"),
+        );
+        assert_ne!(now, older);
+        let first = page("tools/list", "tools", &items, now, 2, &Map::new()).unwrap();
+        let mut params = Map::new();
+        params.insert("cursor".into(), first["nextCursor"].clone());
+        assert!(page("tools/list", "tools", &items, now, 2, &params).is_ok());
+        assert_eq!(
+            page("tools/list", "tools", &items, older, 2, &params)
+                .unwrap_err()
+                .code(),
+            -32602
+        );
     }
 
     #[test]
