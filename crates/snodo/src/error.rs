@@ -49,7 +49,7 @@ pub mod code {
 pub struct Error {
     code: i64,
     message: String,
-    data: Option<Value>,
+    data: Option<Box<Value>>,
     cause: Option<BoxError>,
 }
 
@@ -119,7 +119,7 @@ impl Error {
 
     /// Attaches `data`, which is sent to the peer.
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 
@@ -141,7 +141,7 @@ impl Error {
 
     /// The data sent to the peer, if any.
     pub fn data(&self) -> Option<&Value> {
-        self.data.as_ref()
+        self.data.as_deref()
     }
 
     /// The JSON-RPC `error` member: `{"code", "message"[, "data"]}`.
@@ -150,7 +150,7 @@ impl Error {
         map.insert("code".into(), self.code.into());
         map.insert("message".into(), self.message.clone().into());
         if let Some(data) = &self.data {
-            map.insert("data".into(), data.clone());
+            map.insert("data".into(), (**data).clone());
         }
         Value::Object(map)
     }

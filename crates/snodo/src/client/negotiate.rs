@@ -74,7 +74,7 @@ impl Negotiated {
 
 /// The outcome of one probe.
 enum Probe {
-    Modern(Negotiated),
+    Modern(Box<Negotiated>),
     /// A `-32022` naming the revisions the server supports.
     Unsupported(Vec<String>),
     Legacy,
@@ -95,7 +95,7 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
         .await
     {
         Ok(result) => Ok(match Negotiated::from_discover(version, &result) {
-            Some(n) => Probe::Modern(n),
+            Some(n) => Probe::Modern(Box::new(n)),
             None => Probe::Legacy,
         }),
         Err(ClientError::Rpc { error, .. }) => match error.code() {
@@ -114,9 +114,9 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
                     None => Probe::Legacy,
                 })
             }
-            code::HEADER_MISMATCH | code::MISSING_CLIENT_CAPABILITY => {
-                Ok(Probe::Modern(Negotiated::modern_without_discover(version)))
-            }
+            code::HEADER_MISMATCH | code::MISSING_CLIENT_CAPABILITY => Ok(Probe::Modern(Box::new(
+                Negotiated::modern_without_discover(version),
+            ))),
             _ => Ok(Probe::Legacy),
         },
         Err(ClientError::Timeout { .. }) => Ok(Probe::Legacy),
@@ -151,7 +151,7 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
             legacy::initialize(shared, version).await
         }
         VersionPolicy::Pin(version) => match probe(shared, version).await? {
-            Probe::Modern(n) => Ok(n),
+            Probe::Modern(n) => Ok(*n),
             Probe::Unsupported(list) => Err(ClientError::protocol(format!(
                 "the server does not support protocol version {version} (it supports {})",
                 list.join(", ")
@@ -161,7 +161,7 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
         VersionPolicy::Auto => {
             let first = MODERN_VERSIONS[0];
             match probe(shared, first).await? {
-                Probe::Modern(n) => Ok(n),
+                Probe::Modern(n) => Ok(*n),
                 Probe::Legacy => {
                     initialize_any(
                         shared,
@@ -178,7 +178,7 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
                         .find(|v| list.iter().any(|s| s == *v))
                     {
                         return match probe(shared, modern).await? {
-                            Probe::Modern(n) => Ok(n),
+                            Probe::Modern(n) => Ok(*n),
                             Probe::Unsupported(again) => Err(ClientError::protocol(format!(
                                 "the server rejected protocol version {modern} it claims to support ({})",
                                 again.join(", ")

@@ -1,0 +1,79 @@
+//! The benchmark server written with snodo: `echo` and `add` with the
+//! `#[snodo::tool]` macro, the inert tools with `tool::from_fn` (definitions
+//! known at run time), served by `HttpListener` or `Server::serve_stdio`.
+
+use serde_json::json;
+use snodo::prelude::*;
+use snodo::transport::http::{HttpListener, HttpOptions};
+use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
+
+#[snodo::tool(
+    description = "Returns its text argument unchanged",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "text": { "type": "string", "description": "The text to return" } },
+        "required": ["text"]
+    }
+)]
+async fn echo(args: Arguments) -> CallResult {
+    Ok(ToolResult::text(args.str("text")?))
+}
+
+#[snodo::tool(
+    description = "Adds two integers and returns their sum as structured content",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
+        "required": ["a", "b"]
+    },
+    output_schema = {
+        "type": "object",
+        "properties": { "sum": { "type": "integer" } },
+        "required": ["sum"]
+    }
+)]
+async fn add(args: Arguments) -> CallResult {
+    let (a, b) = (args.i64("a")?, args.i64("b")?);
+    match a.checked_add(b) {
+        Some(sum) => Ok(ToolResult::structured(json!({ "sum": sum }))),
+        None => Ok(ToolResult::error(
+            "The sum does not fit in a 64-bit integer",
+        )),
+    }
+}
+
+fn server() -> Server {
+    let mut builder = Server::builder("bench-snodo", env!("CARGO_PKG_VERSION"))
+        .tool(echo)
+        .tool(add);
+    for i in 0..snodo_bench_common::INERT_TOOLS {
+        let tool = snodo::tool::from_fn(snodo_bench_common::inert_name(i), |_args, _cx| async {
+            Ok(ToolResult::text(snodo_bench_common::INERT_REPLY))
+        })
+        .description(snodo_bench_common::inert_description(i))
+        .input_schema(snodo_bench_common::inert_input_schema(i));
+        builder = builder.tool(tool);
+    }
+    builder.build().expect("the benchmark tools are valid")
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let mode = mode_from_args("bench-server-snodo");
+    let server = server();
+    match mode {
+        Mode::Stdio => server.serve_stdio().await,
+        Mode::Http => {
+            let listener = HttpListener::bind(
+                &server,
+                "127.0.0.1:0".parse().expect("a valid address"),
+                HttpOptions::new(),
+            )
+            .await?;
+            announce(&listener.url());
+            listener.run(stdin_closed()).await
+        }
+    }
+}

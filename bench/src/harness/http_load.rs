@@ -1,0 +1,390 @@
+//! The HTTP load generator: hyper 1 client connections (HTTP/1.1,
+//! keep-alive, `TCP_NODELAY`), one request in flight per connection (closed
+//! loop), every response checked, latency recorded in a histogram.
+
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE, HOST};
+use http::{HeaderValue, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+use super::histogram::Histogram;
+use super::wire::{self, Expect, Verdict, Work};
+
+/// Where an HTTP server listens.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// The socket address.
+    pub(crate) addr: SocketAddr,
+    /// The `Host` header value.
+    pub(crate) host: HeaderValue,
+    /// The endpoint path.
+    pub(crate) path: String,
+}
+
+impl Target {
+    /// Parses `http://127.0.0.1:PORT/path`. Only loopback targets are accepted.
+    pub(crate) fn from_url(url: &str) -> Result<Self, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("not an http URL: {url}"))?;
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let addr: SocketAddr = authority
+            .parse()
+            .map_err(|e| format!("bad address {authority}: {e}"))?;
+        if !addr.ip().is_loopback() {
+            return Err(format!("refusing non-loopback target {addr}"));
+        }
+        Ok(Self {
+            addr,
+            host: HeaderValue::from_str(authority).map_err(|e| e.to_string())?,
+            path: path.to_string(),
+        })
+    }
+}
+
+/// What one load run measured.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Outcome {
+    /// Correct responses completed inside the measurement window.
+    pub(crate) completed: u64,
+    /// Wrong answers and transport failures (warm-up included).
+    pub(crate) errors: u64,
+    /// The first error seen, for the log.
+    pub(crate) first_error: Option<String>,
+    /// Latency of the counted responses, in nanoseconds.
+    pub(crate) hist: Histogram,
+    /// The measurement window.
+    pub(crate) window: Duration,
+    /// Response body bytes of the counted responses.
+    pub(crate) bytes: u64,
+}
+
+impl Outcome {
+    /// Requests per second.
+    pub(crate) fn rps(&self) -> f64 {
+        self.completed as f64 / self.window.as_secs_f64()
+    }
+
+    fn error(&mut self, message: String) {
+        self.errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(message);
+        }
+    }
+
+    /// Adds `other` (another connection's share).
+    pub(crate) fn merge(&mut self, other: Outcome) {
+        self.completed += other.completed;
+        self.errors += other.errors;
+        if self.first_error.is_none() {
+            self.first_error = other.first_error;
+        }
+        self.hist.merge(&other.hist);
+        self.bytes += other.bytes;
+    }
+}
+
+/// Opens one HTTP/1.1 connection.
+async fn connect(target: &Target) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), String> {
+    let stream = TcpStream::connect(target.addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (sender, conn) = http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("handshake: {e}"))?;
+    let driver = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok((sender, driver))
+}
+
+/// A POST carrying the standard MCP 2026-07-28 headers.
+fn request(
+    target: &Target,
+    method: &'static str,
+    name: Option<&'static str>,
+    body: String,
+) -> Request<Full<Bytes>> {
+    let mut builder = Request::post(target.path.as_str())
+        .header(HOST, target.host.clone())
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", wire::protocol_version())
+        .header("Mcp-Method", method);
+    if let Some(name) = name {
+        builder = builder.header("Mcp-Name", name);
+    }
+    builder
+        .body(Full::new(Bytes::from(body)))
+        .expect("a valid request")
+}
+
+/// Sends one request and checks its answer.
+async fn exchange(
+    sender: &mut SendRequest<Full<Bytes>>,
+    req: Request<Full<Bytes>>,
+    expect: Expect,
+    id: u64,
+) -> Result<Result<u64, String>, String> {
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("request: {e}"))?;
+    let (parts, body) = response.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    if parts.status != StatusCode::OK {
+        return Ok(Err(format!(
+            "HTTP {}: {}",
+            parts.status,
+            String::from_utf8_lossy(&body[..body.len().min(300)])
+        )));
+    }
+    let ct = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+    let payload = match wire::http_payload(ct, &body) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(match wire::check(expect, Some(id), &payload) {
+        Ok(Verdict::Response(_)) => Ok(body.len() as u64),
+        Ok(Verdict::Notification) => Err("a notification instead of a response".into()),
+        Err(e) => Err(format!(
+            "{e}; body: {}",
+            String::from_utf8_lossy(&payload[..payload.len().min(300)])
+        )),
+    })
+}
+
+/// One closed-loop connection: request, check, record, repeat until `end`.
+async fn connection(
+    target: Rc<Target>,
+    work: Work,
+    expect: Expect,
+    index: u64,
+    measure_from: Instant,
+    end: Instant,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut seq = 0u64;
+    'reconnect: while Instant::now() < end {
+        let (mut sender, driver) = match connect(&target).await {
+            Ok(c) => c,
+            Err(e) => {
+                out.error(e);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        while Instant::now() < end {
+            seq += 1;
+            let id = (index << 32) | seq;
+            let req = request(&target, work.method(), work.name(), work.body(id));
+            let start = Instant::now();
+            let result = exchange(&mut sender, req, expect, id).await;
+            let done = Instant::now();
+            match result {
+                Ok(Ok(bytes)) => {
+                    if done >= measure_from && done < end {
+                        out.completed += 1;
+                        out.bytes += bytes;
+                        out.hist.record((done - start).as_nanos() as u64);
+                    }
+                }
+                Ok(Err(wrong)) => out.error(wrong),
+                Err(broken) => {
+                    out.error(broken);
+                    driver.abort();
+                    continue 'reconnect;
+                }
+            }
+        }
+        drop(sender);
+        let _ = driver.await;
+    }
+    out
+}
+
+/// Runs `concurrency` closed-loop connections for `warmup` + `measure`;
+/// counts only responses completed during `measure`.
+pub(crate) async fn run(
+    target: &Target,
+    work: Work,
+    expect: Expect,
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Outcome {
+    let target = Rc::new(target.clone());
+    let start = Instant::now();
+    let measure_from = start + warmup;
+    let end = measure_from + measure;
+    let local = tokio::task::LocalSet::new();
+    let handles: Vec<_> = (0..concurrency)
+        .map(|i| {
+            local.spawn_local(connection(
+                Rc::clone(&target),
+                work,
+                expect,
+                i as u64 + 1,
+                measure_from,
+                end,
+            ))
+        })
+        .collect();
+    let mut total = Outcome {
+        window: measure,
+        ..Outcome::default()
+    };
+    local
+        .run_until(async {
+            for h in handles {
+                if let Ok(part) = h.await {
+                    total.merge(part);
+                }
+            }
+        })
+        .await;
+    total
+}
+
+/// Sends a single request and checks the answer (start-up probes).
+pub(crate) async fn one(
+    target: &Target,
+    work: Work,
+    expect: Expect,
+    id: u64,
+) -> Result<(), String> {
+    let (mut sender, driver) = connect(target).await?;
+    let req = request(target, work.method(), work.name(), work.body(id));
+    let result = exchange(&mut sender, req, expect, id).await;
+    drop(sender);
+    driver.abort();
+    result?.map(|_| ())
+}
+
+/// An open `subscriptions/listen` stream, held open by keeping its parts.
+pub(crate) struct Listening {
+    _sender: SendRequest<Full<Bytes>>,
+    _body: Incoming,
+    driver: JoinHandle<()>,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.driver.abort();
+    }
+}
+
+/// Opens one listen stream and waits for its acknowledgment.
+async fn listen_one(target: &Target, id: u64) -> Result<Listening, String> {
+    let (mut sender, driver) = connect(target).await?;
+    let req = request(target, "subscriptions/listen", None, wire::listen_body(id));
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("request: {e}"))?;
+    let status = response.status();
+    let ct = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .map(|v| v.as_bytes().to_vec())
+        .unwrap_or_default();
+    let mut body = response.into_body();
+    if status != StatusCode::OK || !ct.starts_with(b"text/event-stream") {
+        let text = body
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        return Err(format!(
+            "listen answered HTTP {status} {:?}: {}",
+            String::from_utf8_lossy(&ct),
+            String::from_utf8_lossy(&text[..text.len().min(300)])
+        ));
+    }
+    let mut seen = Vec::new();
+    loop {
+        let frame = body
+            .frame()
+            .await
+            .ok_or("the listen stream ended before its acknowledgment")?
+            .map_err(|e| format!("listen body: {e}"))?;
+        if let Ok(data) = frame.into_data() {
+            seen.extend_from_slice(&data);
+        }
+        let events = wire::sse_events(&seen);
+        if let Some(first) = events.iter().find(|d| !d.is_empty()) {
+            if wire::is_listen_ack(first) {
+                return Ok(Listening {
+                    _sender: sender,
+                    _body: body,
+                    driver,
+                });
+            }
+            return Err(format!(
+                "first listen event is not the acknowledgment: {}",
+                String::from_utf8_lossy(first)
+            ));
+        }
+    }
+}
+
+/// Opens `n` listen streams (one connection each, 50 at a time), each
+/// acknowledged, and returns them open.
+pub(crate) async fn open_listen_streams(
+    target: &Target,
+    n: usize,
+) -> Result<Vec<Listening>, String> {
+    let local = tokio::task::LocalSet::new();
+    let target = Rc::new(target.clone());
+    local
+        .run_until(async {
+            let mut open = Vec::with_capacity(n);
+            let mut next = 0usize;
+            while next < n {
+                let batch: Vec<_> = (next..(next + 50).min(n))
+                    .map(|i| {
+                        let target = Rc::clone(&target);
+                        tokio::task::spawn_local(async move {
+                            tokio::time::timeout(
+                                Duration::from_secs(10),
+                                listen_one(&target, 1_000_000 + i as u64),
+                            )
+                            .await
+                            .map_err(|_| "no acknowledgment within 10 s".to_string())?
+                        })
+                    })
+                    .collect();
+                next += batch.len();
+                for h in batch {
+                    open.push(h.await.map_err(|e| e.to_string())??);
+                }
+            }
+            Ok(open)
+        })
+        .await
+}

@@ -1,0 +1,8 @@
+//! The harness behind `snodo-bench`: processes, load generators, report.
+
+pub(crate) mod histogram;
+pub(crate) mod http_load;
+pub(crate) mod procs;
+pub(crate) mod report;
+pub(crate) mod stdio_load;
+pub(crate) mod wire;

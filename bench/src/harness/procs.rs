@@ -1,0 +1,296 @@
+//! Server processes: locating and spawning the binaries (pinned with
+//! `taskset`), reading their announced URL, their memory from `/proc`, and
+//! stopping them.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::http_load::Target;
+
+/// One server under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Spec {
+    /// The name in the report.
+    pub(crate) name: &'static str,
+    /// Its binary, next to the harness.
+    pub(crate) bin: &'static str,
+    /// Whether it serves stdio.
+    pub(crate) stdio: bool,
+    /// Whether it implements `subscriptions/listen`.
+    pub(crate) listen: bool,
+}
+
+/// The servers, in report (and alternation) order.
+pub(crate) const SERVERS: [Spec; 4] = [
+    Spec {
+        name: "snodo",
+        bin: "bench-server-snodo",
+        stdio: true,
+        listen: true,
+    },
+    Spec {
+        name: "rmcp",
+        bin: "bench-server-rmcp",
+        stdio: true,
+        listen: true,
+    },
+    Spec {
+        name: "tower-mcp",
+        bin: "bench-server-tower-mcp",
+        stdio: true,
+        listen: true,
+    },
+    Spec {
+        name: "ceiling",
+        bin: "bench-server-ceiling",
+        stdio: true,
+        listen: false,
+    },
+];
+
+/// Where binaries are and how servers get pinned.
+#[derive(Debug, Clone)]
+pub(crate) struct Launcher {
+    /// The directory holding the server binaries.
+    pub(crate) dir: PathBuf,
+    /// The CPU servers are pinned to, with `taskset -c`.
+    pub(crate) server_cpu: Option<usize>,
+    /// Whether server stderr is shown (else discarded).
+    pub(crate) show_stderr: bool,
+}
+
+impl Launcher {
+    fn command(&self, spec: &Spec, arg: &str) -> Command {
+        let bin = self.dir.join(spec.bin);
+        let mut cmd = match self.server_cpu {
+            Some(cpu) => {
+                // taskset execs the server: the child's pid is the server's.
+                let mut c = Command::new("taskset");
+                c.arg("-c").arg(cpu.to_string()).arg(&bin);
+                c
+            }
+            None => Command::new(&bin),
+        };
+        cmd.arg(arg)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if self.show_stderr {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Starts `spec --http` and waits for its URL line.
+    pub(crate) async fn http(&self, spec: &Spec) -> Result<HttpServer, String> {
+        let mut child = self
+            .command(spec, "--http")
+            .spawn()
+            .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
+        let stdout = child.stdout.take().expect("piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .map_err(|_| format!("{}: no URL within 20 s", spec.bin))?
+            .map_err(|e| format!("{}: {e}", spec.bin))?
+            .ok_or_else(|| format!("{}: exited before printing its URL", spec.bin))?;
+        let url = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string))
+            .ok_or_else(|| format!("{}: unexpected first line {line:?}", spec.bin))?;
+        let target = Target::from_url(&url)?;
+        let pid = child.id().ok_or("no pid")?;
+        Ok(HttpServer {
+            stdin: child.stdin.take(),
+            child,
+            pid,
+            target,
+        })
+    }
+
+    /// Starts `spec --stdio`.
+    pub(crate) fn stdio(&self, spec: &Spec) -> Result<StdioServer, String> {
+        let mut child = self
+            .command(spec, "--stdio")
+            .spawn()
+            .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
+        let pid = child.id().ok_or("no pid")?;
+        Ok(StdioServer {
+            stdin: Some(child.stdin.take().expect("piped")),
+            stdout: Some(BufReader::with_capacity(
+                64 * 1024,
+                child.stdout.take().expect("piped"),
+            )),
+            child,
+            pid,
+            next_id: 1,
+        })
+    }
+}
+
+/// A running HTTP server.
+#[derive(Debug)]
+pub(crate) struct HttpServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Its process id.
+    pub(crate) pid: u32,
+    /// Where it listens.
+    pub(crate) target: Target,
+}
+
+impl HttpServer {
+    /// Closes its stdin (it exits then) and waits; kills it after 3 s.
+    pub(crate) async fn stop(mut self) {
+        drop(self.stdin.take());
+        stop_child(&mut self.child).await;
+    }
+}
+
+/// A running stdio server.
+#[derive(Debug)]
+pub(crate) struct StdioServer {
+    child: Child,
+    /// Its stdin (taken while a workload runs).
+    pub(crate) stdin: Option<ChildStdin>,
+    /// Its stdout (taken while a workload runs).
+    pub(crate) stdout: Option<BufReader<ChildStdout>>,
+    /// Its process id.
+    pub(crate) pid: u32,
+    /// The next JSON-RPC id to use.
+    pub(crate) next_id: u64,
+}
+
+impl StdioServer {
+    /// Closes its stdin (end of input) and waits; kills it after 3 s.
+    pub(crate) async fn stop(mut self) {
+        drop(self.stdin.take());
+        stop_child(&mut self.child).await;
+    }
+}
+
+async fn stop_child(child: &mut Child) {
+    if tokio::time::timeout(Duration::from_secs(3), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+}
+
+/// `VmRSS` and `VmHWM` of `pid`, in KiB.
+pub(crate) fn memory_kb(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+/// CPU time `pid` has used, in nanoseconds: the sum over its threads of
+/// `/proc/<pid>/task/<tid>/schedstat` (threads that already exited are not
+/// counted, which is fine for deltas over a run of long-lived threads).
+pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = entry.ok()?.path().join("schedstat");
+        if let Ok(text) = std::fs::read_to_string(path) {
+            total += text
+                .split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Some(total)
+}
+
+/// Pins this process (before it starts any thread) to `cpu` with `taskset -p`;
+/// threads started later inherit the mask.
+pub(crate) fn pin_self(cpu: usize) -> Result<(), String> {
+    let out = std::process::Command::new("taskset")
+        .arg("-p")
+        .arg("-c")
+        .arg(cpu.to_string())
+        .arg(std::process::id().to_string())
+        .output()
+        .map_err(|e| format!("taskset: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// Whether `taskset` runs here.
+pub(crate) fn have_taskset() -> bool {
+    std::process::Command::new("taskset")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The directory of the running executable.
+pub(crate) fn exe_dir() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    exe.parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "the executable has no directory".to_string())
+}
+
+/// Builds the server binaries with the cargo that ran us (if any), in the
+/// profile we were built with: `cargo run` builds only the harness. One cargo
+/// invocation per server package, so that features never unify across
+/// libraries (tower-mcp turns on serde_json's `preserve_order`).
+pub(crate) fn build_servers(dir: &Path) -> Result<(), String> {
+    let Some(cargo) = std::env::var_os("CARGO") else {
+        return Ok(());
+    };
+    let release = dir.file_name().is_some_and(|n| n == "release");
+    let started = Instant::now();
+    for spec in SERVERS {
+        let mut cmd = std::process::Command::new(&cargo);
+        cmd.args(["build", "--quiet", "-p", spec.bin]);
+        if release {
+            cmd.arg("--release");
+        }
+        if let Some(manifest_dir) = option_env!("CARGO_MANIFEST_DIR") {
+            cmd.current_dir(manifest_dir);
+        }
+        let status = cmd.status().map_err(|e| format!("cargo build: {e}"))?;
+        if !status.success() {
+            return Err(format!("building {} failed", spec.bin));
+        }
+    }
+    if started.elapsed() > Duration::from_secs(3) {
+        eprintln!("built the server binaries in {:.0?}", started.elapsed());
+    }
+    Ok(())
+}
+
+/// Checks that every server binary exists.
+pub(crate) fn check_binaries(dir: &Path) -> Result<(), String> {
+    for spec in SERVERS {
+        let path = dir.join(spec.bin);
+        if !path.is_file() {
+            return Err(format!(
+                "{} not found (build it with `cargo build --release -p {}`)",
+                path.display(),
+                spec.bin
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,790 @@
+//! `snodo-bench`: the same small MCP server written with snodo, rmcp 3.11 and
+//! tower-mcp 0.25, plus a bare-hyper ceiling, measured in alternation over
+//! MCP 2026-07-28 Streamable HTTP and stdio.
+//!
+//! ```text
+//! cargo run --release -p snodo-bench -- [--quick] [--json PATH]
+//! ```
+//!
+//! The markdown report goes to stdout, progress to stderr. See `bench/README.md`.
+
+mod harness;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use harness::http_load;
+use harness::procs::{self, Launcher, SERVERS, Spec};
+use harness::report::{self, Document, Sample, Samples};
+use harness::stdio_load;
+use harness::wire::{Expect, Work};
+
+/// The CPU the servers run on; the harness takes the other one.
+const SERVER_CPU: usize = 0;
+/// The CPU of the harness (load generator).
+const HARNESS_CPU: usize = 1;
+/// How many `subscriptions/listen` streams the memory workload opens.
+const LISTEN_STREAMS: usize = 1000;
+
+#[derive(Debug, Clone)]
+struct Options {
+    quick: bool,
+    json: Option<PathBuf>,
+    rounds: usize,
+    warmup: Duration,
+    measure: Duration,
+    startup_reps: usize,
+    servers: Vec<&'static str>,
+    workloads: Vec<&'static str>,
+    pin: bool,
+    wait_idle: bool,
+    show_stderr: bool,
+    build: bool,
+    args: Vec<String>,
+}
+
+const USAGE: &str = "\
+usage: snodo-bench [--quick] [--json PATH] [options]
+
+  --quick               2 rounds of 1 s runs (under 2 minutes) instead of 5 rounds of 2.5 s
+  --json PATH           also write the medians as JSON to PATH
+  --rounds N            rounds (default 5, quick 2)
+  --measure SECS        measured seconds per run (default 2, quick 0.8)
+  --warmup SECS         warm-up seconds per run (default 0.5, quick 0.2)
+  --servers LIST        comma-separated subset of snodo,rmcp,tower-mcp,ceiling
+  --workloads LIST      comma-separated subset of the workloads (see README)
+  --no-pin              do not pin the servers and the load generator to CPUs
+  --no-wait-idle        start each round at once, even if other processes use the CPUs
+  --show-server-stderr  let the servers' stderr through
+  --no-build            do not build the server binaries first
+";
+
+fn parse_args() -> Result<Options, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut o = Options {
+        quick: false,
+        json: None,
+        rounds: 0,
+        warmup: Duration::ZERO,
+        measure: Duration::ZERO,
+        startup_reps: 0,
+        servers: SERVERS.iter().map(|s| s.name).collect(),
+        workloads: report::WORKLOADS.iter().map(|(w, _)| *w).collect(),
+        pin: true,
+        wait_idle: true,
+        show_stderr: false,
+        build: true,
+        args: args.clone(),
+    };
+    let (mut rounds, mut warmup, mut measure) = (None, None, None);
+    let mut it = args.into_iter();
+    let secs = |v: Option<String>, flag: &str| -> Result<Duration, String> {
+        v.and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| *s > 0.0)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| format!("{flag} needs a positive number of seconds"))
+    };
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => o.quick = true,
+            "--json" => o.json = Some(it.next().ok_or("--json needs a path")?.into()),
+            "--rounds" => {
+                rounds = Some(
+                    it.next()
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .filter(|n| *n > 0)
+                        .ok_or("--rounds needs a positive integer")?,
+                )
+            }
+            "--measure" => measure = Some(secs(it.next(), "--measure")?),
+            "--warmup" => warmup = Some(secs(it.next(), "--warmup")?),
+            "--servers" => {
+                let list = it.next().ok_or("--servers needs a list")?;
+                o.servers = Vec::new();
+                for name in list.split(',') {
+                    let spec = SERVERS
+                        .iter()
+                        .find(|s| s.name == name.trim())
+                        .ok_or_else(|| format!("unknown server {name:?}"))?;
+                    o.servers.push(spec.name);
+                }
+            }
+            "--workloads" => {
+                let list = it.next().ok_or("--workloads needs a list")?;
+                o.workloads = Vec::new();
+                for name in list.split(',') {
+                    let (w, _) = report::WORKLOADS
+                        .iter()
+                        .find(|(w, _)| *w == name.trim())
+                        .ok_or_else(|| format!("unknown workload {name:?}"))?;
+                    o.workloads.push(w);
+                }
+            }
+            "--no-pin" => o.pin = false,
+            "--no-wait-idle" => o.wait_idle = false,
+            "--show-server-stderr" => o.show_stderr = true,
+            "--no-build" => o.build = false,
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+        }
+    }
+    o.rounds = rounds.unwrap_or(if o.quick { 2 } else { 5 });
+    o.warmup = warmup.unwrap_or(Duration::from_millis(if o.quick { 200 } else { 500 }));
+    o.measure = measure.unwrap_or(Duration::from_millis(if o.quick { 800 } else { 2000 }));
+    o.startup_reps = if o.quick { 2 } else { 3 };
+    Ok(o)
+}
+
+fn main() {
+    let options = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("snodo-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    match real_main(options) {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("snodo-bench: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn real_main(mut options: Options) -> Result<(), String> {
+    let dir = procs::exe_dir()?;
+    if options.build {
+        procs::build_servers(&dir)?;
+    }
+    procs::check_binaries(&dir)?;
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let pinning = if !options.pin {
+        "none (--no-pin)".to_string()
+    } else if cpus < 2 {
+        options.pin = false;
+        format!("none ({cpus} CPU available)")
+    } else if !procs::have_taskset() {
+        options.pin = false;
+        "none (taskset not found; install util-linux)".to_string()
+    } else {
+        // Before any thread exists, so every later thread inherits it.
+        procs::pin_self(HARNESS_CPU)?;
+        format!("servers on CPU {SERVER_CPU}, load generator on CPU {HARNESS_CPU} (taskset)")
+    };
+    let launcher = Launcher {
+        dir,
+        server_cpu: options.pin.then_some(SERVER_CPU),
+        show_stderr: options.show_stderr,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    let load_before = loadavg();
+    let started = Instant::now();
+    let (samples, background, retries) = runtime.block_on(bench(&options, &launcher))?;
+    let elapsed = started.elapsed();
+    let load_after = loadavg();
+
+    let runs = report::summarize(&samples, &options.servers, &options.workloads);
+    let mut md = String::new();
+    md.push_str(&format!(
+        "Command: `cargo run --release -p snodo-bench --{}{}`\n\n",
+        if options.args.is_empty() { "" } else { " " },
+        options.args.join(" ")
+    ));
+    md.push_str(&format!(
+        "Machine: {} × {}, {}; pinning: {pinning}. {} rounds, {:.1} s warm-up + {:.1} s measured per run, medians. \
+         Load average before/after: {load_before} / {load_after}; {}. Took {:.0} s.\n\n",
+        cpus,
+        cpu_model(),
+        kernel(),
+        options.rounds,
+        options.warmup.as_secs_f64(),
+        options.measure.as_secs_f64(),
+        if background.is_empty() {
+            "background CPU use not checked".to_string()
+        } else {
+            format!(
+                "other processes' share of the CPUs during each round: {}; {retries} runs measured again",
+                background
+                    .iter()
+                    .map(|b| format!("{:.0} %", b * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        elapsed.as_secs_f64()
+    ));
+    md.push_str(&report::table(&runs));
+    md.push_str("\nGoals:\n\n");
+    md.push_str(&report::goals(&runs));
+    let notes = report::notes(&runs);
+    if !notes.is_empty() {
+        md.push_str("\nNotes:\n\n");
+        md.push_str(&notes);
+    }
+    println!("{md}");
+    if let Some(path) = &options.json {
+        let doc = Document { runs };
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn selected(options: &Options) -> Vec<Spec> {
+    SERVERS
+        .into_iter()
+        .filter(|s| options.servers.contains(&s.name))
+        .collect()
+}
+
+fn expect_for(spec: &Spec) -> Expect {
+    if spec.name == "ceiling" {
+        Expect::Ceiling
+    } else {
+        Expect::Echo
+    }
+}
+
+/// CPU time of the server and of the harness, to turn into utilisation.
+struct CpuMark {
+    at: Instant,
+    server: Option<u64>,
+    harness: Option<u64>,
+    machine: Option<(u64, u64)>,
+}
+
+impl CpuMark {
+    fn now(pid: u32) -> Self {
+        Self {
+            at: Instant::now(),
+            server: procs::cpu_ns(pid),
+            harness: procs::cpu_ns(std::process::id()),
+            machine: machine_ticks(),
+        }
+    }
+
+    /// The share of all CPUs that other processes used since this mark:
+    /// the machine's busy time less the server's and the harness's.
+    fn others(&self, pid: u32) -> Option<f64> {
+        const NS_PER_TICK: f64 = 10_000_000.0; // USER_HZ is 100 on Linux
+        let (busy0, total0) = self.machine?;
+        let (busy1, total1) = machine_ticks()?;
+        let total = total1.checked_sub(total0).filter(|t| *t > 0)? as f64 * NS_PER_TICK;
+        let busy = busy1.saturating_sub(busy0) as f64 * NS_PER_TICK;
+        let ours = procs::cpu_ns(pid)?.saturating_sub(self.server?)
+            + procs::cpu_ns(std::process::id())?.saturating_sub(self.harness?);
+        Some(((busy - ours as f64) / total).max(0.0))
+    }
+    /// (server %, load generator %) of one CPU since this mark.
+    fn since(&self, pid: u32) -> (Option<f64>, Option<f64>) {
+        let wall = self.at.elapsed().as_nanos() as f64;
+        let pct = |before: Option<u64>, after: Option<u64>| {
+            Some(after?.saturating_sub(before?) as f64 * 100.0 / wall)
+        };
+        (
+            pct(self.server, procs::cpu_ns(pid)),
+            pct(self.harness, procs::cpu_ns(std::process::id())),
+        )
+    }
+}
+
+/// A run during which other processes used more than this share of all CPUs
+/// is measured again, after waiting for an idle machine.
+const NOISY_RUN: f64 = 0.10;
+/// Most runs measured again in one benchmark.
+const MAX_RETRIES: usize = 24;
+
+/// Runs `$run` (an expression producing an `Outcome`) until it was not
+/// disturbed by other processes, within the retry budget; evaluates to the
+/// last sample.
+macro_rules! measured {
+    ($options:expr, $retries:expr, $pid:expr, $label:expr, $run:expr) => {{
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mark = CpuMark::now($pid);
+            let out = $run;
+            let sample = sample_of(&out, Some($pid), Some(&mark));
+            let others = mark.others($pid);
+            match others {
+                Some(o)
+                    if o > NOISY_RUN
+                        && $options.wait_idle
+                        && attempt < 3
+                        && *$retries < MAX_RETRIES =>
+                {
+                    *$retries += 1;
+                    eprintln!(
+                        "  {}: other processes used {:.0} % of the CPUs; measuring again",
+                        $label,
+                        o * 100.0
+                    );
+                    wait_for_idle().await;
+                }
+                _ => break sample,
+            }
+        }
+    }};
+}
+
+fn sample_of(out: &http_load::Outcome, pid: Option<u32>, mark: Option<&CpuMark>) -> Sample {
+    let has = out.completed > 0;
+    let (server_cpu, loadgen_cpu) = match (mark, pid) {
+        (Some(m), Some(pid)) => m.since(pid),
+        _ => (None, None),
+    };
+    Sample {
+        server_cpu,
+        loadgen_cpu,
+        rps: has.then(|| out.rps()),
+        p50_us: has.then(|| out.hist.percentile(50.0) as f64 / 1000.0),
+        p99_us: has.then(|| out.hist.percentile(99.0) as f64 / 1000.0),
+        peak_rss_kb: pid.and_then(procs::memory_kb).map(|(_, hwm)| hwm),
+        errors: out.errors,
+        bytes_per_response: has.then(|| out.bytes as f64 / out.completed as f64),
+        first_error: out.first_error.clone(),
+    }
+}
+
+fn log_sample(round: usize, workload: &str, server: &str, s: &Sample) {
+    let f = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}"));
+    eprintln!(
+        "  round {round} {workload:<16} {server:<10} rps {:>9} p50 {:>8} µs p99 {:>8} µs rss {:>6} KiB cpu {:>4}/{:>4} %{}",
+        f(s.rps),
+        f(s.p50_us),
+        f(s.p99_us),
+        s.peak_rss_kb
+            .map_or_else(|| "-".to_string(), |k| k.to_string()),
+        s.server_cpu
+            .map_or_else(|| "-".to_string(), |c| format!("{c:.0}")),
+        s.loadgen_cpu
+            .map_or_else(|| "-".to_string(), |c| format!("{c:.0}")),
+        if s.errors > 0 {
+            format!(
+                "  {} ERRORS: {}",
+                s.errors,
+                s.first_error.as_deref().unwrap_or("?")
+            )
+        } else {
+            String::new()
+        }
+    );
+}
+
+fn failed(error: String) -> Sample {
+    Sample {
+        errors: 1,
+        first_error: Some(error),
+        ..Sample::default()
+    }
+}
+
+/// Busy time of all CPUs over `window`, as a fraction of their total time,
+/// from `/proc/stat` (what other processes use while the harness is idle).
+async fn cpu_busy(window: Duration) -> Option<f64> {
+    fn read() -> Option<(u64, u64)> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let fields: Vec<u64> = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .skip(1)
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        let total: u64 = fields.iter().take(8).sum();
+        let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+        Some((total, idle))
+    }
+    let (t0, i0) = read()?;
+    tokio::time::sleep(window).await;
+    let (t1, i1) = read()?;
+    let total = t1.checked_sub(t0).filter(|t| *t > 0)?;
+    Some(1.0 - (i1 - i0) as f64 / total as f64)
+}
+
+/// Most CPU other processes may use (fraction of all CPUs) for a round to
+/// start; the harness waits up to [`IDLE_WAIT`] for it.
+const IDLE_THRESHOLD: f64 = 0.10;
+/// How long to wait for an idle machine before each round.
+const IDLE_WAIT: Duration = Duration::from_secs(45);
+
+/// Waits (bounded) until the machine looks idle; returns the busy fraction
+/// seen last.
+async fn wait_for_idle() -> Option<f64> {
+    let started = Instant::now();
+    let mut said = false;
+    loop {
+        let busy = cpu_busy(Duration::from_millis(1000)).await?;
+        if busy <= IDLE_THRESHOLD || started.elapsed() >= IDLE_WAIT {
+            if said || busy > IDLE_THRESHOLD {
+                eprintln!(
+                    "  other processes use {:.0} % of the CPUs ({:.0} s waited)",
+                    busy * 100.0,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            return Some(busy);
+        }
+        if !said {
+            eprintln!(
+                "  waiting for an idle machine: other processes use {:.0} % of the CPUs",
+                busy * 100.0
+            );
+            said = true;
+        }
+    }
+}
+
+/// CPU ticks (`USER_HZ`) this process and its waited-for children used.
+fn own_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime is field 14.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    (fields.len() == 4).then(|| fields.iter().sum())
+}
+
+/// Busy and total CPU ticks of the whole machine.
+fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let total: u64 = fields.iter().take(8).sum();
+    let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
+}
+
+/// How much of the machine other processes used between two marks.
+struct Interference {
+    own: Option<u64>,
+    machine: Option<(u64, u64)>,
+}
+
+impl Interference {
+    fn start() -> Self {
+        Self {
+            own: own_ticks(),
+            machine: machine_ticks(),
+        }
+    }
+
+    /// Others' share of all CPUs since `start`.
+    fn others(&self) -> Option<f64> {
+        let (busy0, total0) = self.machine?;
+        let (busy1, total1) = machine_ticks()?;
+        let own = own_ticks()?.saturating_sub(self.own?);
+        let total = total1.checked_sub(total0).filter(|t| *t > 0)?;
+        let others = (busy1.saturating_sub(busy0)).saturating_sub(own);
+        Some(others as f64 / total as f64)
+    }
+}
+
+async fn bench(
+    options: &Options,
+    launcher: &Launcher,
+) -> Result<(Samples, Vec<f64>, usize), String> {
+    let mut samples = Samples::default();
+    let mut background = Vec::new();
+    let mut retries = 0;
+    let specs = selected(options);
+    let stdio_specs: Vec<Spec> = specs.iter().copied().filter(|s| s.stdio).collect();
+    let any = |names: &[&str]| names.iter().any(|n| options.workloads.contains(n));
+    for round in 1..=options.rounds {
+        eprintln!("round {round}/{}", options.rounds);
+        if options.wait_idle {
+            wait_for_idle().await;
+        }
+        let mark = Interference::start();
+        if any(&[
+            "rss_idle_http",
+            "http_call_c1",
+            "http_call_c16",
+            "http_call_c64",
+            "http_list_c16",
+        ]) {
+            http_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
+        }
+        if any(&["stdio_call_f1", "stdio_call_f64"]) {
+            stdio_round(
+                options,
+                launcher,
+                &stdio_specs,
+                round,
+                &mut samples,
+                &mut retries,
+            )
+            .await?;
+        }
+        if any(&["startup_http", "startup_stdio"]) {
+            startup_round(options, launcher, &specs, round, &mut samples).await;
+        }
+        if any(&["rss_listen_1000"]) {
+            listen_round(launcher, &specs, round, &mut samples).await;
+        }
+        if let Some(o) = mark.others() {
+            eprintln!(
+                "  other processes used {:.0} % of the CPUs during round {round}",
+                o * 100.0
+            );
+            background.push(o);
+        }
+    }
+    Ok((samples, background, retries))
+}
+
+/// Workloads 1 and 2, and the idle and peak memory.
+async fn http_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    let mut servers = Vec::new();
+    for spec in specs {
+        let server = launcher.http(spec).await?;
+        http_load::one(&server.target, Work::Echo, expect_for(spec), 1)
+            .await
+            .map_err(|e| format!("{}: first request failed: {e}", spec.name))?;
+        let idle = Sample {
+            peak_rss_kb: procs::memory_kb(server.pid).map(|(rss, _)| rss),
+            ..Sample::default()
+        };
+        samples.add("rss_idle_http", spec.name, idle);
+        servers.push((*spec, server));
+    }
+    for (workload, concurrency) in [
+        ("http_call_c1", 1),
+        ("http_call_c16", 16),
+        ("http_call_c64", 64),
+    ] {
+        if !options.workloads.contains(&workload) {
+            continue;
+        }
+        for (spec, server) in &servers {
+            let s = measured!(
+                options,
+                retries,
+                server.pid,
+                format!("{workload} {}", spec.name),
+                http_load::run(
+                    &server.target,
+                    Work::Echo,
+                    expect_for(spec),
+                    concurrency,
+                    options.warmup,
+                    options.measure,
+                )
+                .await
+            );
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+        }
+    }
+    for (spec, server) in &servers {
+        if report::not_applicable("http_list_c16", spec.name).is_some()
+            || !options.workloads.contains(&"http_list_c16")
+        {
+            continue;
+        }
+        // The peak RSS of workload 1 was read above; this one includes lists.
+        let s = measured!(
+            options,
+            retries,
+            server.pid,
+            format!("http_list_c16 {}", spec.name),
+            http_load::run(
+                &server.target,
+                Work::List,
+                Expect::List,
+                16,
+                options.warmup,
+                options.measure,
+            )
+            .await
+        );
+        log_sample(round, "http_list_c16", spec.name, &s);
+        samples.add("http_list_c16", spec.name, s);
+    }
+    for (_, server) in servers {
+        server.stop().await;
+    }
+    Ok(())
+}
+
+/// Workload 3.
+async fn stdio_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    let mut servers = Vec::new();
+    for spec in specs {
+        let mut server = launcher.stdio(spec)?;
+        if let Err(e) = tokio::time::timeout(Duration::from_secs(20), stdio_load::one(&mut server))
+            .await
+            .unwrap_or_else(|_| Err("no answer within 20 s".into()))
+        {
+            return Err(format!("{} (stdio): first request failed: {e}", spec.name));
+        }
+        servers.push((*spec, server));
+    }
+    for (workload, in_flight) in [("stdio_call_f1", 1), ("stdio_call_f64", 64)] {
+        if !options.workloads.contains(&workload) {
+            continue;
+        }
+        for (spec, server) in &mut servers {
+            let pid = server.pid;
+            let s = measured!(
+                options,
+                retries,
+                pid,
+                format!("{workload} {}", spec.name),
+                stdio_load::run(server, in_flight, options.warmup, options.measure).await
+            );
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+        }
+    }
+    for (_, server) in servers {
+        server.stop().await;
+    }
+    Ok(())
+}
+
+/// Workload 4: spawn to first correct response, `startup_reps` times.
+async fn startup_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+) {
+    for _ in 0..options.startup_reps {
+        for spec in specs
+            .iter()
+            .filter(|_| options.workloads.contains(&"startup_http"))
+        {
+            let t0 = Instant::now();
+            let result = async {
+                let server = launcher.http(spec).await?;
+                let r = http_load::one(&server.target, Work::Echo, expect_for(spec), 1).await;
+                let elapsed = t0.elapsed();
+                server.stop().await;
+                r.map(|()| elapsed)
+            }
+            .await;
+            let s = match result {
+                Ok(elapsed) => Sample {
+                    p50_us: Some(elapsed.as_secs_f64() * 1e6),
+                    ..Sample::default()
+                },
+                Err(e) => failed(e),
+            };
+            log_sample(round, "startup_http", spec.name, &s);
+            samples.add("startup_http", spec.name, s);
+        }
+        for spec in specs
+            .iter()
+            .filter(|s| s.stdio && options.workloads.contains(&"startup_stdio"))
+        {
+            let t0 = Instant::now();
+            let result = async {
+                let mut server = launcher.stdio(spec)?;
+                let r = tokio::time::timeout(Duration::from_secs(20), stdio_load::one(&mut server))
+                    .await
+                    .unwrap_or_else(|_| Err("no answer within 20 s".into()));
+                let elapsed = t0.elapsed();
+                server.stop().await;
+                r.map(|()| elapsed)
+            }
+            .await;
+            let s = match result {
+                Ok(elapsed) => Sample {
+                    p50_us: Some(elapsed.as_secs_f64() * 1e6),
+                    ..Sample::default()
+                },
+                Err(e) => failed(e),
+            };
+            log_sample(round, "startup_stdio", spec.name, &s);
+            samples.add("startup_stdio", spec.name, s);
+        }
+    }
+}
+
+/// Workload 5b: RSS with 1 000 open listen streams, on a fresh server.
+async fn listen_round(launcher: &Launcher, specs: &[Spec], round: usize, samples: &mut Samples) {
+    for spec in specs.iter().filter(|s| s.listen) {
+        let result = async {
+            let server = launcher.http(spec).await?;
+            let r = async {
+                http_load::one(&server.target, Work::Echo, Expect::Echo, 1).await?;
+                let streams =
+                    http_load::open_listen_streams(&server.target, LISTEN_STREAMS).await?;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let rss = procs::memory_kb(server.pid).map(|(rss, _)| rss);
+                drop(streams);
+                Ok::<_, String>(rss)
+            }
+            .await;
+            server.stop().await;
+            r
+        }
+        .await;
+        let s = match result {
+            Ok(rss) => Sample {
+                peak_rss_kb: rss,
+                ..Sample::default()
+            },
+            Err(e) => failed(e),
+        };
+        log_sample(round, "rss_listen_1000", spec.name, &s);
+        samples.add("rss_listen_1000", spec.name, s);
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "?".into())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn kernel() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| format!("Linux {}", s.trim()))
+        .unwrap_or_else(|_| "unknown kernel".into())
+}
