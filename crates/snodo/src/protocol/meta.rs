@@ -90,7 +90,17 @@ impl RequestMeta {
     /// assert_eq!(err.code(), -32602);
     /// ```
     pub fn from_params(params: &Map<String, Value>) -> Result<Self, Error> {
-        let raw = match params.get("_meta") {
+        Self::parse(params.get("_meta").cloned())
+    }
+
+    /// Like [`RequestMeta::from_params`], moving `_meta` out of `params`
+    /// instead of copying it.
+    pub fn take_from(params: &mut Map<String, Value>) -> Result<Self, Error> {
+        Self::parse(params.remove("_meta"))
+    }
+
+    fn parse(meta: Option<Value>) -> Result<Self, Error> {
+        let raw = match meta {
             Some(Value::Object(meta)) => meta,
             Some(_) => return Err(Error::invalid_params("_meta must be an object")),
             None => {
@@ -168,7 +178,7 @@ impl RequestMeta {
             client_info,
             log_level,
             progress_token,
-            raw: raw.clone(),
+            raw,
         })
     }
 }

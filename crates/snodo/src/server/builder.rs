@@ -215,9 +215,16 @@ impl ServerBuilder {
         let resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
         let prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
         let catalog = Catalog::new(tools, resources, prompts, self.extensions)?;
+        let info = Value::Object(self.info);
+        let result_tail = format!(
+            "\"resultType\":\"complete\",\"_meta\":{{{}:{}}}",
+            Value::from(crate::protocol::keys::SERVER_INFO),
+            info
+        );
         Ok(Server {
             inner: Arc::new(Inner {
-                info: Value::Object(self.info),
+                info,
+                result_tail,
                 instructions: self.instructions,
                 catalog: RwLock::new(Arc::new(catalog)),
                 validator: self.validator,

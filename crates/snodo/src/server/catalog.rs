@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::BuildError;
 use super::extension::Extension;
-use super::list::catalog_digest;
+use super::list::Listing;
 use super::registry::{ToolEntry, ToolRegistry};
 use crate::Context;
 use crate::error::BoxError;
@@ -222,20 +222,6 @@ impl PromptEntry {
             completes: prompt.completes(),
             component: Arc::new(prompt),
         })
-    }
-}
-
-/// One listed collection: items in list order and their digest.
-#[derive(Default)]
-pub(crate) struct Listing {
-    pub(crate) items: Vec<Value>,
-    pub(crate) digest: u64,
-}
-
-impl Listing {
-    fn new(items: Vec<Value>) -> Self {
-        let digest = catalog_digest(&items);
-        Self { items, digest }
     }
 }
 

@@ -13,10 +13,11 @@ use http::StatusCode;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use super::Server;
 use super::catalog::Catalog;
+use super::list::{self, Listing};
 use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
-use super::{Server, list};
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
 use crate::protocol::{self, Method, RequestMeta, headers};
 use crate::wire::{self, Message, Request, RequestId};
@@ -26,6 +27,14 @@ use crate::{Context, Error};
 pub(super) enum Route {
     Known(Method),
     Extension(usize),
+}
+
+/// What routing a request produced.
+pub(super) enum Routed {
+    /// A result object; `resultType` and server info are stamped on it.
+    Object(Map<String, Value>),
+    /// An already encoded, already stamped result object.
+    Encoded(Vec<u8>),
 }
 
 /// A request that passed admission.
@@ -117,12 +126,13 @@ impl Server {
     }
 
     /// Encodes a routed outcome as a reply.
-    pub(super) fn finish(&self, id: &RequestId, out: Result<Map<String, Value>, Failure>) -> Reply {
+    pub(super) fn finish(&self, id: &RequestId, out: Result<Routed, Failure>) -> Reply {
         match out {
-            Ok(mut result) => {
+            Ok(Routed::Object(mut result)) => {
                 protocol::stamp_result(&mut result, &self.inner.info);
                 Reply::ok(wire::encode_result(id, &result))
             }
+            Ok(Routed::Encoded(result)) => Reply::ok(wire::encode_raw_result(id, &result)),
             Err(f) => Reply::error(f.status, Some(id), &f.error),
         }
     }
@@ -185,8 +195,7 @@ impl Server {
         if protocol::is_removed(&method) {
             return Err(Failure::not_found(Error::method_not_found(&method)));
         }
-        let meta = RequestMeta::from_params(&params).map_err(Failure::bad_request)?;
-        params.remove("_meta");
+        let meta = RequestMeta::take_from(&mut params).map_err(Failure::bad_request)?;
         let known = Method::parse(&method);
         let http_headers = match (transport.kind, &transport.headers) {
             (TransportKind::Http, Some(h)) => Some(h),
@@ -304,7 +313,7 @@ impl Server {
         )
     }
 
-    async fn route(&self, admitted: Admitted, cx: Context) -> Result<Map<String, Value>, Failure> {
+    async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
         let Admitted {
             route,
             params,
@@ -318,109 +327,102 @@ impl Server {
                 return catalog.extensions[i]
                     .handle(&method, params, cx)
                     .await
+                    .map(Routed::Object)
                     .map_err(Failure::ok);
             }
         };
         match method {
-            Method::Discover => Ok(self.discover(&catalog)),
+            Method::Discover => Ok(Routed::Object(self.discover(&catalog))),
             Method::ToolsList => self.list_page(
                 &cx,
                 &params,
                 "tools/list",
                 "tools",
-                &catalog.tools.listed,
-                catalog.tools.digest,
-                |p, item| {
-                    p.can_see(
-                        cx.principal(),
-                        super::Item::Tool(item["name"].as_str().unwrap_or("")),
-                    )
-                },
+                &catalog.tools.listing,
+                |item| super::Item::Tool(item["name"].as_str().unwrap_or("")),
             ),
             Method::ResourcesList => self.list_page(
                 &cx,
                 &params,
                 "resources/list",
                 "resources",
-                &catalog.resource_list.items,
-                catalog.resource_list.digest,
-                |p, item| {
-                    p.can_see(
-                        cx.principal(),
-                        super::Item::Resource(item["uri"].as_str().unwrap_or("")),
-                    )
-                },
+                &catalog.resource_list,
+                |item| super::Item::Resource(item["uri"].as_str().unwrap_or("")),
             ),
             Method::ResourceTemplatesList => self.list_page(
                 &cx,
                 &params,
                 "resources/templates/list",
                 "resourceTemplates",
-                &catalog.template_list.items,
-                catalog.template_list.digest,
-                |p, item| {
-                    p.can_see(
-                        cx.principal(),
-                        super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")),
-                    )
-                },
+                &catalog.template_list,
+                |item| super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")),
             ),
             Method::PromptsList => self.list_page(
                 &cx,
                 &params,
                 "prompts/list",
                 "prompts",
-                &catalog.prompt_list.items,
-                catalog.prompt_list.digest,
-                |p, item| {
-                    p.can_see(
-                        cx.principal(),
-                        super::Item::Prompt(item["name"].as_str().unwrap_or("")),
-                    )
-                },
+                &catalog.prompt_list,
+                |item| super::Item::Prompt(item["name"].as_str().unwrap_or("")),
             ),
-            Method::ToolsCall => self.call(&catalog, params, cx).await,
-            Method::ResourcesRead => self.read(&catalog, params, cx).await,
-            Method::PromptsGet => self.get_prompt(&catalog, params, cx).await,
-            Method::Complete => self.complete(&catalog, params, cx).await,
+            Method::ToolsCall => self.call(&catalog, params, cx).await.map(Routed::Object),
+            Method::ResourcesRead => self.read(&catalog, params, cx).await.map(Routed::Object),
+            Method::PromptsGet => self
+                .get_prompt(&catalog, params, cx)
+                .await
+                .map(Routed::Object),
+            Method::Complete => self
+                .complete(&catalog, params, cx)
+                .await
+                .map(Routed::Object),
             Method::Listen => Err(Error::internal("subscriptions are streamed").into()),
         }
     }
 
-    /// One page of a list, filtered by the policy before paging.
-    #[allow(clippy::too_many_arguments)]
+    /// One page of a list, filtered by the policy before paging, spliced
+    /// from the items' encoded text.
     fn list_page(
         &self,
         cx: &Context,
         params: &Map<String, Value>,
         method: &str,
         key: &str,
-        items: &[Value],
-        digest: u64,
-        visible: impl Fn(&dyn super::Policy, &Value) -> bool,
-    ) -> Result<Map<String, Value>, Failure> {
+        listing: &Listing,
+        item: impl Fn(&Value) -> super::Item<'_>,
+    ) -> Result<Routed, Failure> {
         let revision = cx.protocol_version();
-        let mut page = match &self.inner.policy {
-            None => list::page(
-                method,
-                key,
-                items,
-                list::for_revision(digest, revision),
-                self.inner.page_size,
-                params,
-            )?,
+        let (size, cache, tail) = (
+            self.inner.page_size,
+            &self.inner.list_cache,
+            &self.inner.result_tail,
+        );
+        let page = match &self.inner.policy {
+            None => {
+                let digest = list::for_revision(listing.digest, revision);
+                list::page(
+                    method,
+                    key,
+                    &listing.encoded,
+                    digest,
+                    size,
+                    params,
+                    cache,
+                    tail,
+                )?
+            }
             Some(policy) => {
-                let seen: Vec<Value> = items
+                let seen: Vec<&str> = listing
+                    .items
                     .iter()
-                    .filter(|item| visible(policy.as_ref(), item))
-                    .cloned()
+                    .zip(&listing.encoded)
+                    .filter(|(value, _)| policy.can_see(cx.principal(), item(value)))
+                    .map(|(_, text)| text.as_str())
                     .collect();
                 let digest = list::for_revision(list::catalog_digest(&seen), revision);
-                list::page(method, key, &seen, digest, self.inner.page_size, params)?
+                list::page(method, key, &seen, digest, size, params, cache, tail)?
             }
         };
-        self.inner.list_cache.apply(&mut page);
-        Ok(page)
+        Ok(Routed::Encoded(page))
     }
 
     fn discover(&self, catalog: &Catalog) -> Map<String, Value> {

@@ -12,17 +12,39 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
 use crate::Error;
+use crate::protocol::CacheHints;
 
 const PREFIX: &str = "mcp1.";
 const MAX_CURSOR: usize = 2048;
 
-/// A digest of a catalog's listed definitions; any change changes it.
-pub(crate) fn catalog_digest(items: &[Value]) -> u64 {
+/// A digest of listed items (their encoded JSON); any change changes it.
+pub(crate) fn catalog_digest<T: AsRef<str>>(encoded: &[T]) -> u64 {
     let mut hasher = DefaultHasher::new();
-    for item in items {
-        item.to_string().hash(&mut hasher);
+    for item in encoded {
+        item.as_ref().hash(&mut hasher);
     }
     hasher.finish()
+}
+
+/// One listed collection: the items as JSON (for policies), their encoded
+/// text (spliced into responses, never re-serialized) and their digest.
+#[derive(Default)]
+pub(crate) struct Listing {
+    pub(crate) items: Vec<Value>,
+    pub(crate) encoded: Vec<String>,
+    pub(crate) digest: u64,
+}
+
+impl Listing {
+    pub(crate) fn new(items: Vec<Value>) -> Self {
+        let encoded: Vec<String> = items.iter().map(Value::to_string).collect();
+        let digest = catalog_digest(&encoded);
+        Self {
+            items,
+            encoded,
+            digest,
+        }
+    }
 }
 
 /// Binds a catalog digest to the protocol revision the list is served in.
@@ -56,38 +78,90 @@ fn decode_cursor(cursor: &str, method: &str, page: usize, digest: u64) -> Result
     Ok(parts.1)
 }
 
-/// One page of `items` under `key`, with `nextCursor` when more remain.
-pub(crate) fn page(
+/// The encoded result object of one page of `encoded` items under `key`:
+/// the items, `nextCursor` when more remain, the cache hints, and `tail`
+/// (the pre-encoded `resultType` and `_meta` members).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn page<T: AsRef<str>>(
     method: &str,
     key: &str,
-    items: &[Value],
+    encoded: &[T],
     digest: u64,
     page_size: usize,
     params: &Map<String, Value>,
-) -> Result<Map<String, Value>, Error> {
+    cache: &CacheHints,
+    tail: &str,
+) -> Result<Vec<u8>, Error> {
     let offset = match params.get("cursor") {
         None | Some(Value::Null) => 0,
         Some(Value::String(c)) => decode_cursor(c, method, page_size, digest)?,
         Some(_) => return Err(Error::invalid_params("Invalid pagination cursor")),
     };
-    if offset > items.len() {
+    if offset > encoded.len() {
         return Err(Error::invalid_params("Invalid pagination cursor"));
     }
-    let end = (offset + page_size).min(items.len());
-    let mut out = Map::new();
-    out.insert(key.into(), Value::Array(items[offset..end].to_vec()));
-    if end < items.len() {
-        out.insert(
-            "nextCursor".into(),
-            encode_cursor(method, end, page_size, digest).into(),
-        );
+    let end = (offset + page_size).min(encoded.len());
+    let items = &encoded[offset..end];
+    let size: usize = items.iter().map(|i| i.as_ref().len() + 1).sum();
+    let mut out = Vec::with_capacity(size + tail.len() + 128);
+    out.extend_from_slice(b"{\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item.as_ref().as_bytes());
     }
+    out.push(b']');
+    if end < encoded.len() {
+        let cursor = encode_cursor(method, end, page_size, digest);
+        out.extend_from_slice(b",\"nextCursor\":");
+        out.extend_from_slice(Value::String(cursor).to_string().as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            ",\"ttlMs\":{},\"cacheScope\":\"{}\",",
+            cache.ttl_ms,
+            cache.scope.as_str()
+        )
+        .as_bytes(),
+    );
+    out.extend_from_slice(tail.as_bytes());
+    out.push(b'}');
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn page(
+        method: &str,
+        key: &str,
+        items: &[Value],
+        digest: u64,
+        size: usize,
+        params: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, Error> {
+        let encoded: Vec<String> = items.iter().map(Value::to_string).collect();
+        let bytes = super::page(
+            method,
+            key,
+            &encoded,
+            digest,
+            size,
+            params,
+            &CacheHints::default(),
+            "\"resultType\":\"complete\"",
+        )?;
+        Ok(serde_json::from_slice(&bytes).unwrap())
+    }
+
+    fn catalog_digest(items: &[Value]) -> u64 {
+        let encoded: Vec<String> = items.iter().map(Value::to_string).collect();
+        super::catalog_digest(&encoded)
+    }
 
     #[test]
     fn pages_follow_cursors_to_the_end() {

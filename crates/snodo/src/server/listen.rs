@@ -161,7 +161,11 @@ impl Server {
                     let _ = tx.send(send("notifications/cancelled", params)).await;
                     let mut result = Map::new();
                     result.insert("_meta".into(), tag.clone());
-                    return Some(self.finish(&id, Ok(result)).body.to_vec());
+                    return Some(
+                        self.finish(&id, Ok(super::dispatch::Routed::Object(result)))
+                            .body
+                            .to_vec(),
+                    );
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => everything(&filter, &send),
                 Ok(_) => Vec::new(),

@@ -55,6 +55,9 @@ pub struct Server {
 
 struct Inner {
     info: Value,
+    /// `"resultType":"complete","_meta":{serverInfo}`, encoded once for
+    /// results spliced from encoded parts.
+    result_tail: String,
     instructions: Option<String>,
     catalog: RwLock<Arc<Catalog>>,
     validator: Arc<dyn Validator>,

@@ -82,10 +82,8 @@ impl ToolEntry {
 pub(crate) struct ToolRegistry {
     entries: Vec<Arc<ToolEntry>>,
     index: HashMap<String, usize>,
-    /// The JSON definitions in `tools/list` order.
-    pub(crate) listed: Vec<Value>,
-    /// A digest of `listed`, binding cursors to this catalog.
-    pub(crate) digest: u64,
+    /// The definitions in `tools/list` order, encoded once.
+    pub(crate) listing: super::list::Listing,
 }
 
 impl ToolRegistry {
@@ -97,13 +95,11 @@ impl ToolRegistry {
                 return Err(BuildError::DuplicateTool(e.definition.name.clone()));
             }
         }
-        let listed: Vec<Value> = entries.iter().map(|e| e.listed.clone()).collect();
-        let digest = super::list::catalog_digest(&listed);
+        let listing = super::list::Listing::new(entries.iter().map(|e| e.listed.clone()).collect());
         Ok(Self {
             entries,
             index,
-            listed,
-            digest,
+            listing,
         })
     }
 

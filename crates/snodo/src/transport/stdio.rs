@@ -112,7 +112,26 @@ type InFlight = Arc<Mutex<HashMap<RequestId, CancelSignal>>>;
 
 impl Server {
     /// Serves this process's stdin and stdout until stdin closes.
+    ///
+    /// On Linux, when stdin and stdout are pipes (the usual case for a server
+    /// a client spawned), they are reopened through `/proc/self/fd` as
+    /// non-blocking pipes driven by the reactor, instead of tokio's
+    /// `stdin()`/`stdout()`, which hand every read and write to a blocking
+    /// thread. Reopening creates new open file descriptions, so the
+    /// non-blocking mode does not leak to anyone else holding the same pipe.
+    /// Terminals, files and sockets use the portable path.
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        {
+            use tokio::net::unix::pipe::OpenOptions;
+            let input = OpenOptions::new().open_receiver("/proc/self/fd/0");
+            let output = OpenOptions::new().open_sender("/proc/self/fd/1");
+            if let (Ok(input), Ok(output)) = (input, output) {
+                return self
+                    .serve_lines(input, output, StdioOptions::default())
+                    .await;
+            }
+        }
         self.serve_lines(
             tokio::io::stdin(),
             tokio::io::stdout(),

@@ -40,6 +40,18 @@ pub fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     })
 }
 
+/// Encodes a successful response around an already encoded result object.
+pub fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let id = serde_json::to_vec(id).unwrap_or_default();
+    let mut out = Vec::with_capacity(result.len() + id.len() + 32);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(&id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
 /// Encodes an error response; `id` is omitted when it could not be read.
 pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
     let frame = ErrorFrame {

@@ -10,5 +10,5 @@ mod id;
 mod scan;
 
 pub use decode::{DecodeError, Limits, Message, Notification, Request, decode, decode_value};
-pub use encode::{encode_error, encode_notification, encode_result};
+pub use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
 pub use id::RequestId;
