@@ -14,17 +14,19 @@
 //!   finish, and the serve call returns.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::io;
-use std::sync::{Arc, Mutex};
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use futures_util::StreamExt;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, mpsc};
-use tokio::task::JoinSet;
+use bytes::Bytes;
+use futures_util::stream::{SelectAll, Stream};
+use futures_util::{FutureExt, StreamExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
-use crate::server::Dispatched;
+use crate::server::{Dispatched, ResponseStream};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
 
@@ -33,7 +35,9 @@ use crate::{Error, Server};
 pub struct StdioOptions {
     /// Longest line accepted, in bytes (default 2 MiB).
     pub max_line_bytes: usize,
-    /// Most requests running at once; reading pauses beyond it (default 256).
+    /// Most requests running at once (default 256). Beyond it one more request
+    /// is held and reading pauses until a slot frees; notifications read so far
+    /// (cancellations) still apply.
     pub max_in_flight: usize,
     /// How long in-flight requests may run after end of input (default 5 s).
     pub shutdown_grace: Duration,
@@ -59,41 +63,62 @@ enum Line {
     Eof,
 }
 
-/// Reads one line of at most `max` bytes, discarding the rest of a longer one.
-async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> io::Result<Line> {
-    let mut line = Vec::new();
-    let mut overflow = false;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if overflow {
-                Line::TooLong
-            } else if line.is_empty() {
-                Line::Eof
-            } else {
-                Line::Data(line)
-            });
+/// Reads bounded lines. Partial lines live in the reader, not in the
+/// future, so a read abandoned by `select!` loses nothing.
+struct LineReader<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    overflow: bool,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(input: R, max: usize) -> Self {
+        Self {
+            reader: BufReader::new(input),
+            line: Vec::new(),
+            overflow: false,
+            max,
         }
-        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => (&buf[..i], Some(i + 1)),
-            None => (buf, None),
-        };
-        if !overflow {
-            if line.len() + chunk.len() > max {
-                overflow = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
+    }
+
+    /// The next line of at most `max` bytes; the rest of a longer one is
+    /// discarded. Cancel-safe.
+    async fn next(&mut self) -> io::Result<Line> {
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                let line = std::mem::take(&mut self.line);
+                return Ok(if std::mem::take(&mut self.overflow) {
+                    Line::TooLong
+                } else if line.is_empty() {
+                    Line::Eof
+                } else {
+                    Line::Data(line)
+                });
             }
-        }
-        let used = done.unwrap_or(buf.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(if overflow {
-                Line::TooLong
-            } else {
-                Line::Data(line)
-            });
+            let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], Some(i + 1)),
+                None => (buf, None),
+            };
+            if !self.overflow {
+                if self.line.len() + chunk.len() > self.max {
+                    self.overflow = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let used = done.unwrap_or(buf.len());
+            self.reader.consume(used);
+            if done.is_some() {
+                let line = std::mem::take(&mut self.line);
+                return Ok(if std::mem::take(&mut self.overflow) {
+                    Line::TooLong
+                } else {
+                    Line::Data(line)
+                });
+            }
         }
     }
 }
@@ -108,7 +133,89 @@ fn trim_line(mut line: &[u8]) -> &[u8] {
     line
 }
 
-type InFlight = Arc<Mutex<HashMap<RequestId, CancelSignal>>>;
+/// What one in-flight request yields to the serving loop.
+enum Event {
+    /// A frame to write (a notification, or the response).
+    Frame(Bytes),
+    /// The request is finished (answered, cancelled, or a notification).
+    Done(RequestId),
+}
+
+/// The frames of one request, polled by the serving loop itself: no task
+/// per request, no channel hop, and nothing written once it is cancelled.
+struct RequestFrames {
+    id: RequestId,
+    cancel: CancelSignal,
+    /// Wakes the loop when the request is cancelled, so that a handler
+    /// waiting on anything else does not keep its slot.
+    cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
+    state: State,
+}
+
+impl RequestFrames {
+    fn new(
+        id: RequestId,
+        cancel: CancelSignal,
+        dispatching: impl Future<Output = Dispatched> + Send + 'static,
+    ) -> Self {
+        let signal = cancel.clone();
+        Self {
+            id,
+            cancel,
+            cancelled: Box::pin(async move { signal.cancelled().await }),
+            state: State::Dispatching(Box::pin(dispatching)),
+        }
+    }
+}
+
+enum State {
+    Dispatching(Pin<Box<dyn Future<Output = Dispatched> + Send>>),
+    Streaming(ResponseStream),
+    Finishing,
+    Ended,
+}
+
+impl Stream for RequestFrames {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Event>> {
+        let this = &mut *self;
+        loop {
+            if this.cancel.is_cancelled() && !matches!(this.state, State::Ended) {
+                this.state = State::Ended;
+                return Poll::Ready(Some(Event::Done(this.id.clone())));
+            }
+            match &mut this.state {
+                State::Dispatching(future) => match future.as_mut().poll(cx) {
+                    Poll::Pending => {
+                        if this.cancelled.as_mut().poll(cx).is_ready() {
+                            continue;
+                        }
+                        return Poll::Pending;
+                    }
+                    Poll::Ready(Dispatched::Nothing) => this.state = State::Finishing,
+                    Poll::Ready(Dispatched::Reply(reply)) => {
+                        this.state = State::Finishing;
+                        return Poll::Ready(Some(Event::Frame(reply.body)));
+                    }
+                    Poll::Ready(Dispatched::Stream(stream)) => {
+                        this.state = State::Streaming(stream);
+                    }
+                },
+                State::Streaming(stream) => match Pin::new(stream).poll_next(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Some(frame)) => return Poll::Ready(Some(Event::Frame(frame))),
+                    Poll::Ready(None) => this.state = State::Finishing,
+                },
+                State::Finishing => {
+                    this.state = State::Ended;
+                    return Poll::Ready(Some(Event::Done(this.id.clone())));
+                }
+                State::Ended => return Poll::Ready(None),
+            }
+        }
+    }
+}
 
 impl Server {
     /// Serves this process's stdin and stdout until stdin closes.
@@ -142,6 +249,11 @@ impl Server {
 
     /// Serves newline-delimited JSON from `input` to `output` until `input`
     /// ends.
+    ///
+    /// One task does everything: it reads lines, polls the requests in
+    /// flight (up to `max_in_flight`, favouring them over reading more), and
+    /// writes whole frames, flushing when nothing else is ready. Handlers
+    /// that stream run on tasks of their own (see [`ResponseStream`]).
     pub async fn serve_lines<R, W>(
         &self,
         input: R,
@@ -150,114 +262,112 @@ impl Server {
     ) -> io::Result<()>
     where
         R: AsyncRead + Unpin,
-        W: AsyncWrite + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin,
     {
-        let (tx, rx) = mpsc::channel::<Vec<u8>>(1024);
-        let writer = tokio::spawn(write_frames(output, rx));
-        let in_flight: InFlight = Arc::default();
-        let permits = Arc::new(Semaphore::new(options.max_in_flight.max(1)));
-        let mut tasks = JoinSet::new();
-        let mut reader = BufReader::new(input);
+        let mut lines = LineReader::new(input, options.max_line_bytes);
+        let mut out = BufWriter::new(output);
+        let mut in_flight: SelectAll<RequestFrames> = SelectAll::new();
+        let mut signals: HashMap<RequestId, CancelSignal> = HashMap::new();
+        let max_in_flight = options.max_in_flight.max(1);
+        let mut deadline: Option<tokio::time::Instant> = None;
+        let mut waiting: Option<RequestFrames> = None;
         loop {
-            while tasks.try_join_next().is_some() {}
-            let line = match read_line(&mut reader, options.max_line_bytes).await? {
-                Line::Eof => break,
-                Line::TooLong => {
-                    let err =
-                        Error::invalid_request("Invalid Request: message exceeds the line limit");
-                    let _ = tx.send(wire::encode_error(None, &err)).await;
-                    continue;
-                }
-                Line::Data(line) => line,
-            };
-            let line = trim_line(&line);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let message = match wire::decode(line, self.limits()) {
-                Ok(message) => message,
-                Err(e) => {
-                    let _ = tx.send(wire::encode_error(e.id.as_ref(), &e.error)).await;
-                    continue;
-                }
-            };
-            let request_id = match &message {
-                Message::Notification(n) => {
-                    if let Some(id) = crate::protocol::cancelled_request(n)
-                        && let Some(signal) = in_flight.lock().expect("in-flight map").get(&id)
-                    {
-                        signal.cancel();
-                    }
-                    continue;
-                }
-                Message::Response(_) => continue,
-                Message::Request(r) => r.id.clone(),
-            };
-            let cancel = CancelSignal::new();
-            in_flight
-                .lock()
-                .expect("in-flight map")
-                .insert(request_id.clone(), cancel.clone());
-            let Ok(permit) = permits.clone().acquire_owned().await else {
+            if deadline.is_some() && in_flight.is_empty() && waiting.is_none() {
                 break;
-            };
-            let server = self.clone();
-            let tx = tx.clone();
-            let in_flight = in_flight.clone();
-            tasks.spawn(async move {
-                let transport = TransportInfo {
-                    kind: TransportKind::Stdio,
-                    ..TransportInfo::default()
-                };
-                match server.handle(message, transport, cancel.clone()).await {
-                    Dispatched::Nothing => {}
-                    Dispatched::Reply(reply) => {
-                        if !cancel.is_cancelled() {
-                            let _ = tx.send(reply.body.to_vec()).await;
+            }
+            tokio::select! {
+                biased;
+                Some(event) = in_flight.next(), if !in_flight.is_empty() => {
+                    let mut next = Some(event);
+                    while let Some(event) = next.take() {
+                        match event {
+                            Event::Frame(frame) => {
+                                out.write_all(&frame).await?;
+                                out.write_all(b"\n").await?;
+                            }
+                            Event::Done(id) => {
+                                signals.remove(&id);
+                                if let Some(frames) = waiting.take() {
+                                    in_flight.push(frames);
+                                }
+                            }
                         }
+                        next = in_flight.next().now_or_never().flatten();
                     }
-                    Dispatched::Stream(mut stream) => {
-                        while let Some(frame) = stream.next().await {
-                            if cancel.is_cancelled() || tx.send(frame.to_vec()).await.is_err() {
-                                break;
+                    out.flush().await?;
+                }
+                line = lines.next(), if deadline.is_none() && waiting.is_none() => {
+                    let line = match line? {
+                        Line::Eof => {
+                            deadline = Some(tokio::time::Instant::now() + options.shutdown_grace);
+                            continue;
+                        }
+                        Line::TooLong => {
+                            let err = Error::invalid_request("Invalid Request: message exceeds the line limit");
+                            write_frame(&mut out, &wire::encode_error(None, &err)).await?;
+                            continue;
+                        }
+                        Line::Data(line) => line,
+                    };
+                    let line = trim_line(&line);
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    match wire::decode(line, self.limits()) {
+                        Err(e) => write_frame(&mut out, &wire::encode_error(e.id.as_ref(), &e.error)).await?,
+                        Ok(Message::Notification(n)) => {
+                            if let Some(signal) = crate::protocol::cancelled_request(&n)
+                                .and_then(|id| signals.get(&id))
+                            {
+                                signal.cancel();
+                            }
+                        }
+                        Ok(Message::Response(_)) => {}
+                        Ok(message @ Message::Request(_)) => {
+                            let Message::Request(request) = &message else { unreachable!() };
+                            let id = request.id.clone();
+                            let cancel = CancelSignal::new();
+                            signals.insert(id.clone(), cancel.clone());
+                            let server = self.clone();
+                            let signal = cancel.clone();
+                            let transport = TransportInfo {
+                                kind: TransportKind::Stdio,
+                                ..TransportInfo::default()
+                            };
+                            let dispatching = async move { server.handle(message, transport, signal).await };
+                            let frames = RequestFrames::new(id, cancel, dispatching);
+                            if in_flight.len() < max_in_flight {
+                                in_flight.push(frames);
+                            } else {
+                                // Full: hold this one and stop reading requests until a
+                                // slot frees; notifications (cancellations) already read
+                                // have been applied.
+                                waiting = Some(frames);
                             }
                         }
                     }
                 }
-                in_flight.lock().expect("in-flight map").remove(&request_id);
-                drop(permit);
-            });
-        }
-        let drain = async { while tasks.join_next().await.is_some() {} };
-        if tokio::time::timeout(options.shutdown_grace, drain)
-            .await
-            .is_err()
-        {
-            for signal in in_flight.lock().expect("in-flight map").values() {
-                signal.cancel();
+                _ = tokio::time::sleep_until(deadline.unwrap_or_else(tokio::time::Instant::now)), if deadline.is_some() => {
+                    break;
+                }
             }
-            tasks.abort_all();
         }
-        drop(tx);
-        writer.await.map_err(io::Error::other)?
+        for signal in signals.values() {
+            signal.cancel();
+        }
+        drop(in_flight);
+        out.flush().await
     }
 }
 
-/// The single writer: whole frames, one per line, flushed when idle.
-async fn write_frames<W: AsyncWrite + Unpin>(
-    mut output: W,
-    mut rx: mpsc::Receiver<Vec<u8>>,
+/// Writes one whole frame and flushes it.
+async fn write_frame<W: AsyncWrite + Unpin>(
+    out: &mut BufWriter<W>,
+    frame: &[u8],
 ) -> io::Result<()> {
-    while let Some(mut frame) = rx.recv().await {
-        frame.push(b'\n');
-        output.write_all(&frame).await?;
-        while let Ok(mut more) = rx.try_recv() {
-            more.push(b'\n');
-            output.write_all(&more).await?;
-        }
-        output.flush().await?;
-    }
-    output.flush().await
+    out.write_all(frame).await?;
+    out.write_all(b"\n").await?;
+    out.flush().await
 }
 
 #[cfg(test)]
@@ -267,18 +377,78 @@ mod tests {
     #[tokio::test]
     async fn long_lines_are_skipped_whole() {
         let data = format!("{}\nok\n\nlast", "x".repeat(100));
-        let mut reader = BufReader::with_capacity(8, data.as_bytes());
-        assert!(matches!(
-            read_line(&mut reader, 10).await.unwrap(),
-            Line::TooLong
-        ));
-        assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l == b"ok"));
-        assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l.is_empty()));
-        assert!(matches!(read_line(&mut reader, 10).await.unwrap(), Line::Data(l) if l == b"last"));
-        assert!(matches!(
-            read_line(&mut reader, 10).await.unwrap(),
-            Line::Eof
-        ));
+        let mut lines = LineReader {
+            reader: BufReader::with_capacity(8, data.as_bytes()),
+            line: Vec::new(),
+            overflow: false,
+            max: 10,
+        };
+        assert!(matches!(lines.next().await.unwrap(), Line::TooLong));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"ok"));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l.is_empty()));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"last"));
+        assert!(matches!(lines.next().await.unwrap(), Line::Eof));
+    }
+
+    #[tokio::test]
+    async fn a_read_abandoned_mid_line_loses_nothing() {
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(rx, 1024);
+        tx.write_all(b"{\"half\":").await.unwrap();
+        let first = tokio::time::timeout(Duration::from_millis(50), lines.next()).await;
+        assert!(first.is_err(), "no line yet");
+        tx.write_all(b"1}\n").await.unwrap();
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"{\"half\":1}"));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_request_frees_its_slot_even_if_its_handler_never_wakes() {
+        use crate::tool::from_fn;
+        let server = Server::builder("s", "1")
+            .tool(from_fn("stuck", |_, _| async {
+                std::future::pending::<()>().await;
+                Ok(crate::ToolResult::text("never"))
+            }))
+            .tool(from_fn("quick", |_, _| async {
+                Ok(crate::ToolResult::text("quick"))
+            }))
+            .build()
+            .unwrap();
+        let (mut client, server_side) = tokio::io::duplex(4096);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let options = StdioOptions {
+            max_in_flight: 1,
+            ..StdioOptions::default()
+        };
+        let serving =
+            tokio::spawn(async move { server.serve_lines(server_in, server_out, options).await });
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let call = |id: u32, name: &str| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{{meta},\"name\":\"{name}\"}}}}\n"
+            )
+        };
+        client.write_all(call(1, "stuck").as_bytes()).await.unwrap();
+        client
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}\n")
+            .await
+            .unwrap();
+        client.write_all(call(2, "quick").as_bytes()).await.unwrap();
+        let mut reader = BufReader::new(&mut client);
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut line))
+            .await
+            .expect("the second request is served")
+            .unwrap();
+        let reply: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(reply["id"], 2, "{reply}");
+        drop(reader);
+        drop(client);
+        tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
     }
 
     #[test]
