@@ -86,7 +86,7 @@ pub fn check_header_annotations(schema: &Value) -> Result<Vec<HeaderParam>, Rule
     for param in &found {
         reachable.push(pointer_of(&param.path));
     }
-    find_misplaced(schema, "", &reachable)?;
+    find_misplaced(schema, &mut String::new(), &reachable)?;
     for (i, a) in found.iter().enumerate() {
         if found[..i]
             .iter()
@@ -159,7 +159,26 @@ fn collect_reachable(
     Ok(())
 }
 
-fn find_misplaced(node: &Value, pointer: &str, reachable: &[String]) -> Result<(), RuleError> {
+/// Appends one escaped reference token to a JSON pointer.
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// Walks every subschema (containers only; the pointer is built in place,
+/// and only an error allocates).
+fn find_misplaced(
+    node: &Value,
+    pointer: &mut String,
+    reachable: &[String],
+) -> Result<(), RuleError> {
+    let descend = |value: &Value| value.is_object() || value.is_array();
     match node {
         Value::Object(map) => {
             if map.contains_key(KEYWORD)
@@ -172,20 +191,25 @@ fn find_misplaced(node: &Value, pointer: &str, reachable: &[String]) -> Result<(
                 ));
             }
             for (key, value) in map {
-                if DATA_KEYWORDS.contains(&key.as_str()) || key == KEYWORD {
+                if DATA_KEYWORDS.contains(&key.as_str()) || key == KEYWORD || !descend(value) {
                     continue;
                 }
-                find_misplaced(
-                    value,
-                    &format!("{pointer}/{}", escape_pointer_token(key)),
-                    reachable,
-                )?;
+                let len = pointer.len();
+                push_token(pointer, key);
+                find_misplaced(value, pointer, reachable)?;
+                pointer.truncate(len);
             }
             Ok(())
         }
         Value::Array(items) => {
             for (i, value) in items.iter().enumerate() {
-                find_misplaced(value, &format!("{pointer}/{i}"), reachable)?;
+                if !descend(value) {
+                    continue;
+                }
+                let len = pointer.len();
+                push_token(pointer, &i.to_string());
+                find_misplaced(value, pointer, reachable)?;
+                pointer.truncate(len);
             }
             Ok(())
         }

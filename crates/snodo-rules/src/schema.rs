@@ -2,11 +2,12 @@
 
 use serde_json::Value;
 
-use crate::{RuleError, check_header_annotations};
+use crate::{HeaderParam, RuleError, check_header_annotations};
 
 /// Checks a tool's input schema: a JSON object whose root declares
-/// `"type": "object"`, with valid `x-mcp-header` annotations.
-pub fn check_input_schema(schema: &Value) -> Result<(), RuleError> {
+/// `"type": "object"`, with valid `x-mcp-header` annotations, and returns
+/// the arguments mirrored into `Mcp-Param-*` headers.
+pub fn check_input_schema(schema: &Value) -> Result<Vec<HeaderParam>, RuleError> {
     let Value::Object(map) = schema else {
         return Err(RuleError::new("", "input schema must be a JSON object"));
     };
@@ -25,7 +26,7 @@ pub fn check_input_schema(schema: &Value) -> Result<(), RuleError> {
             ));
         }
     }
-    check_header_annotations(schema).map(drop)
+    check_header_annotations(schema)
 }
 
 /// Checks a tool's output schema: any JSON Schema document (an object or a boolean).

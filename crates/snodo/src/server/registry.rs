@@ -34,8 +34,7 @@ impl ToolEntry {
             rule: e.to_string(),
         };
         snodo_rules::check_tool_name(&name).map_err(rule)?;
-        snodo_rules::check_input_schema(&def.input_schema).map_err(rule)?;
-        let headers = snodo_rules::check_header_annotations(&def.input_schema).map_err(rule)?;
+        let headers = snodo_rules::check_input_schema(&def.input_schema).map_err(rule)?;
         if let Some(out) = &def.output_schema {
             snodo_rules::check_output_schema(out).map_err(rule)?;
         }
