@@ -27,6 +27,18 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
+    /// Every level, from the least to the most severe.
+    pub const ALL: &'static [LogLevel] = &[
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
     /// Parses a level name.
     pub fn parse(name: &str) -> Option<Self> {
         Some(match name {

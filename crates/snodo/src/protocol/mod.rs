@@ -4,10 +4,12 @@
 pub mod headers;
 mod meta;
 mod method;
+mod revision;
 mod shape;
 
 pub use meta::{LogLevel, RequestMeta};
 pub use method::Method;
+pub use revision::{Revision, UnknownRevision};
 pub use shape::{CacheHints, CacheScope};
 
 pub(crate) use method::is_removed;
@@ -35,6 +37,15 @@ pub mod keys {
     pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
     /// The progress token of a request.
     pub const PROGRESS_TOKEN: &str = "progressToken";
+}
+
+/// Whether request params carry the 2026-07-28 claim,
+/// `_meta["io.modelcontextprotocol/protocolVersion"]`.
+pub fn claims_modern(params: &serde_json::Map<String, serde_json::Value>) -> bool {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(keys::PROTOCOL_VERSION))
+        .is_some()
 }
 
 /// The request a `notifications/cancelled` notification cancels, if it names one.

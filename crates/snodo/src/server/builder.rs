@@ -10,8 +10,11 @@ use super::extension::Extension;
 use super::policy::Policy;
 use super::registry::ToolEntry;
 use super::{EventHub, Inner, Server};
+use std::time::Duration;
+
 use crate::prompt::Prompt;
 use crate::protocol::CacheHints;
+use crate::protocol::Revision;
 use crate::resource::Resource;
 use crate::schema::{PassThrough, Validator};
 use crate::tool::Tool;
@@ -92,6 +95,8 @@ pub struct ServerBuilder {
     read_cache: CacheHints,
     page_size: usize,
     limits: Limits,
+    revisions: Vec<Revision>,
+    input_timeout: Duration,
 }
 
 impl ServerBuilder {
@@ -114,6 +119,8 @@ impl ServerBuilder {
             read_cache: CacheHints::default(),
             page_size: 100,
             limits: Limits::default(),
+            revisions: Revision::ALL.to_vec(),
+            input_timeout: super::legacy::DEFAULT_INPUT_TIMEOUT,
         }
     }
 
@@ -203,10 +210,44 @@ impl ServerBuilder {
         self
     }
 
+    /// Restricts the protocol revisions the server accepts (default: all
+    /// three, 2026-07-28, 2025-11-25 and 2025-06-18).
+    ///
+    /// A server without 2026-07-28 answers stateless requests with the
+    /// unsupported-version error; one without any initialize-era revision
+    /// answers `initialize` with "Method not found", as a 2026-only server
+    /// does.
+    ///
+    /// ```
+    /// use snodo::{Server, protocol::Revision};
+    /// let modern_only = Server::builder("s", "1").revisions([Revision::V2026_07_28]).build().unwrap();
+    /// assert!(!modern_only.serves_legacy());
+    /// ```
+    pub fn revisions(mut self, revisions: impl IntoIterator<Item = Revision>) -> Self {
+        let mut list: Vec<Revision> = revisions.into_iter().collect();
+        list.sort_unstable_by(|a, b| b.cmp(a));
+        list.dedup();
+        self.revisions = list;
+        self
+    }
+
+    /// How long an initialize-era request waits for the client to answer a
+    /// request the server sent it on a handler's behalf (elicitation,
+    /// sampling, roots); default [`DEFAULT_INPUT_TIMEOUT`](super::legacy::DEFAULT_INPUT_TIMEOUT).
+    pub fn input_timeout(mut self, timeout: Duration) -> Self {
+        self.input_timeout = timeout;
+        self
+    }
+
     /// Checks every component and compiles the server.
     pub fn build(self) -> Result<Server, BuildError> {
         if self.page_size == 0 {
             return Err(BuildError::Config("page size must be at least 1".into()));
+        }
+        if self.revisions.is_empty() {
+            return Err(BuildError::Config(
+                "the server must serve at least one protocol revision".into(),
+            ));
         }
         let mut tools = Vec::with_capacity(self.tools.len());
         for make in self.tools {
@@ -235,6 +276,8 @@ impl ServerBuilder {
                 read_cache: self.read_cache,
                 page_size: self.page_size,
                 limits: self.limits,
+                revisions: self.revisions,
+                input_timeout: self.input_timeout,
             }),
         })
     }

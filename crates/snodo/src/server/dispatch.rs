@@ -19,7 +19,7 @@ use super::list::{self, Listing};
 use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
-use crate::protocol::{self, Method, RequestMeta, headers};
+use crate::protocol::{self, Method, RequestMeta, Revision, headers};
 use crate::wire::{self, Message, Request, RequestId};
 use crate::{Context, Error};
 
@@ -209,7 +209,9 @@ impl Server {
             headers::check_standard(h, &method, name, &meta.protocol_version)
                 .map_err(Failure::bad_request)?;
         }
-        if !protocol::SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str()) {
+        if !protocol::SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str())
+            || !self.serves(Revision::V2026_07_28)
+        {
             return Err(Failure::bad_request(Error::unsupported_version(
                 &meta.protocol_version,
                 protocol::SUPPORTED_VERSIONS,
@@ -264,7 +266,7 @@ impl Server {
 
     /// Builds the handler's context, moving what it needs out of the
     /// admitted request (no copies of `_meta` or the arguments).
-    fn context(
+    pub(super) fn context(
         &self,
         admitted: &mut Admitted,
         transport: TransportInfo,
@@ -313,7 +315,7 @@ impl Server {
         )
     }
 
-    async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
+    pub(super) async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
         let Admitted {
             route,
             params,
@@ -391,13 +393,30 @@ impl Server {
         item: impl Fn(&Value) -> super::Item<'_>,
     ) -> Result<Routed, Failure> {
         let revision = cx.protocol_version();
-        let (size, cache, tail) = (
-            self.inner.page_size,
-            &self.inner.list_cache,
-            &self.inner.result_tail,
-        );
-        let page = match &self.inner.policy {
-            None => {
+        let legacy = Revision::parse(revision).filter(|r| r.is_legacy());
+        let (size, cache, tail) = match legacy {
+            None => (
+                self.inner.page_size,
+                Some(&self.inner.list_cache),
+                self.inner.result_tail.as_str(),
+            ),
+            Some(_) => (self.inner.page_size, None, ""),
+        };
+        let adapted = legacy.and_then(|r| super::legacy::adapt_listing(listing, r));
+        let page = match (&self.inner.policy, adapted) {
+            (_, Some(items)) => {
+                let seen: Vec<&str> = items
+                    .iter()
+                    .filter(|(value, _)| match self.inner.policy.as_deref() {
+                        Some(policy) => policy.can_see(cx.principal(), item(value)),
+                        None => true,
+                    })
+                    .map(|(_, text)| text.as_str())
+                    .collect();
+                let digest = list::for_revision(list::catalog_digest(&seen), revision);
+                list::page(method, key, &seen, digest, size, params, cache, tail)?
+            }
+            (None, None) => {
                 let digest = list::for_revision(listing.digest, revision);
                 list::page(
                     method,
@@ -410,7 +429,7 @@ impl Server {
                     tail,
                 )?
             }
-            Some(policy) => {
+            (Some(policy), None) => {
                 let seen: Vec<&str> = listing
                     .items
                     .iter()

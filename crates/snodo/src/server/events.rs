@@ -101,6 +101,12 @@ impl EventHub {
         self.open.load(Ordering::Acquire)
     }
 
+    /// A receiver of every event from now on, outside the subscription
+    /// count (initialize-era sessions, which are bounded on their own).
+    pub(crate) fn receiver(&self) -> broadcast::Receiver<Event> {
+        self.tx.subscribe()
+    }
+
     pub(crate) fn try_open(&self) -> Option<(Slot, broadcast::Receiver<Event>)> {
         let mut current = self.open.load(Ordering::Acquire);
         loop {

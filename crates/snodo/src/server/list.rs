@@ -79,8 +79,9 @@ fn decode_cursor(cursor: &str, method: &str, page: usize, digest: u64) -> Result
 }
 
 /// The encoded result object of one page of `encoded` items under `key`:
-/// the items, `nextCursor` when more remain, the cache hints, and `tail`
-/// (the pre-encoded `resultType` and `_meta` members).
+/// the items, `nextCursor` when more remain, the cache hints (2026-07-28
+/// only), and `tail` (the pre-encoded `resultType` and `_meta` members; empty
+/// for the initialize-era revisions).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn page<T: AsRef<str>>(
     method: &str,
@@ -89,7 +90,7 @@ pub(crate) fn page<T: AsRef<str>>(
     digest: u64,
     page_size: usize,
     params: &Map<String, Value>,
-    cache: &CacheHints,
+    cache: Option<&CacheHints>,
     tail: &str,
 ) -> Result<Vec<u8>, Error> {
     let offset = match params.get("cursor") {
@@ -119,15 +120,20 @@ pub(crate) fn page<T: AsRef<str>>(
         out.extend_from_slice(b",\"nextCursor\":");
         out.extend_from_slice(Value::String(cursor).to_string().as_bytes());
     }
-    out.extend_from_slice(
-        format!(
-            ",\"ttlMs\":{},\"cacheScope\":\"{}\",",
-            cache.ttl_ms,
-            cache.scope.as_str()
-        )
-        .as_bytes(),
-    );
-    out.extend_from_slice(tail.as_bytes());
+    if let Some(cache) = cache {
+        out.extend_from_slice(
+            format!(
+                ",\"ttlMs\":{},\"cacheScope\":\"{}\"",
+                cache.ttl_ms,
+                cache.scope.as_str()
+            )
+            .as_bytes(),
+        );
+    }
+    if !tail.is_empty() {
+        out.push(b',');
+        out.extend_from_slice(tail.as_bytes());
+    }
     out.push(b'}');
     Ok(out)
 }
@@ -152,7 +158,7 @@ mod tests {
             digest,
             size,
             params,
-            &CacheHints::default(),
+            Some(&CacheHints::default()),
             "\"resultType\":\"complete\"",
         )?;
         Ok(serde_json::from_slice(&bytes).unwrap())

@@ -14,6 +14,7 @@ mod complete;
 mod dispatch;
 mod events;
 mod extension;
+pub mod legacy;
 mod list;
 mod listen;
 mod outcome;
@@ -68,6 +69,10 @@ struct Inner {
     read_cache: CacheHints,
     page_size: usize,
     limits: Limits,
+    /// The revisions served, newest first.
+    revisions: Vec<crate::protocol::Revision>,
+    /// How long the input-required shim waits for a legacy client's answer.
+    input_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for Server {

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use futures_util::{FutureExt, StreamExt};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
+use crate::server::legacy::Session;
 use crate::server::{Dispatched, ResponseStream};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
@@ -271,6 +273,7 @@ impl Server {
         let max_in_flight = options.max_in_flight.max(1);
         let mut deadline: Option<tokio::time::Instant> = None;
         let mut waiting: Option<RequestFrames> = None;
+        let mut era = Era::default();
         loop {
             if deadline.is_some() && in_flight.is_empty() && waiting.is_none() {
                 break;
@@ -313,37 +316,87 @@ impl Server {
                     if line.iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    match wire::decode(line, self.limits()) {
-                        Err(e) => write_frame(&mut out, &wire::encode_error(e.id.as_ref(), &e.error)).await?,
-                        Ok(Message::Notification(n)) => {
+                    let message = match wire::decode(line, self.limits()) {
+                        Ok(message) => message,
+                        Err(e) => {
+                            write_frame(&mut out, &wire::encode_error(e.id.as_ref(), &e.error)).await?;
+                            continue;
+                        }
+                    };
+                    let request = match message {
+                        Message::Notification(n) => {
                             if let Some(signal) = crate::protocol::cancelled_request(&n)
                                 .and_then(|id| signals.get(&id))
                             {
                                 signal.cancel();
                             }
-                        }
-                        Ok(Message::Response(_)) => {}
-                        Ok(message @ Message::Request(_)) => {
-                            let Message::Request(request) = &message else { unreachable!() };
-                            let id = request.id.clone();
-                            let cancel = CancelSignal::new();
-                            signals.insert(id.clone(), cancel.clone());
-                            let server = self.clone();
-                            let signal = cancel.clone();
-                            let transport = TransportInfo {
-                                kind: TransportKind::Stdio,
-                                ..TransportInfo::default()
-                            };
-                            let dispatching = async move { server.handle(message, transport, signal).await };
-                            let frames = RequestFrames::new(id, cancel, dispatching);
-                            if in_flight.len() < max_in_flight {
-                                in_flight.push(frames);
-                            } else {
-                                // Full: hold this one and stop reading requests until a
-                                // slot frees; notifications (cancellations) already read
-                                // have been applied.
-                                waiting = Some(frames);
+                            if let Some(session) = &era.session {
+                                let _ = self
+                                    .handle_legacy(Message::Notification(n), session, stdio_info(), CancelSignal::new())
+                                    .now_or_never();
                             }
+                            continue;
+                        }
+                        Message::Response(response) => {
+                            if let Some(session) = &era.session {
+                                session.resolve(&response);
+                            }
+                            continue;
+                        }
+                        Message::Request(request) => request,
+                    };
+                    let legacy = match era.route(self, &request) {
+                        Routing::Modern => None,
+                        Routing::Legacy(session) => Some(session),
+                        Routing::Answer(frame) => {
+                            write_frame(&mut out, &frame).await?;
+                            continue;
+                        }
+                        Routing::Initialize => {
+                            match self.initialize(&request, String::new(), None) {
+                                Ok(done) => {
+                                    let (tx, rx) = tokio::sync::mpsc::channel(LEGACY_OUTBOX);
+                                    done.session.attach_outbox(tx);
+                                    era.outbox = Some(rx);
+                                    era.events = Some(self.events().receiver());
+                                    era.session = Some(done.session);
+                                    write_frame(&mut out, &done.reply.body).await?;
+                                }
+                                Err(reply) => write_frame(&mut out, &reply.body).await?,
+                            }
+                            continue;
+                        }
+                    };
+                    let id = request.id.clone();
+                    let cancel = CancelSignal::new();
+                    signals.insert(id.clone(), cancel.clone());
+                    let server = self.clone();
+                    let signal = cancel.clone();
+                    let message = Message::Request(request);
+                    let dispatching = async move {
+                        match legacy {
+                            Some(session) => server.handle_legacy(message, &session, stdio_info(), signal).await,
+                            None => server.handle(message, stdio_info(), signal).await,
+                        }
+                    };
+                    let frames = RequestFrames::new(id, cancel, dispatching);
+                    if in_flight.len() < max_in_flight {
+                        in_flight.push(frames);
+                    } else {
+                        // Full: hold this one and stop reading requests until a
+                        // slot frees; notifications (cancellations) already read
+                        // have been applied.
+                        waiting = Some(frames);
+                    }
+                }
+                Some(frame) = next_outbox(&mut era.outbox), if era.outbox.is_some() => {
+                    write_frame(&mut out, &frame).await?;
+                }
+                event = next_event(&mut era.events), if era.events.is_some() => {
+                    if let (Some(event), Some(session)) = (event, &era.session) {
+                        let caps = self.capabilities();
+                        if let Some(frame) = crate::server::legacy::notification_for(&event, session, &caps) {
+                            write_frame(&mut out, &frame).await?;
                         }
                     }
                 }
@@ -357,6 +410,93 @@ impl Server {
         }
         drop(in_flight);
         out.flush().await
+    }
+}
+
+/// Messages of an initialize-era session that belong to no request
+/// (resource updates, list changes) queued for the pipe.
+const LEGACY_OUTBOX: usize = 256;
+
+fn stdio_info() -> TransportInfo {
+    TransportInfo {
+        kind: TransportKind::Stdio,
+        ..TransportInfo::default()
+    }
+}
+
+/// Which revision the connection speaks. The first `initialize` pins the
+/// initialize era for the life of the process; the first request carrying
+/// the 2026-07-28 `_meta` claim pins 2026-07-28; `server/discover` answers
+/// without pinning, so a client may still fall back to `initialize`.
+#[derive(Default)]
+struct Era {
+    session: Option<Arc<Session>>,
+    modern: bool,
+    outbox: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
+    events: Option<tokio::sync::broadcast::Receiver<crate::server::Event>>,
+}
+
+/// Where one request goes.
+enum Routing {
+    Modern,
+    Legacy(Arc<Session>),
+    Initialize,
+    /// Answered on the spot (a request before `initialize`).
+    Answer(Vec<u8>),
+}
+
+impl Era {
+    fn route(&mut self, server: &Server, request: &wire::Request) -> Routing {
+        if let Some(session) = &self.session {
+            return Routing::Legacy(session.clone());
+        }
+        let claims = crate::protocol::claims_modern(&request.params);
+        if self.modern || claims {
+            if claims && request.method != "server/discover" {
+                self.modern = true;
+            }
+            return Routing::Modern;
+        }
+        if !server.serves_legacy()
+            || request.params.contains_key("_meta") && request.method != "initialize"
+        {
+            return Routing::Modern;
+        }
+        match request.method.as_str() {
+            "initialize" => Routing::Initialize,
+            "ping" => Routing::Answer(wire::encode_raw_result(&request.id, b"{}")),
+            "server/discover" => Routing::Modern,
+            _ => Routing::Answer(wire::encode_error(
+                Some(&request.id),
+                &Error::invalid_request(
+                    "Invalid Request: the session is not initialized; send initialize first",
+                ),
+            )),
+        }
+    }
+}
+
+async fn next_outbox(outbox: &mut Option<tokio::sync::mpsc::Receiver<Vec<u8>>>) -> Option<Vec<u8>> {
+    match outbox {
+        Some(rx) => rx.recv().await,
+        None => None,
+    }
+}
+
+/// The next event for the session; `None` after a lag (the lost events are
+/// hints) or once the hub is gone (then the receiver is dropped).
+async fn next_event(
+    events: &mut Option<tokio::sync::broadcast::Receiver<crate::server::Event>>,
+) -> Option<crate::server::Event> {
+    use tokio::sync::broadcast::error::RecvError;
+    let rx = events.as_mut()?;
+    match rx.recv().await {
+        Ok(event) => Some(event),
+        Err(RecvError::Lagged(_)) => None,
+        Err(RecvError::Closed) => {
+            *events = None;
+            None
+        }
     }
 }
 

@@ -1,0 +1,487 @@
+//! The initialize-era request path: the handshake, the methods only these
+//! revisions have, and the component methods run through the same router as
+//! 2026-07-28, with their results shaped for the session's revision.
+
+use std::sync::Arc;
+
+use http::StatusCode;
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use super::super::Server;
+use super::super::dispatch::{Admitted, Route, Routed};
+use super::super::reply::{Dispatched, Failure, Reply};
+use super::super::stream::ResponseStream;
+use super::{Session, shape, shim};
+use crate::Error;
+use crate::context::{CancelSignal, Sink, TransportInfo};
+use crate::error::code;
+use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys};
+use crate::wire::{self, Message, Request, RequestId};
+
+/// A successful handshake: the new session and the encoded `initialize`
+/// response.
+#[derive(Debug)]
+pub struct Initialized {
+    /// The session the handshake opened.
+    pub session: Arc<Session>,
+    /// The `initialize` response.
+    pub reply: Reply,
+}
+
+/// A fresh session id: 128 random bits from the operating system, as 32
+/// lowercase hex digits (visible ASCII, as the transport requires).
+pub fn new_session_id() -> String {
+    random_hex()
+}
+
+pub(crate) fn random_hex() -> String {
+    let mut bytes = [0u8; 16];
+    // The OS generator does not fail on supported platforms; should it, the
+    // clock and a counter still give a unique (if guessable) id rather than
+    // a panic.
+    if getrandom::fill(&mut bytes).is_err() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        bytes[..8].copy_from_slice(&(now as u64).to_le_bytes());
+        bytes[8..].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A JSON-RPC error on an initialize-era session: HTTP 200, whatever the
+/// code (a 404 would tell the client its session is gone).
+fn error_reply(id: &RequestId, error: &Error) -> Dispatched {
+    Dispatched::Reply(Reply::error(StatusCode::OK, Some(id), error))
+}
+
+fn empty_result(id: &RequestId) -> Dispatched {
+    Dispatched::Reply(Reply::ok(wire::encode_raw_result(id, b"{}")))
+}
+
+/// Undoes the tracking of a request in flight when it finishes.
+struct Tracked {
+    session: Arc<Session>,
+    id: RequestId,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.session.untrack(&self.id);
+    }
+}
+
+/// What one component request needs for each of its rounds.
+pub(super) struct Call {
+    pub(super) id: RequestId,
+    pub(super) method: Method,
+    pub(super) name: String,
+    pub(super) params: Map<String, Value>,
+    pub(super) meta: Map<String, Value>,
+    pub(super) progress_token: Option<Value>,
+    pub(super) session: Arc<Session>,
+    pub(super) transport: TransportInfo,
+    pub(super) cancel: CancelSignal,
+}
+
+impl Server {
+    /// The protocol revisions this server serves (all three unless the
+    /// builder restricted them).
+    pub fn revisions(&self) -> &[Revision] {
+        &self.inner.revisions
+    }
+
+    /// Whether this server serves `revision`.
+    pub fn serves(&self, revision: Revision) -> bool {
+        self.inner.revisions.contains(&revision)
+    }
+
+    /// Whether this server serves any initialize-era revision.
+    pub fn serves_legacy(&self) -> bool {
+        self.inner.revisions.iter().any(|r| r.is_legacy())
+    }
+
+    /// Answers an `initialize` request: negotiates the revision (a served
+    /// initialize-era revision is echoed, anything else gets the newest one
+    /// served) and opens a session named `session_id`, owned by `owner` (the
+    /// subject of the authenticated principal, if any).
+    ///
+    /// `Err` is the error response: malformed params (-32602), or a server
+    /// that serves no initialize-era revision (-32601).
+    ///
+    /// ```
+    /// use snodo::Server;
+    /// let server = Server::builder("demo", "1.0.0").build().unwrap();
+    /// let request = snodo::wire::Request {
+    ///     id: snodo::wire::RequestId::Number(1),
+    ///     method: "initialize".into(),
+    ///     params: serde_json::json!({"protocolVersion": "2024-11-05", "capabilities": {},
+    ///         "clientInfo": {"name": "c", "version": "1"}}).as_object().unwrap().clone(),
+    /// };
+    /// let done = server.initialize(&request, String::new(), None).unwrap();
+    /// assert_eq!(done.session.revision().as_str(), "2025-11-25");
+    /// ```
+    pub fn initialize(
+        &self,
+        request: &Request,
+        session_id: String,
+        owner: Option<String>,
+    ) -> Result<Initialized, Reply> {
+        let fail = |error: Error| Reply::error(StatusCode::OK, Some(&request.id), &error);
+        let Some(_) = self.inner.revisions.iter().find(|r| r.is_legacy()) else {
+            return Err(fail(Error::method_not_found("initialize")));
+        };
+        let params = &request.params;
+        let requested = match params.get("protocolVersion") {
+            Some(Value::String(v)) => v.as_str(),
+            _ => {
+                return Err(fail(Error::invalid_params(
+                    "initialize params need protocolVersion (a string)",
+                )));
+            }
+        };
+        let capabilities = match params.get("capabilities") {
+            Some(v @ Value::Object(_)) => v.clone(),
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(_) => {
+                return Err(fail(Error::invalid_params(
+                    "initialize params: capabilities must be an object",
+                )));
+            }
+        };
+        let client_info = match params.get("clientInfo") {
+            Some(v @ Value::Object(_)) => Some(v.clone()),
+            None | Some(Value::Null) => None,
+            Some(_) => {
+                return Err(fail(Error::invalid_params(
+                    "initialize params: clientInfo must be an object",
+                )));
+            }
+        };
+        let revision = Revision::negotiate(requested, &self.inner.revisions)
+            .expect("a legacy revision is served");
+        let catalog = self.catalog();
+        let mut result = Map::new();
+        result.insert("protocolVersion".into(), revision.as_str().into());
+        result.insert(
+            "capabilities".into(),
+            shape::capabilities(&catalog.capabilities),
+        );
+        result.insert(
+            "serverInfo".into(),
+            shape::implementation(&self.inner.info, revision),
+        );
+        if let Some(text) = &self.inner.instructions {
+            result.insert("instructions".into(), text.clone().into());
+        }
+        let session = Arc::new(Session::new(
+            session_id,
+            revision,
+            capabilities,
+            client_info,
+            owner,
+        ));
+        session.touch();
+        Ok(Initialized {
+            session,
+            reply: Reply::ok(wire::encode_result(&request.id, &result)),
+        })
+    }
+
+    /// Dispatches one message of an initialize-era session: a request, a
+    /// notification (`notifications/initialized`, `notifications/cancelled`)
+    /// or the client's answer to a request the server sent.
+    pub async fn handle_legacy(
+        &self,
+        message: Message,
+        session: &Arc<Session>,
+        transport: TransportInfo,
+        cancel: CancelSignal,
+    ) -> Dispatched {
+        session.touch();
+        let request = match message {
+            Message::Request(request) => request,
+            Message::Notification(n) => {
+                match n.method.as_str() {
+                    "notifications/initialized" => session.mark_initialized(),
+                    "notifications/cancelled" => {
+                        if let Some(id) = crate::protocol::cancelled_request(&n) {
+                            session.cancel(&id);
+                        }
+                    }
+                    _ => {}
+                }
+                return Dispatched::Nothing;
+            }
+            Message::Response(response) => {
+                session.resolve(&response);
+                return Dispatched::Nothing;
+            }
+        };
+        let Request {
+            id,
+            method,
+            mut params,
+        } = request;
+        match method.as_str() {
+            "initialize" => {
+                return Dispatched::Reply(Reply::error(
+                    StatusCode::BAD_REQUEST,
+                    Some(&id),
+                    &Error::invalid_request("Invalid Request: the session is already initialized"),
+                ));
+            }
+            "ping" => return empty_result(&id),
+            "logging/setLevel" => {
+                return match params
+                    .get("level")
+                    .and_then(Value::as_str)
+                    .and_then(LogLevel::parse)
+                {
+                    Some(level) => {
+                        session.set_log_level(level);
+                        empty_result(&id)
+                    }
+                    None => error_reply(&id, &Error::invalid_params("Invalid log level")),
+                };
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                return self.subscription(&id, &method, &params, session);
+            }
+            _ => {}
+        }
+        let known = match Method::parse(&method) {
+            Some(Method::Discover | Method::Listen) | None => {
+                return error_reply(&id, &Error::method_not_found(&method));
+            }
+            Some(m) => m,
+        };
+        let catalog = self.catalog();
+        if let Some(cap) = known.capability()
+            && catalog.capabilities.get(cap).is_none()
+        {
+            return error_reply(&id, &Error::method_not_found(&method));
+        }
+        if known == Method::ToolsCall
+            && let Err(f) = self.admit_call(&catalog, &params, None)
+        {
+            return error_reply(&id, &f.error);
+        }
+        let meta = match params.remove("_meta") {
+            Some(Value::Object(meta)) => meta,
+            None | Some(Value::Null) => Map::new(),
+            Some(_) => return error_reply(&id, &Error::invalid_params("_meta must be an object")),
+        };
+        // The 2026 retry members mean nothing here: the shim supplies them.
+        params.remove("inputResponses");
+        params.remove("requestState");
+        let progress_token = match meta.get(keys::PROGRESS_TOKEN) {
+            None => None,
+            Some(v @ Value::String(_)) => Some(v.clone()),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n.clone())),
+            Some(_) => {
+                return error_reply(
+                    &id,
+                    &Error::invalid_params("progressToken must be a string or an integer"),
+                );
+            }
+        };
+        session.track(&id, &cancel);
+        let call = Call {
+            id: id.clone(),
+            method: known,
+            name: method,
+            params,
+            meta,
+            progress_token,
+            session: session.clone(),
+            transport,
+            cancel,
+        };
+        let tracked = Tracked {
+            session: session.clone(),
+            id,
+        };
+        let streams = call.progress_token.is_some() || session.log_level().is_some();
+        if streams {
+            return self.stream_call(call, None, tracked);
+        }
+        let first = self.round(&call, None, None, None).await;
+        match first {
+            Ok(Routed::Object(map)) if is_input_required(&map) => {
+                self.stream_call(call, Some(map), tracked)
+            }
+            other => {
+                drop(tracked);
+                Dispatched::Reply(self.finish_legacy(&call, other))
+            }
+        }
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe`.
+    fn subscription(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: &Map<String, Value>,
+        session: &Session,
+    ) -> Dispatched {
+        let catalog = self.catalog();
+        let subscribable = catalog
+            .capabilities
+            .get("resources")
+            .and_then(|r| r.get("subscribe"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !subscribable {
+            return error_reply(id, &Error::method_not_found(method));
+        }
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return error_reply(id, &Error::invalid_params("uri must be a string"));
+        };
+        if method == "resources/subscribe" {
+            if !session.subscribe(uri) {
+                return error_reply(
+                    id,
+                    &Error::invalid_params(format!(
+                        "Too many subscriptions (at most {})",
+                        super::MAX_SESSION_SUBSCRIPTIONS
+                    )),
+                );
+            }
+        } else {
+            session.unsubscribe(uri);
+        }
+        empty_result(id)
+    }
+
+    /// Runs the request on a stream: progress and log messages, the
+    /// server-initiated requests of the input-required shim, then the
+    /// response.
+    fn stream_call(
+        &self,
+        call: Call,
+        first: Option<Map<String, Value>>,
+        tracked: Tracked,
+    ) -> Dispatched {
+        let (tx, rx) = mpsc::channel(64);
+        let sink = Arc::new(Sink::new(
+            tx.clone(),
+            call.progress_token.clone(),
+            call.session.log_level(),
+        ));
+        let server = self.clone();
+        let cancel = call.cancel.clone();
+        let future = async move {
+            let _tracked = tracked;
+            let out = server.rounds(&call, first, &tx, sink).await;
+            if call.cancel.is_cancelled() {
+                return None;
+            }
+            Some(server.finish_legacy(&call, out).body.to_vec())
+        };
+        Dispatched::Stream(ResponseStream::spawned(future, rx, cancel))
+    }
+
+    /// One run of the handler, with the answers of the previous round.
+    pub(super) async fn round(
+        &self,
+        call: &Call,
+        input_responses: Option<Map<String, Value>>,
+        request_state: Option<String>,
+        sink: Option<Arc<Sink>>,
+    ) -> Result<Routed, Failure> {
+        let mut params = call.params.clone();
+        if let Some(responses) = input_responses {
+            params.insert("inputResponses".into(), Value::Object(responses));
+        }
+        if let Some(state) = request_state {
+            params.insert("requestState".into(), state.into());
+        }
+        let session = &call.session;
+        let mut admitted = Admitted {
+            id: call.id.clone(),
+            method: call.name.clone(),
+            route: Route::Known(call.method),
+            params,
+            meta: RequestMeta {
+                protocol_version: session.revision().as_str().to_string(),
+                client_capabilities: session.client_capabilities().clone(),
+                client_info: session.client_info().cloned(),
+                log_level: session.log_level(),
+                progress_token: call.progress_token.clone(),
+                raw: call.meta.clone(),
+            },
+            catalog: self.catalog(),
+        };
+        let cx = self.context(
+            &mut admitted,
+            call.transport.clone(),
+            call.cancel.clone(),
+            sink,
+        );
+        self.route(admitted, cx).await
+    }
+
+    /// Encodes the final outcome of a component request for the session.
+    pub(super) fn finish_legacy(&self, call: &Call, out: Result<Routed, Failure>) -> Reply {
+        let id = &call.id;
+        match out {
+            Ok(Routed::Object(mut map)) => {
+                shape::result(&mut map);
+                Reply::ok(wire::encode_result(id, &map))
+            }
+            Ok(Routed::Encoded(bytes)) => Reply::ok(wire::encode_raw_result(id, &bytes)),
+            Err(failure)
+                if call.method == Method::ToolsCall
+                    && matches!(
+                        failure.error.code(),
+                        code::MISSING_CLIENT_CAPABILITY | shim::CLIENT_FAILED
+                    ) =>
+            {
+                // A tool can tell the model what went wrong: an `isError`
+                // result, as a tool's own failure would be.
+                let text = failure.error.message().to_string();
+                let result = serde_json::json!({
+                    "content": [{"type": "text", "text": text}],
+                    "isError": true
+                });
+                Reply::ok(wire::encode_result(id, &result))
+            }
+            Err(failure) => {
+                let error = legacy_error(call, failure.error);
+                Reply::error(StatusCode::OK, Some(id), &error)
+            }
+        }
+    }
+}
+
+/// Whether a routed result asks the client for input.
+pub(super) fn is_input_required(map: &Map<String, Value>) -> bool {
+    map.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
+/// The initialize-era form of an error: an unknown resource is -32002 (with
+/// its `data.uri`); a missing client capability (-32021 has no meaning
+/// here) is an internal error.
+fn legacy_error(call: &Call, error: Error) -> Error {
+    match error.code() {
+        code::INVALID_PARAMS
+            if call.method == Method::ResourcesRead
+                && error.data().and_then(|d| d.get("uri")).is_some() =>
+        {
+            let data = error.data().cloned().unwrap_or(Value::Null);
+            Error::new(-32002, "Resource not found").with_data(data)
+        }
+        code::MISSING_CLIENT_CAPABILITY => {
+            Error::internal("The client did not declare a capability this request needs")
+                .with_data(error.data().cloned().unwrap_or(Value::Null))
+        }
+        shim::CLIENT_FAILED => Error::internal(error.message().to_string()),
+        _ => error,
+    }
+}

@@ -1,0 +1,38 @@
+//! The initialize-era dialect: 2025-11-25 and 2025-06-18 served from the
+//! same components as 2026-07-28.
+//!
+//! A dialect turns a revision's wire into the router's calls and back; the
+//! router and the components never learn which revision a request came in
+//! on. What is particular to these revisions lives here:
+//!
+//! - the handshake ([`Server::initialize`]) and the [`Session`] it opens:
+//!   negotiated revision, client capabilities, log level, resource
+//!   subscriptions, server-initiated requests awaiting an answer;
+//! - the methods 2026-07-28 removed (`ping`, `logging/setLevel`,
+//!   `resources/subscribe`, `resources/unsubscribe`);
+//! - result shaping (no `resultType`, no cache hints, nothing newer than the
+//!   negotiated revision);
+//! - the input-required shim: a handler that returns
+//!   [`InputRequired`](crate::InputRequired) is answered by real
+//!   `elicitation/create`, `sampling/createMessage` and `roots/list` requests
+//!   sent on the request's own stream, then run again with the answers and
+//!   its request state, which never leaves the server;
+//! - change notifications for the session ([`Session`] subscriptions fed by
+//!   the same [`EventHub`](crate::server::EventHub) as `subscriptions/listen`).
+//!
+//! Transports own the session's lifetime: stdio keeps one per process, the
+//! Streamable HTTP service keeps them in a
+//! [`SessionStore`](crate::transport::http::SessionStore).
+
+mod dispatch;
+mod feed;
+mod session;
+mod shape;
+mod shim;
+
+pub use dispatch::{Initialized, new_session_id};
+pub use feed::notification_for;
+pub use session::{MAX_PENDING_SERVER_REQUESTS, MAX_SESSION_SUBSCRIPTIONS, PeerAnswer, Session};
+pub use shim::{DEFAULT_INPUT_TIMEOUT, MAX_INPUT_ROUNDS};
+
+pub(crate) use shape::adapt_listing;

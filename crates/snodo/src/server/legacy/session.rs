@@ -1,0 +1,350 @@
+//! The state of one initialize-era session: what was negotiated, the log
+//! level, resource subscriptions, requests the server sent and awaits, and
+//! requests in flight that a `notifications/cancelled` may stop.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::context::CancelSignal;
+use crate::protocol::{LogLevel, Revision};
+use crate::wire::RequestId;
+
+/// Most resource URIs one session may subscribe to.
+pub const MAX_SESSION_SUBSCRIPTIONS: usize = 1000;
+
+/// Most server-initiated requests one session may have unanswered.
+pub const MAX_PENDING_SERVER_REQUESTS: usize = 64;
+
+/// What the client answered to a request the server sent it: its `result`,
+/// or its `error` object.
+pub type PeerAnswer = Result<Value, Value>;
+
+/// One initialize-era session.
+///
+/// Over stdio a session lasts as long as the process; over Streamable HTTP
+/// it is named by its `Mcp-Session-Id` and lives in a
+/// [`SessionStore`](crate::transport::http::SessionStore) until it is
+/// deleted or expires.
+pub struct Session {
+    id: String,
+    revision: Revision,
+    client_capabilities: Value,
+    client_info: Option<Value>,
+    /// The subject of the principal that opened the session, if any.
+    owner: Option<String>,
+    initialized: AtomicBool,
+    /// 0 = not set, otherwise `LogLevel as u8 + 1`.
+    log_level: AtomicU8,
+    subscriptions: Mutex<HashSet<String>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<PeerAnswer>>>,
+    next_id: AtomicU64,
+    in_flight: Mutex<HashMap<RequestId, CancelSignal>>,
+    /// Where messages that belong to no request go (the standalone GET
+    /// stream over HTTP, the pipe over stdio); `None` while nobody listens.
+    outbox: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    created: Instant,
+    /// Milliseconds since `created` of the last request.
+    last_active: AtomicU64,
+    ended: AtomicBool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("revision", &self.revision)
+            .field("initialized", &self.is_initialized())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A session negotiated at `revision` with what the client declared.
+    pub(crate) fn new(
+        id: String,
+        revision: Revision,
+        client_capabilities: Value,
+        client_info: Option<Value>,
+        owner: Option<String>,
+    ) -> Self {
+        Self {
+            id,
+            revision,
+            client_capabilities,
+            client_info,
+            owner,
+            initialized: AtomicBool::new(false),
+            log_level: AtomicU8::new(0),
+            subscriptions: Mutex::default(),
+            pending: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            in_flight: Mutex::default(),
+            outbox: Mutex::default(),
+            created: Instant::now(),
+            last_active: AtomicU64::new(0),
+            ended: AtomicBool::new(false),
+        }
+    }
+
+    /// The session id (`Mcp-Session-Id` over HTTP; empty over stdio).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated revision.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    /// The capabilities the client declared at `initialize`.
+    pub fn client_capabilities(&self) -> &Value {
+        &self.client_capabilities
+    }
+
+    /// The client's `clientInfo`, if it sent one.
+    pub fn client_info(&self) -> Option<&Value> {
+        self.client_info.as_ref()
+    }
+
+    /// The subject of the principal that opened the session.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.as_deref()
+    }
+
+    /// Whether `notifications/initialized` arrived.
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Release);
+    }
+
+    /// The level `logging/setLevel` set, if any.
+    pub fn log_level(&self) -> Option<LogLevel> {
+        match self.log_level.load(Ordering::Acquire) {
+            0 => None,
+            n => LogLevel::ALL.get(usize::from(n - 1)).copied(),
+        }
+    }
+
+    pub(crate) fn set_log_level(&self, level: LogLevel) {
+        let index = LogLevel::ALL.iter().position(|l| *l == level).unwrap_or(0);
+        self.log_level.store(index as u8 + 1, Ordering::Release);
+    }
+
+    /// Adds a resource subscription; `false` when the session holds the
+    /// maximum already.
+    pub(crate) fn subscribe(&self, uri: &str) -> bool {
+        let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        if subs.contains(uri) {
+            return true;
+        }
+        if subs.len() >= MAX_SESSION_SUBSCRIPTIONS {
+            return false;
+        }
+        subs.insert(uri.to_string());
+        true
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(uri);
+    }
+
+    /// Whether a change of `uri` concerns this session: it subscribed to the
+    /// URI or to a parent of it.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        subs.iter().any(|s| {
+            uri == s
+                || (uri.starts_with(s.as_str())
+                    && (s.ends_with('/') || uri[s.len()..].starts_with('/')))
+        })
+    }
+
+    /// Registers a server-initiated request and returns its id and the
+    /// receiver of the client's answer; `None` when too many are pending.
+    pub(crate) fn expect_answer(&self) -> Option<(RequestId, oneshot::Receiver<PeerAnswer>)> {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|_, tx| !tx.is_closed());
+        if pending.len() >= MAX_PENDING_SERVER_REQUESTS {
+            return None;
+        }
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) as i64);
+        let (tx, rx) = oneshot::channel();
+        pending.insert(id.clone(), tx);
+        Some((id, rx))
+    }
+
+    /// Forgets a server-initiated request (answered elsewhere or abandoned).
+    pub(crate) fn forget(&self, id: &RequestId) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
+    /// Routes a response the client sent to the request that awaits it.
+    /// `false` when the id names no pending request of this session (the
+    /// response is dropped).
+    pub fn resolve(&self, response: &Value) -> bool {
+        let Some(id) = response.get("id").and_then(RequestId::from_value) else {
+            return false;
+        };
+        let waiter = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        let Some(waiter) = waiter else {
+            return false;
+        };
+        let answer = match (response.get("result"), response.get("error")) {
+            (Some(result), _) => Ok(result.clone()),
+            (None, Some(error)) => Err(error.clone()),
+            (None, None) => Err(serde_json::json!({"code": -32600, "message": "empty response"})),
+        };
+        waiter.send(answer).is_ok()
+    }
+
+    /// Records a request in flight so that `notifications/cancelled` can stop it.
+    pub(crate) fn track(&self, id: &RequestId, cancel: &CancelSignal) {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), cancel.clone());
+    }
+
+    pub(crate) fn untrack(&self, id: &RequestId) {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+    }
+
+    /// Fires the cancellation signal of a request in flight.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let signal = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        signal.map(|s| s.cancel()).is_some()
+    }
+
+    /// Attaches the stream for messages that belong to no request; replaces
+    /// any previous one.
+    pub(crate) fn attach_outbox(&self, tx: mpsc::Sender<Vec<u8>>) {
+        *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+    }
+
+    /// Whether a stream for unrelated messages is attached and open.
+    pub(crate) fn has_outbox(&self) -> bool {
+        self.outbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Sends a message that belongs to no request; dropped when no stream is
+    /// attached or its queue is full (notifications are hints).
+    pub(crate) fn send_unrelated(&self, frame: Vec<u8>) -> bool {
+        let outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        outbox.as_ref().is_some_and(|tx| tx.try_send(frame).is_ok())
+    }
+
+    /// Notes activity now.
+    pub(crate) fn touch(&self) {
+        let ms = self.created.elapsed().as_millis() as u64;
+        self.last_active.store(ms, Ordering::Relaxed);
+    }
+
+    /// How long the session has been idle.
+    pub fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_active.load(Ordering::Relaxed));
+        self.created.elapsed().saturating_sub(last)
+    }
+
+    /// Ends the session: requests in flight are cancelled, pending server
+    /// requests fail, the unrelated-message stream closes.
+    pub fn end(&self) {
+        self.ended.store(true, Ordering::Release);
+        for (_, signal) in self
+            .in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            signal.cancel();
+        }
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Whether [`Session::end`] was called.
+    pub fn is_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn session() -> Session {
+        Session::new("s".into(), Revision::V2025_11_25, json!({}), None, None)
+    }
+
+    #[test]
+    fn answers_reach_only_the_request_that_awaits_them() {
+        let s = session();
+        let (id, mut rx) = s.expect_answer().unwrap();
+        assert!(!s.resolve(&json!({"jsonrpc":"2.0","id":999,"result":{}})));
+        assert!(s.resolve(&json!({"jsonrpc":"2.0","id":id.to_value(),"result":{"ok":true}})));
+        assert_eq!(rx.try_recv().unwrap(), Ok(json!({"ok": true})));
+        assert!(!s.resolve(&json!({"jsonrpc":"2.0","id":id.to_value(),"result":{}})));
+    }
+
+    #[test]
+    fn pending_requests_and_subscriptions_are_bounded() {
+        let s = session();
+        let held: Vec<_> = (0..MAX_PENDING_SERVER_REQUESTS)
+            .map(|_| s.expect_answer().unwrap())
+            .collect();
+        assert!(s.expect_answer().is_none());
+        drop(held);
+        assert!(
+            s.expect_answer().is_some(),
+            "abandoned waiters free their slot"
+        );
+        for i in 0..MAX_SESSION_SUBSCRIPTIONS {
+            assert!(s.subscribe(&format!("test://{i}")));
+        }
+        assert!(!s.subscribe("test://one-more"));
+        assert!(s.subscribe("test://0"), "an existing subscription is fine");
+        assert!(s.is_subscribed("test://1/child"));
+        assert!(!s.is_subscribed("test://1x"));
+    }
+
+    #[test]
+    fn log_level_round_trips() {
+        let s = session();
+        assert_eq!(s.log_level(), None);
+        for level in LogLevel::ALL {
+            s.set_log_level(*level);
+            assert_eq!(s.log_level(), Some(*level));
+        }
+    }
+}
