@@ -415,7 +415,7 @@ impl Server {
 
 /// Messages of an initialize-era session that belong to no request
 /// (resource updates, list changes) queued for the pipe.
-const LEGACY_OUTBOX: usize = 256;
+const LEGACY_OUTBOX: usize = crate::server::legacy::OUTBOX_QUEUE;
 
 fn stdio_info() -> TransportInfo {
     TransportInfo {

@@ -26,13 +26,20 @@
 
 mod dispatch;
 mod feed;
+mod replay;
 mod session;
 mod shape;
 mod shim;
 
 pub use dispatch::{Initialized, new_session_id};
 pub use feed::notification_for;
+pub use replay::{MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS};
 pub use session::{MAX_PENDING_SERVER_REQUESTS, MAX_SESSION_SUBSCRIPTIONS, PeerAnswer, Session};
 pub use shim::{DEFAULT_INPUT_TIMEOUT, MAX_INPUT_ROUNDS};
+
+pub(crate) use replay::ReplayLog;
+
+/// Notifications queued for a session's standalone stream.
+pub const OUTBOX_QUEUE: usize = 256;
 
 pub(crate) use shape::adapt_listing;

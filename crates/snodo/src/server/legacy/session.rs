@@ -51,6 +51,8 @@ pub struct Session {
     /// Milliseconds since `created` of the last request.
     last_active: AtomicU64,
     ended: AtomicBool,
+    /// Resumable streams (Streamable HTTP).
+    pub(crate) replay: Mutex<super::ReplayLog>,
 }
 
 impl std::fmt::Debug for Session {
@@ -87,6 +89,7 @@ impl Session {
             created: Instant::now(),
             last_active: AtomicU64::new(0),
             ended: AtomicBool::new(false),
+            replay: Mutex::default(),
         }
     }
 
@@ -254,9 +257,13 @@ impl Session {
             .is_some_and(|tx| !tx.is_closed())
     }
 
-    /// Sends a message that belongs to no request; dropped when no stream is
-    /// attached or its queue is full (notifications are hints).
-    pub(crate) fn send_unrelated(&self, frame: Vec<u8>) -> bool {
+    /// Sends a notification that belongs to no request (for example
+    /// `notifications/elicitation/complete`) on the session's standalone
+    /// stream: the GET stream over HTTP, the pipe over stdio. `false` when no
+    /// such stream is open or its queue is full: such notifications are
+    /// hints, and are dropped rather than queued without bound.
+    pub fn send_notification(&self, method: &str, params: serde_json::Map<String, Value>) -> bool {
+        let frame = crate::wire::encode_notification(method, &params);
         let outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
         outbox.as_ref().is_some_and(|tx| tx.try_send(frame).is_ok())
     }

@@ -24,12 +24,17 @@
 
 mod body;
 mod guard;
+mod legacy;
 mod listener;
 mod options;
 mod service;
+mod session;
 mod sse;
 
 pub use body::McpBody;
 pub use listener::HttpListener;
 pub use options::HttpOptions;
 pub use service::{McpService, ResponseFuture};
+pub use session::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MemorySessions, SessionStore, SessionsFull,
+};

@@ -52,7 +52,7 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 ///     .request_timeout(Duration::from_secs(30));
 /// # let _ = options;
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HttpOptions {
     pub(super) endpoint: String,
     pub(super) hosts: Allowlist,
@@ -64,6 +64,18 @@ pub struct HttpOptions {
     pub(super) request_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) shutdown_grace: Duration,
+    pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("endpoint", &self.endpoint)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_connections", &self.max_connections)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for HttpOptions {
@@ -79,6 +91,7 @@ impl Default for HttpOptions {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            sessions: None,
         }
     }
 }
@@ -211,5 +224,22 @@ impl HttpOptions {
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace.min(MAX_TIMEOUT);
         self
+    }
+
+    /// Where initialize-era sessions live (default: a [`MemorySessions`]
+    /// holding at most [`DEFAULT_MAX_SESSIONS`], each expiring after
+    /// [`DEFAULT_SESSION_IDLE`] idle).
+    ///
+    /// [`MemorySessions`]: super::MemorySessions
+    /// [`DEFAULT_MAX_SESSIONS`]: super::DEFAULT_MAX_SESSIONS
+    /// [`DEFAULT_SESSION_IDLE`]: super::DEFAULT_SESSION_IDLE
+    pub fn sessions(mut self, store: impl super::SessionStore) -> Self {
+        self.sessions = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// A [`MemorySessions`](super::MemorySessions) store with these limits.
+    pub fn session_limits(self, max_sessions: usize, idle: Duration) -> Self {
+        self.sessions(super::MemorySessions::new(max_sessions, idle))
     }
 }

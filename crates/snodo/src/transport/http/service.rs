@@ -17,7 +17,9 @@ use hyper::body::Body;
 
 use super::body::McpBody;
 use super::guard::Allowlist;
+use super::legacy::{self, Side};
 use super::options::HttpOptions;
+use super::session::{MemorySessions, SessionStore};
 use super::sse::{Deadline, SseBody};
 use crate::server::Dispatched;
 use crate::wire::{self, Message};
@@ -92,7 +94,7 @@ pub struct McpService {
 }
 
 /// What the service needs from [`HttpOptions`], resolved once.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Config {
     endpoint: Box<str>,
     hosts: Allowlist,
@@ -102,6 +104,17 @@ struct Config {
     max_body_bytes: usize,
     body_read_timeout: Duration,
     request_timeout: Duration,
+    /// Initialize-era sessions.
+    sessions: Arc<dyn SessionStore>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("endpoint", &self.endpoint)
+            .field("sessions", &self.sessions.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for McpService {
@@ -123,6 +136,10 @@ impl McpService {
             max_body_bytes: options.max_body_bytes.unwrap_or(server.limits().max_bytes),
             body_read_timeout: options.body_read_timeout,
             request_timeout: options.request_timeout,
+            sessions: options
+                .sessions
+                .clone()
+                .unwrap_or_else(|| Arc::new(MemorySessions::default())),
         };
         Self {
             server,
@@ -205,15 +222,32 @@ where
     if parts.uri.path() != &*config.endpoint {
         return status(StatusCode::NOT_FOUND);
     }
-    if parts.method != Method::POST {
+    let sessions = server.serves_legacy();
+    let verb_ok = parts.method == Method::POST
+        || (sessions && (parts.method == Method::GET || parts.method == Method::DELETE));
+    if !verb_ok {
         let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
+        let allow = if sessions {
+            "GET, POST, DELETE"
+        } else {
+            "POST"
+        };
         response
             .headers_mut()
-            .insert(ALLOW, HeaderValue::from_static("POST"));
+            .insert(ALLOW, HeaderValue::from_static(allow));
         return response;
     }
     if let Err(message) = config.admit(&parts) {
         return reject(StatusCode::FORBIDDEN, message);
+    }
+    if parts.method != Method::POST {
+        let principal = parts.extensions.get::<Principal>();
+        let store = config.sessions.as_ref();
+        return if parts.method == Method::GET {
+            legacy::get(&server, store, &parts.headers, principal)
+        } else {
+            legacy::delete(store, &parts.headers, principal)
+        };
     }
     let bytes = match read_body(body, &parts.headers, &config).await {
         Ok(bytes) => bytes,
@@ -227,6 +261,22 @@ where
         extensions: parts.extensions,
     };
     match wire::decode(&bytes, server.limits()) {
+        Ok(message) if sessions => {
+            let store = config.sessions.as_ref();
+            let empty = HeaderMap::new();
+            let headers = transport.headers.as_ref().unwrap_or(&empty);
+            let side = legacy::classify(store, headers, transport.principal.as_ref(), &message);
+            match side {
+                Side::Modern => run(&server, message, transport, config.request_timeout).await,
+                Side::Session(session) => {
+                    legacy::post(&server, session, message, transport, config.request_timeout).await
+                }
+                Side::Initialize => {
+                    legacy::initialize(&server, store, message, transport.principal.as_ref())
+                }
+                Side::Refused(response) => response,
+            }
+        }
         Ok(message) => run(&server, message, transport, config.request_timeout).await,
         // The core words (and picks the status of) every decoding error.
         Err(_) => {
@@ -376,7 +426,7 @@ fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
 }
 
 /// A JSON response.
-fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
+pub(super) fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
     let mut response = Response::new(McpBody::full(body));
     *response.status_mut() = code;
     response
@@ -386,7 +436,7 @@ fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
 }
 
 /// A transport-level refusal: a JSON-RPC error without an id.
-fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
+pub(super) fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
     json(
         code,
         wire::encode_error(None, &Error::invalid_request(message)).into(),
@@ -394,7 +444,7 @@ fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
 }
 
 /// A response with only a status.
-fn status(code: StatusCode) -> Response<McpBody> {
+pub(super) fn status(code: StatusCode) -> Response<McpBody> {
     let mut response = Response::new(McpBody::empty());
     *response.status_mut() = code;
     response

@@ -1,0 +1,385 @@
+//! The initialize-era side of the endpoint: the 2025 Streamable HTTP
+//! transport with sessions.
+//!
+//! Which side a POST takes (the rule the official fixtures use):
+//!
+//! 1. a request whose `_meta` carries `io.modelcontextprotocol/protocolVersion`
+//!    is 2026-07-28, whatever its headers;
+//! 2. otherwise an `Mcp-Session-Id` names an initialize-era session: 404 when
+//!    the id is unknown, expired, ended or another principal's, 400 when
+//!    `MCP-Protocol-Version` names a revision the session cannot speak;
+//! 3. otherwise `initialize` opens a session (503 when the store is full)
+//!    and the response carries its `Mcp-Session-Id`;
+//! 4. otherwise an `MCP-Protocol-Version: 2026-07-28` header, or a
+//!    notification or response, goes to 2026-07-28; a request gets 400
+//!    (its session id is missing).
+//!
+//! `GET` opens the session's standalone SSE stream (list changes and
+//! resource updates; one per session, 409 for a second) or, with
+//! `Last-Event-ID`, resumes a request's stream from the bounded replay log.
+//! `DELETE` ends the session. A request that streams (progress, log
+//! messages, requests to the client) runs on a task of its own, so that a
+//! broken connection neither cancels it nor loses its response: every event
+//! has an id, and 2025-11-25 streams open with a priming event.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::StreamExt;
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName};
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use hyper::body::{Body, Frame};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, Sleep};
+
+use super::body::McpBody;
+use super::service::{json, reject, status};
+use super::session::SessionStore;
+use crate::protocol::{Revision, claims_modern, headers};
+use crate::server::legacy::{MAX_REPLAY_EVENTS, Session, new_session_id, notification_for};
+use crate::server::{Dispatched, ResponseStream};
+use crate::wire::{self, Message, RequestId};
+use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
+
+/// The session header.
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+
+/// How long a client should wait before reconnecting to a stream the
+/// server closed (the `retry` field of the priming event).
+const RETRY_MS: u64 = 1000;
+
+/// Idle time after which a keep-alive comment is sent on a stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Frames queued for one SSE connection.
+const STREAM_QUEUE: usize = 64;
+
+/// Where a POST goes.
+pub(super) enum Side {
+    /// 2026-07-28.
+    Modern,
+    /// An existing session.
+    Session(Arc<Session>),
+    /// `initialize`: open a session.
+    Initialize,
+    /// Refused before dispatch.
+    Refused(Response<McpBody>),
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Finds the session a request names: 400 without an id, 404 for an id that
+/// names no live session of this principal.
+fn find_session(
+    store: &dyn SessionStore,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Result<Arc<Session>, Response<McpBody>> {
+    let Some(id) = header(headers, SESSION_ID) else {
+        return Err(reject(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required",
+        ));
+    };
+    let session = store
+        .get(id)
+        .filter(|s| s.owner() == principal.map(|p| p.subject.as_str()))
+        .ok_or_else(|| reject(StatusCode::NOT_FOUND, "Session not found"))?;
+    if let Some(version) = header(headers, headers::PROTOCOL_VERSION)
+        && Revision::parse(version).is_none_or(|r| !r.is_legacy())
+    {
+        return Err(reject(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: unsupported MCP-Protocol-Version for this session",
+        ));
+    }
+    Ok(session)
+}
+
+/// Classifies a decoded POST (see the module docs).
+pub(super) fn classify(
+    store: &dyn SessionStore,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+    message: &Message,
+) -> Side {
+    let claim = match message {
+        Message::Request(r) => claims_modern(&r.params),
+        Message::Notification(n) => claims_modern(&n.params),
+        Message::Response(_) => false,
+    };
+    if claim {
+        return Side::Modern;
+    }
+    let version = header(headers, headers::PROTOCOL_VERSION);
+    if headers.contains_key(SESSION_ID) {
+        return match find_session(store, headers, principal) {
+            Ok(session) => Side::Session(session),
+            Err(response) => Side::Refused(response),
+        };
+    }
+    let modern_header = version == Some(Revision::V2026_07_28.as_str());
+    match message {
+        Message::Request(r) if r.method == "initialize" && !modern_header => Side::Initialize,
+        Message::Request(_) if !modern_header => Side::Refused(reject(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+        )),
+        _ => Side::Modern,
+    }
+}
+
+/// Opens a session for an `initialize` request.
+pub(super) fn initialize(
+    server: &Server,
+    store: &dyn SessionStore,
+    message: Message,
+    principal: Option<&Principal>,
+) -> Response<McpBody> {
+    let Message::Request(request) = message else {
+        return status(StatusCode::ACCEPTED);
+    };
+    let owner = principal.map(|p| p.subject.clone());
+    let done = match server.initialize(&request, new_session_id(), owner) {
+        Ok(done) => done,
+        Err(reply) => return json(reply.status, reply.body),
+    };
+    if let Err(full) = store.insert(done.session.clone()) {
+        let error = Error::internal(format!("Service unavailable: {full}"));
+        return json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            wire::encode_error(Some(&request.id), &error).into(),
+        );
+    }
+    let mut response = json(done.reply.status, done.reply.body);
+    if let Ok(value) = HeaderValue::from_str(done.session.id()) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(SESSION_ID), value);
+    }
+    response
+}
+
+/// Runs one message of a session.
+pub(super) async fn post(
+    server: &Server,
+    session: Arc<Session>,
+    message: Message,
+    transport: TransportInfo,
+    timeout: Duration,
+) -> Response<McpBody> {
+    let id = match &message {
+        Message::Request(r) => Some(r.id.clone()),
+        _ => None,
+    };
+    let at = Instant::now() + timeout;
+    let cancel = CancelSignal::new();
+    let handled = server.handle_legacy(message, &session, transport, cancel.clone());
+    match tokio::time::timeout_at(at, handled).await {
+        Ok(Dispatched::Nothing) => status(StatusCode::ACCEPTED),
+        Ok(Dispatched::Reply(reply)) => json(reply.status, reply.body),
+        Ok(Dispatched::Stream(stream)) => {
+            let prime = session.revision().has_sse_polling();
+            let rx = pump_request(session, stream, at, id, prime);
+            sse(rx)
+        }
+        Err(_) => {
+            cancel.cancel();
+            json(
+                StatusCode::OK,
+                wire::encode_error(id.as_ref(), &Error::internal("Request timed out")).into(),
+            )
+        }
+    }
+}
+
+/// Drives a request's stream on its own task: each frame is logged for
+/// resumption, then sent to whichever connection follows the stream.
+fn pump_request(
+    session: Arc<Session>,
+    mut stream: ResponseStream,
+    deadline: Instant,
+    id: Option<RequestId>,
+    prime: bool,
+) -> mpsc::Receiver<(String, Bytes)> {
+    let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+    let number = lock(&session).open(tx.clone());
+    if prime {
+        let _ = tx.try_send((format!("{number}-0"), Bytes::new()));
+    }
+    drop(tx);
+    tokio::spawn(async move {
+        loop {
+            let frame = tokio::select! {
+                frame = stream.next() => frame,
+                _ = tokio::time::sleep_until(deadline) => {
+                    stream.cancel_signal().cancel();
+                    let error = Error::internal("Request timed out");
+                    Some(Bytes::from(wire::encode_error(id.as_ref(), &error)))
+                }
+            };
+            let Some(frame) = frame else { break };
+            let timed_out = Instant::now() >= deadline;
+            let (event_id, follower) = lock(&session).push(number, frame.clone());
+            if let Some(follower) = follower
+                && follower.send((event_id, frame)).await.is_err()
+            {
+                lock(&session).drop_follower(number);
+            }
+            if timed_out {
+                break;
+            }
+        }
+        lock(&session).finish(number);
+    });
+    rx
+}
+
+fn lock(session: &Session) -> std::sync::MutexGuard<'_, crate::server::legacy::ReplayLog> {
+    session.replay.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `GET`: the standalone stream, or a resumed request stream.
+pub(super) fn get(
+    server: &Server,
+    store: &dyn SessionStore,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Response<McpBody> {
+    let session = match find_session(store, headers, principal) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    session.touch();
+    if let Some(last) = header(headers, "last-event-id") {
+        let (tx, rx) = mpsc::channel(MAX_REPLAY_EVENTS + STREAM_QUEUE);
+        let Some(resumed) = lock(&session).resume(last, tx.clone()) else {
+            return reject(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: Last-Event-ID names no stream this session can resume",
+            );
+        };
+        for frame in resumed.frames {
+            let _ = tx.try_send(frame);
+        }
+        drop(tx);
+        return sse(rx);
+    }
+    if session.has_outbox() {
+        return reject(
+            StatusCode::CONFLICT,
+            "Conflict: the session already has a standalone stream",
+        );
+    }
+    let (outbox_tx, mut outbox) = mpsc::channel(crate::server::legacy::OUTBOX_QUEUE);
+    session.attach_outbox(outbox_tx);
+    let (tx, rx) = mpsc::channel(STREAM_QUEUE);
+    let mut events = server.events().receiver();
+    let server = server.clone();
+    tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            let frame = tokio::select! {
+                frame = outbox.recv() => match frame {
+                    Some(frame) => frame,
+                    None => break,
+                },
+                event = events.recv() => match event {
+                    Ok(event) => match notification_for(&event, &session, &server.capabilities()) {
+                        Some(frame) => frame,
+                        None => continue,
+                    },
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
+                },
+                _ = tx.closed() => break,
+            };
+            if tx.send((String::new(), Bytes::from(frame))).await.is_err() {
+                break;
+            }
+        }
+    });
+    sse(rx)
+}
+
+/// `DELETE`: ends the session.
+pub(super) fn delete(
+    store: &dyn SessionStore,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Response<McpBody> {
+    let session = match find_session(store, headers, principal) {
+        Ok(session) => session,
+        Err(response) => return response,
+    };
+    store.remove(session.id());
+    session.end();
+    status(StatusCode::OK)
+}
+
+/// An SSE response fed by a channel of `(event id, frame)`; an empty frame
+/// is the priming event.
+fn sse(rx: mpsc::Receiver<(String, Bytes)>) -> Response<McpBody> {
+    let body = ChannelSse {
+        rx,
+        timer: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+    };
+    let mut response = Response::new(McpBody::new(body));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+struct ChannelSse {
+    rx: mpsc::Receiver<(String, Bytes)>,
+    timer: Pin<Box<Sleep>>,
+}
+
+/// One SSE event: `id:` when there is one, `retry:` on the priming event.
+fn event(id: &str, frame: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(frame.len() + id.len() + 24);
+    if !id.is_empty() {
+        out.put_slice(b"id: ");
+        out.put_slice(id.as_bytes());
+        out.put_slice(b"\n");
+    }
+    if frame.is_empty() {
+        out.put_slice(format!("retry: {RETRY_MS}\n").as_bytes());
+    }
+    out.put_slice(b"data: ");
+    out.put_slice(frame);
+    out.put_slice(b"\n\n");
+    out.freeze()
+}
+
+impl Body for ChannelSse {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = &mut *self;
+        match this.rx.poll_recv(cx) {
+            Poll::Ready(Some((id, frame))) => {
+                this.timer.as_mut().reset(Instant::now() + KEEP_ALIVE);
+                return Poll::Ready(Some(Ok(Frame::data(event(&id, &frame)))));
+            }
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {}
+        }
+        if this.timer.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        this.timer.as_mut().reset(Instant::now() + KEEP_ALIVE);
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))))
+    }
+}
