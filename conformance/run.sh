@@ -4,8 +4,10 @@
 # conformance/results/, and fails on any new failure or warning, and on any
 # baseline entry that now passes (conformance/baseline.yml).
 #
-# Two legs, both gating: the scored `--requirements 2026-07-28` set (with the
-# baseline), and the wider `--suite all --spec-version 2026-07-28` selection.
+# Four legs, all gating: the scored `--requirements 2026-07-28` set (with the
+# baseline), the wider `--suite all --spec-version 2026-07-28` selection, the
+# scored initialize-era set `--requirements 2025-11-25`, and every scenario
+# the runner selects for `--spec-version 2025-06-18`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools.sh
@@ -45,6 +47,10 @@ leg requirements-2026-07-28 --requirements 2026-07-28 --expected-failures confor
 python3 conformance/summarize.py --check-warnings "$raw/requirements-2026-07-28" conformance/baseline.yml || status=1
 leg suite-all-2026-07-28 --suite all --spec-version 2026-07-28 || status=$?
 python3 conformance/summarize.py --check-warnings "$raw/suite-all-2026-07-28" conformance/baseline.yml || status=1
+leg requirements-2025-11-25 --requirements 2025-11-25 || status=$?
+python3 conformance/summarize.py --check-warnings "$raw/requirements-2025-11-25" conformance/baseline.yml || status=1
+leg spec-2025-06-18 --spec-version 2025-06-18 || status=$?
+python3 conformance/summarize.py --check-warnings "$raw/spec-2025-06-18" conformance/baseline.yml || status=1
 if [[ $status -ne 0 ]]; then
     echo "conformance: FAILED (see $raw)"
 fi

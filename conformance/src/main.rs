@@ -8,6 +8,7 @@
 mod catalog;
 mod client;
 mod fixtures;
+mod legacy;
 mod mrtr;
 
 use std::hash::{BuildHasher, Hasher};
@@ -50,6 +51,7 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let builder = fixtures::content_tools(builder);
     let builder = mrtr::register(builder, sealer);
     let builder = catalog::register(builder);
+    let builder = legacy::register(builder);
     Ok(builder.build()?)
 }
 
