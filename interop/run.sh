@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Interop: MCP clients no one here wrote (the official Python SDK and MCP
-# Inspector v2 in modern mode) list and call the demo server's tools over
-# stdio and Streamable HTTP. Every check compares the client's JSON output with
-# the expected answer; any mismatch fails the run.
+# Interop: MCP clients no one here wrote list and call the demo server over
+# stdio and Streamable HTTP, in both protocol eras: the official Python SDK
+# (2026-07-28, and the initialize era with --mode legacy), MCP Inspector v2
+# (modern, and its default legacy era), and the official TypeScript SDK v1
+# client, which speaks only the initialize era (interop/node/ts_v1_client.mjs
+# runs its own checks and prints `<label>: N passed, M failed`). Every check
+# compares the client's output with the expected answer; any mismatch fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools.sh
@@ -12,6 +15,8 @@ cargo build --quiet -p snodo-cli
 snodo="$PWD/target/debug/snodo"
 python="$(ensure_python_mcp)"
 ensure_inspector >/dev/null
+PATH="$(ensure_node22):$PATH"
+export PATH
 
 pass=0
 fail=0
@@ -32,6 +37,21 @@ check "python sdk, stdio: call greet" 'Hello, Ada!' "$out"
 out=$(run timeout 60 "$python" interop/python/client.py --stdio "$snodo demo --stdio" \
     --call add --args '{"a":2,"b":40}')
 check "python sdk, stdio (auto-negotiated): structured add" '"sum": 42' "${out//\"sum\":42/\"sum\": 42}"
+out=$(run timeout 60 "$python" interop/python/client.py --stdio "$snodo demo --stdio" \
+    --mode legacy --expect-protocol 2025-11-25 --call add --args '{"a":1,"b":2}')
+check "python sdk, stdio, initialize era: structured add" '"sum": 3' "${out//\"sum\":3/\"sum\": 3}"
+out=$(run timeout 60 interop/inspector.sh --era legacy list --stdio "$snodo" demo --stdio)
+check "inspector, stdio, initialize era: list" '"confirm_delete"' "$out"
+out=$(run timeout 60 interop/inspector.sh --era legacy call --stdio "$snodo" demo --stdio -- greet name=Linus)
+check "inspector, stdio, initialize era: call greet" 'Hello, Linus!' "$out"
+ts_v1() { # ts_v1 LABEL ARGS... (the client's own checks; its closing line is totalled)
+    local label=$1; shift
+    local status=0
+    (cd interop/node && timeout 120 node ts_v1_client.mjs "$@" --label "$label") || status=$?
+    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
+    return 0
+}
+ts_v1 ts-sdk-v1-stdio --stdio "$snodo demo --stdio"
 out=$(run timeout 60 interop/inspector.sh list --stdio "$snodo" demo --stdio)
 check "inspector, stdio: list" '"lookup"' "$out"
 out=$(run timeout 60 interop/inspector.sh call --stdio "$snodo" demo --stdio -- lookup word=mcp)
@@ -54,6 +74,12 @@ check "python sdk, http: domain failure is isError" '"isError": true' "${out//\"
 out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --call count --args '{"to":3}' --progress)
 check "python sdk, http: progress notifications" '"step": "progress"' "${out//\"step\":\"progress\"/\"step\": \"progress\"}"
 check "python sdk, http: call after progress" 'Counted to 3' "$out"
+out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --mode legacy \
+    --expect-protocol 2025-11-25 --call greet --args '{"name":"Barbara"}')
+check "python sdk, http, initialize era: call greet" 'Hello, Barbara!' "$out"
+out=$(run timeout 60 interop/inspector.sh --era legacy call "$url" lookup word=rust)
+check "inspector, http, initialize era: call lookup" 'reliable and efficient' "$out"
+ts_v1 ts-sdk-v1-http --http "$url"
 out=$(run timeout 60 interop/inspector.sh list "$url")
 check "inspector, http: list" '"greet"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)

@@ -115,7 +115,6 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
         if cx.is_cancelled() {
             return Ok(ToolResult::error("Cancelled"));
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
         let _ = cx
             .progress(
                 step as f64,
@@ -123,6 +122,11 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
                 Some(&format!("Counted {step} of {to}")),
             )
             .await;
+        // Each step takes a moment, the last one included: the TypeScript
+        // SDK v1 client handles notifications a microtask later than
+        // responses, so a progress notification read together with the
+        // response would reach it after the call had already finished.
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(ToolResult::text(format!("Counted to {to}")))
 }
