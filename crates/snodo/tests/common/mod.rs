@@ -61,3 +61,76 @@ pub fn meta_with(caps: Value) -> Value {
         "io.modelcontextprotocol/clientInfo": {"name": "vectors", "version": "1.0.0"}
     })
 }
+
+static SCHEMA_2025_11_25: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../spec/schema-2025-11-25.json")).expect("schema parses")
+});
+
+static SCHEMA_2025_06_18: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../spec/schema-2025-06-18.json")).expect("schema parses")
+});
+
+fn legacy_validator(revision: &str, def: &str) -> &'static jsonschema::Validator {
+    let mut cache = COMPILED.lock().unwrap();
+    cache.entry(format!("{revision}/{def}")).or_insert_with(|| {
+        let schema = match revision {
+            "2025-11-25" => json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("#/$defs/{def}"),
+                "$defs": SCHEMA_2025_11_25["$defs"].clone(),
+            }),
+            "2025-06-18" => json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "$ref": format!("#/definitions/{def}"),
+                "definitions": SCHEMA_2025_06_18["definitions"].clone(),
+            }),
+            other => panic!("no schema for {other}"),
+        };
+        Box::leak(Box::new(
+            jsonschema::validator_for(&schema).expect("official schema compiles"),
+        ))
+    })
+}
+
+/// Asserts that `value` validates against definition `def` of an
+/// initialize-era revision's official schema.
+#[track_caller]
+pub fn assert_valid_in(revision: &str, def: &str, value: &Value) {
+    let v = legacy_validator(revision, def);
+    let errors: Vec<String> = v
+        .iter_errors(value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{value} is not a valid {revision} {def}: {errors:#?}"
+    );
+}
+
+/// Asserts that a response of an initialize-era session is valid in its
+/// revision, and its result a valid `result_def`; and that nothing of
+/// 2026-07-28 leaked into it.
+#[track_caller]
+pub fn assert_legacy_response(revision: &str, response: &Value, result_def: &str) {
+    let (ok, err) = match revision {
+        "2025-06-18" => ("JSONRPCResponse", "JSONRPCError"),
+        _ => ("JSONRPCResultResponse", "JSONRPCErrorResponse"),
+    };
+    if response.get("error").is_some() {
+        assert_valid_in(revision, err, response);
+    } else {
+        assert_valid_in(revision, ok, response);
+        assert_valid_in(revision, result_def, &response["result"]);
+        let result = &response["result"];
+        for key in ["resultType", "ttlMs", "cacheScope"] {
+            assert!(result.get(key).is_none(), "{key} leaked into {response}");
+        }
+        assert!(
+            result
+                .get("_meta")
+                .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"))
+                .is_none(),
+            "serverInfo leaked into {response}"
+        );
+    }
+}

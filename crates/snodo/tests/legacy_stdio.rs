@@ -1,0 +1,497 @@
+//! The initialize-era dialect over stdio, with literal JSON vectors: every
+//! line the server writes is checked against the official schema of the
+//! negotiated revision.
+
+mod common;
+mod legacy_support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use snodo::transport::StdioOptions;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
+
+use common::{assert_legacy_response, assert_valid_in};
+
+/// One end of a stdio connection to a server running `serve_lines`.
+struct Pipe {
+    input: tokio::io::WriteHalf<DuplexStream>,
+    output: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Pipe {
+    fn start(server: snodo::Server) -> Pipe {
+        let (client, server_side) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let serving = tokio::spawn(async move {
+            server
+                .serve_lines(server_in, server_out, StdioOptions::default())
+                .await
+        });
+        let (read, write) = tokio::io::split(client);
+        Pipe {
+            input: write,
+            output: BufReader::new(read).lines(),
+            serving,
+        }
+    }
+
+    async fn send(&mut self, line: &str) {
+        self.input.write_all(line.as_bytes()).await.unwrap();
+        self.input.write_all(b"\n").await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.output.next_line())
+            .await
+            .expect("a line within 5 s")
+            .unwrap()
+            .expect("the server is still writing");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?} is not JSON: {e}"))
+    }
+
+    /// Nothing arrives within `ms`.
+    async fn silent(&mut self, ms: u64) {
+        let next = tokio::time::timeout(Duration::from_millis(ms), self.output.next_line()).await;
+        assert!(next.is_err(), "unexpected line: {next:?}");
+    }
+
+    async fn close(self) {
+        // Both halves: the duplex reports end of input once its client end is gone.
+        drop(self.input);
+        drop(self.output);
+        tokio::time::timeout(Duration::from_secs(10), self.serving)
+            .await
+            .expect("the server stops at end of input")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+fn server() -> snodo::Server {
+    legacy_support::server(Duration::from_millis(300))
+}
+
+async fn initialized(version: &str, capabilities: Value) -> Pipe {
+    let mut pipe = Pipe::start(server());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": capabilities,
+        "clientInfo": {"name": "vectors", "version": "1.0.0"}}});
+    pipe.send(&init.to_string()).await;
+    let reply = pipe.recv().await;
+    assert_eq!(reply["result"]["protocolVersion"], version, "{reply}");
+    pipe.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    pipe
+}
+
+#[tokio::test]
+async fn the_handshake_negotiates_and_shapes_the_result_per_revision() {
+    for (asked, answered) in [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        ("2024-11-05", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+    ] {
+        let mut pipe = Pipe::start(server());
+        pipe.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{asked}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        ))
+        .await;
+        let reply = pipe.recv().await;
+        assert_eq!(
+            reply,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {
+                "protocolVersion": answered,
+                "capabilities": {
+                    "logging": {},
+                    "prompts": {"listChanged": true},
+                    "resources": {"listChanged": true, "subscribe": true},
+                    "tools": {"listChanged": true}
+                },
+                "serverInfo": {"name": "legacy-tests", "version": "1.0.0"}
+            }}),
+            "asked {asked}"
+        );
+        assert_legacy_response(answered, &reply, "InitializeResult");
+        pipe.close().await;
+    }
+}
+
+#[tokio::test]
+async fn requests_before_initialize_are_refused_except_ping() {
+    let mut pipe = Pipe::start(server());
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+        .await;
+    assert_eq!(
+        pipe.recv().await,
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600,
+            "message": "Invalid Request: the session is not initialized; send initialize first"}})
+    );
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        pipe.recv().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn the_initialize_era_surface_answers_in_its_own_shapes() {
+    for rev in ["2025-11-25", "2025-06-18"] {
+        let mut pipe = initialized(rev, json!({})).await;
+        let exchanges: Vec<(&str, &str, Value)> = vec![
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+                "EmptyResult",
+                json!({}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}}"#,
+                "EmptyResult",
+                json!({}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+                "CallToolResult",
+                json!({"content": [{"type": "text", "text": "hi"}]}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sum","arguments":{"a":2,"b":3}}}"#,
+                "CallToolResult",
+                json!({"content": [{"type": "text", "text": "{\"sum\":5}"}], "structuredContent": {"sum": 5}}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#,
+                "CallToolResult",
+                json!({"content": [{"type": "text", "text": "Missing required arguments: text"}], "isError": true}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"test://watched"}}"#,
+                "ReadResourceResult",
+                json!({"contents": [{"uri": "test://watched", "text": "watched content"}]}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"test://watched"}}"#,
+                "EmptyResult",
+                json!({}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"hello","arguments":{"who":"Ada"}}}"#,
+                "GetPromptResult",
+                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Hello, Ada!"}}]}),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"method":"resources/unsubscribe","params":{"uri":"test://watched"}}"#,
+                "EmptyResult",
+                json!({}),
+            ),
+        ];
+        for (line, def, result) in exchanges {
+            pipe.send(line).await;
+            let reply = pipe.recv().await;
+            assert_legacy_response(rev, &reply, def);
+            assert_eq!(reply["result"], result, "{rev}: {line}");
+        }
+        for (line, code) in [
+            (
+                r#"{"jsonrpc":"2.0","id":20,"method":"server/discover"}"#,
+                -32601,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":21,"method":"subscriptions/listen","params":{}}"#,
+                -32601,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"nope"}}"#,
+                -32602,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":23,"method":"resources/read","params":{"uri":"test://nope"}}"#,
+                -32002,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":24,"method":"logging/setLevel","params":{"level":"loud"}}"#,
+                -32602,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":25,"method":"prompts/get","params":{"name":"hello"}}"#,
+                -32602,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":26,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+                -32600,
+            ),
+        ] {
+            pipe.send(line).await;
+            let reply = pipe.recv().await;
+            assert_legacy_response(rev, &reply, "Result");
+            assert_eq!(reply["error"]["code"], code, "{rev}: {line} -> {reply}");
+        }
+        pipe.send(r#"{"jsonrpc":"2.0","id":27,"method":"tools/list"}"#)
+            .await;
+        let list = pipe.recv().await;
+        assert_legacy_response(rev, &list, "ListToolsResult");
+        let names: Vec<&str> = list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["ask", "echo", "steps", "sum", "visit", "wait"]);
+        pipe.close().await;
+    }
+}
+
+#[tokio::test]
+async fn progress_and_log_messages_follow_the_session_level() {
+    let mut pipe = initialized("2025-11-25", json!({})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#)
+        .await;
+    assert_eq!(pipe.recv().await["result"], json!({}));
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"steps","_meta":{"progressToken":"t"}}}"#)
+        .await;
+    let mut frames = Vec::new();
+    loop {
+        let frame = pipe.recv().await;
+        let last = frame.get("id").is_some();
+        frames.push(frame);
+        if last {
+            break;
+        }
+    }
+    let methods: Vec<&str> = frames
+        .iter()
+        .map(|f| f["method"].as_str().unwrap_or("response"))
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "notifications/progress",
+            "notifications/message",
+            "response"
+        ]
+    );
+    assert_eq!(
+        frames[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "t", "progress": 1, "total": 3}})
+    );
+    assert_eq!(
+        frames[1],
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": {"step": 1}}})
+    );
+    for frame in &frames[..6] {
+        let def = if frame["method"] == "notifications/progress" {
+            "ProgressNotification"
+        } else {
+            "LoggingMessageNotification"
+        };
+        assert_valid_in("2025-11-25", def, frame);
+    }
+    assert_legacy_response("2025-11-25", &frames[6], "CallToolResult");
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn an_input_required_handler_becomes_a_server_request_and_runs_again() {
+    let mut pipe = initialized("2025-06-18", json!({"elicitation": {}})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let request = pipe.recv().await;
+    assert_eq!(
+        request,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        }})
+    );
+    assert_valid_in("2025-06-18", "ElicitRequest", &request);
+    // An answer to a request the server never sent changes nothing.
+    pipe.send(
+        r#"{"jsonrpc":"2.0","id":999,"result":{"action":"accept","content":{"name":"Mallory"}}}"#,
+    )
+    .await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#)
+        .await;
+    let reply = pipe.recv().await;
+    assert_legacy_response("2025-06-18", &reply, "CallToolResult");
+    assert_eq!(
+        reply,
+        json!({"jsonrpc": "2.0", "id": "call-1", "result": {"content": [
+            {"type": "text", "text": "name=Ada state=kept-in-process"}]}})
+    );
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn client_input_failures_end_in_documented_results() {
+    // No elicitation capability: an isError result, no request sent.
+    let mut pipe = initialized("2025-11-25", json!({})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let reply = pipe.recv().await;
+    assert_legacy_response("2025-11-25", &reply, "CallToolResult");
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    pipe.close().await;
+
+    // The client answers with an error.
+    let mut pipe = initialized("2025-11-25", json!({"elicitation": {}})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let request = pipe.recv().await;
+    assert_valid_in("2025-11-25", "ElicitRequest", &request);
+    assert_eq!(request["params"]["mode"], "form");
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"error":{{"code":-1,"message":"User rejected"}}}}"#,
+        request["id"]
+    ))
+    .await;
+    let reply = pipe.recv().await;
+    assert_eq!(
+        reply["result"],
+        json!({"content": [{"type": "text", "text": "The client answered elicitation/create with an error: User rejected"}], "isError": true})
+    );
+
+    // The client never answers: the input timeout (300 ms here) ends it.
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let _ignored = pipe.recv().await;
+    let reply = pipe.recv().await;
+    assert_eq!(reply["id"], 2);
+    assert_eq!(reply["result"]["isError"], true);
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer elicitation/create"),
+        "{reply}"
+    );
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn url_elicitation_exists_only_from_2025_11_25() {
+    let mut pipe = initialized("2025-11-25", json!({"elicitation": {"url": {}}})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"visit"}}"#)
+        .await;
+    let request = pipe.recv().await;
+    assert_valid_in("2025-11-25", "ElicitRequest", &request);
+    assert_eq!(request["params"]["mode"], "url");
+    assert_eq!(
+        request["params"]["elicitationId"].as_str().unwrap().len(),
+        32
+    );
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept"}}}}"#,
+        request["id"]
+    ))
+    .await;
+    let reply = pipe.recv().await;
+    assert_eq!(
+        reply["result"]["content"][0]["text"],
+        r#"visited: {"action":"accept"}"#
+    );
+    pipe.close().await;
+
+    let mut pipe = initialized("2025-06-18", json!({"elicitation": {}})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"visit"}}"#)
+        .await;
+    let reply = pipe.recv().await;
+    assert_eq!(reply["id"], 1, "no request is sent: {reply}");
+    assert_eq!(reply["result"]["isError"], true);
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn notifications_cancelled_stops_the_handler_and_suppresses_the_response() {
+    let mut pipe = initialized("2025-11-25", json!({})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}"#)
+        .await;
+    pipe.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}"#)
+        .await;
+    pipe.silent(200).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        pipe.recv().await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn resource_updates_reach_subscribers_and_list_changes_everyone() {
+    let server = server();
+    let mut pipe = Pipe::start(server.clone());
+    pipe.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    pipe.recv().await;
+    server.events().resource_updated("test://watched");
+    pipe.silent(100).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}}"#)
+        .await;
+    assert_eq!(pipe.recv().await["result"], json!({}));
+    server.events().resource_updated("test://watched");
+    let update = pipe.recv().await;
+    assert_eq!(
+        update,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://watched"}})
+    );
+    assert_valid_in("2025-11-25", "ResourceUpdatedNotification", &update);
+    assert!(server.remove_tool("wait"));
+    let changed = pipe.recv().await;
+    assert_eq!(
+        changed,
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
+    );
+    assert_valid_in("2025-11-25", "ToolListChangedNotification", &changed);
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn a_2026_first_request_pins_the_modern_era_and_discover_does_not() {
+    let mut pipe = Pipe::start(server());
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#
+    ))
+    .await;
+    let discover = pipe.recv().await;
+    assert_eq!(discover["result"]["resultType"], "complete");
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    assert_eq!(pipe.recv().await["result"]["protocolVersion"], "2025-06-18");
+    pipe.close().await;
+
+    let mut pipe = Pipe::start(server());
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{meta}}}}}"#
+    ))
+    .await;
+    assert_eq!(pipe.recv().await["result"]["resultType"], "complete");
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    assert_eq!(pipe.recv().await["error"]["code"], -32601);
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn a_modern_only_server_refuses_initialize() {
+    let server = snodo::Server::builder("modern", "1")
+        .revisions([snodo::protocol::Revision::V2026_07_28])
+        .build()
+        .unwrap();
+    let mut pipe = Pipe::start(server);
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    assert_eq!(pipe.recv().await["error"]["code"], -32601);
+    pipe.close().await;
+}
