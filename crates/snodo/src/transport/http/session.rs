@@ -55,6 +55,21 @@ pub trait SessionStore: Send + Sync + 'static {
     }
 }
 
+impl<T: SessionStore> SessionStore for Arc<T> {
+    fn insert(&self, session: Arc<Session>) -> Result<(), SessionsFull> {
+        (**self).insert(session)
+    }
+    fn get(&self, id: &str) -> Option<Arc<Session>> {
+        (**self).get(id)
+    }
+    fn remove(&self, id: &str) -> Option<Arc<Session>> {
+        (**self).remove(id)
+    }
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+}
+
 /// The in-memory store: a bounded map; idle sessions expire when looked up
 /// and are swept when the store is full.
 ///
