@@ -14,6 +14,7 @@ use super::options::{
 use super::request::Wire;
 use super::{ClientError, Shared};
 use crate::Error;
+use crate::protocol::legacy as protocol;
 use crate::wire::{Request, encode_error, encode_result};
 
 /// Runs `initialize` at `version`, then sends `notifications/initialized`.
@@ -33,7 +34,7 @@ pub(crate) async fn initialize(
     params.insert("clientInfo".into(), shared.config.client_info.clone());
     let opts = RequestOptions::new().timeout(shared.config.timeout);
     let result = shared
-        .call_on(&handshake, "initialize", params, &opts, Vec::new())
+        .call_on(&handshake, protocol::INITIALIZE, params, &opts, Vec::new())
         .await?;
     let answered = result
         .get("protocolVersion")
@@ -53,7 +54,7 @@ pub(crate) async fn initialize(
         handshake: false,
     };
     shared
-        .notify_on(&wire, "notifications/initialized", Map::new())
+        .notify_on(&wire, protocol::INITIALIZED, Map::new())
         .await?;
     // Over HTTP, servers send their own requests and notifications that
     // belong to no request on the standalone GET stream: open it now (a 405

@@ -16,13 +16,8 @@ use crate::protocol::LogLevel;
 /// A boxed, sendable future, as handlers return.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// The modern revisions the client speaks, newest first.
-pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
-/// The initialize-era revisions the client speaks, newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18"];
-/// Initialize-era revisions a server may answer with that the client also
-/// accepts (their wire is a subset of 2025-06-18's).
-pub(crate) const TOLERATED_LEGACY: &[&str] = &["2025-03-26"];
+pub(crate) use crate::protocol::legacy::TOLERATED_LEGACY;
+pub use crate::protocol::legacy::{LEGACY_VERSIONS, MODERN_VERSIONS};
 
 /// Which protocol revision the client speaks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -292,7 +287,7 @@ impl Config {
         let h = &self.handlers;
         if h.form.is_some() || h.url.is_some() {
             let mut modes = Map::new();
-            if version != "2025-06-18" && version != "2025-03-26" {
+            if crate::protocol::legacy::has_elicitation_modes(version) {
                 if h.form.is_some() {
                     modes.insert("form".into(), json!({}));
                 }

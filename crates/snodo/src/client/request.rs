@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::http::{HeaderName, HeaderValue};
-use base64::Engine;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
@@ -62,17 +61,10 @@ impl Drop for CancelGuard {
     }
 }
 
-/// Encodes a header value, using the base64 sentinel for anything that is
-/// not plain visible ASCII (tabs included, which some peers reject).
+/// Encodes a header value with the protocol's one encoder (the base64
+/// sentinel for anything that is not plain visible ASCII).
 pub(crate) fn header_value(text: &str) -> HeaderValue {
-    let encoded = if text.contains('\t') {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(text)
-        )
-    } else {
-        crate::protocol::headers::encode_value(text)
-    };
+    let encoded = crate::protocol::headers::encode_value(text);
     HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 

@@ -33,12 +33,17 @@ const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
 
 /// Encodes a value for `Mcp-Name` or `Mcp-Param-*`: as is when it is visible
-/// ASCII (plus inner spaces and tabs), otherwise as the base64 sentinel.
+/// ASCII with inner spaces, otherwise as the base64 sentinel.
+///
+/// The revision counts the tab as safe, but HTTP stacks fold, strip or
+/// refuse it inside header values, so a value with a tab is always sent as
+/// the sentinel: every decoder accepts that, and the decoded text is the
+/// same. The client and the server share this one encoder.
 pub fn encode_value(value: &str) -> String {
     let safe = value
         .bytes()
-        .all(|b| (0x21..=0x7e).contains(&b) || b == b' ' || b == b'\t');
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+        .all(|b| (0x21..=0x7e).contains(&b) || b == b' ');
+    let padded = value.starts_with(' ') || value.ends_with(' ');
     let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
     if safe && !padded && !looks_encoded {
         value.to_string()
@@ -203,6 +208,14 @@ mod tests {
     fn sentinel_vectors_from_the_spec() {
         assert_eq!(encode_value("us-west1"), "us-west1");
         assert_eq!(encode_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(encode_value("inner space"), "inner space");
+        assert_eq!(encode_value("a\tb"), "=?base64?YQli?=");
+        assert_eq!(decode_value("=?base64?YQli?=").unwrap(), "a\tb");
+        assert_eq!(
+            decode_value("a\tb").unwrap(),
+            "a\tb",
+            "a raw tab is still accepted"
+        );
         assert_eq!(
             encode_value("=?base64?literal?="),
             "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="

@@ -2,6 +2,7 @@
 //! catalog, HTTP header rules and result shaping.
 
 pub mod headers;
+pub mod legacy;
 mod meta;
 mod method;
 mod revision;

@@ -32,7 +32,7 @@ use crate::wire::RequestId;
 const MAX_RESUMES: u32 = 5;
 /// The resume delay when the server sent no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
-const SESSION_HEADER: &str = "mcp-session-id";
+const SESSION_HEADER: &str = crate::protocol::legacy::SESSION_ID_HEADER;
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
 type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;

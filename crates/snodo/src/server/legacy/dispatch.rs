@@ -16,7 +16,7 @@ use super::{Session, shape, shim};
 use crate::Error;
 use crate::context::{CancelSignal, Sink, TransportInfo};
 use crate::error::code;
-use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys};
+use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys, legacy};
 use crate::wire::{self, Message, Request, RequestId};
 
 /// A successful handshake: the new session and the encoded `initialize`
@@ -207,7 +207,7 @@ impl Server {
             Message::Request(request) => request,
             Message::Notification(n) => {
                 match n.method.as_str() {
-                    "notifications/initialized" => session.mark_initialized(),
+                    legacy::INITIALIZED => session.mark_initialized(),
                     "notifications/cancelled" => {
                         if let Some(id) = crate::protocol::cancelled_request(&n) {
                             session.cancel(&id);
@@ -228,15 +228,15 @@ impl Server {
             mut params,
         } = request;
         match method.as_str() {
-            "initialize" => {
+            legacy::INITIALIZE => {
                 return Dispatched::Reply(Reply::error(
                     StatusCode::BAD_REQUEST,
                     Some(&id),
                     &Error::invalid_request("Invalid Request: the session is already initialized"),
                 ));
             }
-            "ping" => return empty_result(&id),
-            "logging/setLevel" => {
+            legacy::PING => return empty_result(&id),
+            legacy::SET_LEVEL => {
                 return match params
                     .get("level")
                     .and_then(Value::as_str)
@@ -249,7 +249,7 @@ impl Server {
                     None => error_reply(&id, &Error::invalid_params("Invalid log level")),
                 };
             }
-            "resources/subscribe" | "resources/unsubscribe" => {
+            legacy::SUBSCRIBE | legacy::UNSUBSCRIBE => {
                 return self.subscription(&id, &method, &params, session);
             }
             _ => {}
@@ -343,7 +343,7 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return error_reply(id, &Error::invalid_params("uri must be a string"));
         };
-        if method == "resources/subscribe" {
+        if method == legacy::SUBSCRIBE {
             if !session.subscribe(uri) {
                 return error_reply(
                     id,

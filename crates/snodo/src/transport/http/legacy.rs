@@ -45,7 +45,7 @@ use crate::wire::{self, Message, RequestId};
 use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
 
 /// The session header.
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
+pub(crate) const SESSION_ID: &str = crate::protocol::legacy::SESSION_ID_HEADER;
 
 /// How long a client should wait before reconnecting to a stream the
 /// server closed (the `retry` field of the priming event).
