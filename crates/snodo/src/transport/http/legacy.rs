@@ -73,15 +73,18 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Why a request names no usable session: the status and the message.
+type Refusal = (StatusCode, &'static str);
+
 /// Finds the session a request names: 400 without an id, 404 for an id that
 /// names no live session of this principal.
 fn find_session(
     store: &dyn SessionStore,
     headers: &HeaderMap,
     principal: Option<&Principal>,
-) -> Result<Arc<Session>, Response<McpBody>> {
+) -> Result<Arc<Session>, Refusal> {
     let Some(id) = header(headers, SESSION_ID) else {
-        return Err(reject(
+        return Err((
             StatusCode::BAD_REQUEST,
             "Bad Request: Mcp-Session-Id header is required",
         ));
@@ -89,11 +92,11 @@ fn find_session(
     let session = store
         .get(id)
         .filter(|s| s.owner() == principal.map(|p| p.subject.as_str()))
-        .ok_or_else(|| reject(StatusCode::NOT_FOUND, "Session not found"))?;
+        .ok_or((StatusCode::NOT_FOUND, "Session not found"))?;
     if let Some(version) = header(headers, headers::PROTOCOL_VERSION)
         && Revision::parse(version).is_none_or(|r| !r.is_legacy())
     {
-        return Err(reject(
+        return Err((
             StatusCode::BAD_REQUEST,
             "Bad Request: unsupported MCP-Protocol-Version for this session",
         ));
@@ -120,7 +123,7 @@ pub(super) fn classify(
     if headers.contains_key(SESSION_ID) {
         return match find_session(store, headers, principal) {
             Ok(session) => Side::Session(session),
-            Err(response) => Side::Refused(response),
+            Err((code, message)) => Side::Refused(reject(code, message)),
         };
     }
     let modern_header = version == Some(Revision::V2026_07_28.as_str());
@@ -253,7 +256,7 @@ pub(super) fn get(
 ) -> Response<McpBody> {
     let session = match find_session(store, headers, principal) {
         Ok(session) => session,
-        Err(response) => return response,
+        Err((code, message)) => return reject(code, message),
     };
     session.touch();
     if let Some(last) = header(headers, "last-event-id") {
@@ -315,7 +318,7 @@ pub(super) fn delete(
 ) -> Response<McpBody> {
     let session = match find_session(store, headers, principal) {
         Ok(session) => session,
-        Err(response) => return response,
+        Err((code, message)) => return reject(code, message),
     };
     store.remove(session.id());
     session.end();
