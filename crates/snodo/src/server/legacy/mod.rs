@@ -5,7 +5,7 @@
 //! router and the components never learn which revision a request came in
 //! on. What is particular to these revisions lives here:
 //!
-//! - the handshake ([`Server::initialize`]) and the [`Session`] it opens:
+//! - the handshake ([`Server::initialize`](crate::Server::initialize)) and the [`Session`] it opens:
 //!   negotiated revision, client capabilities, log level, resource
 //!   subscriptions, server-initiated requests awaiting an answer;
 //! - the methods 2026-07-28 removed (`ping`, `logging/setLevel`,
