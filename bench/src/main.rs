@@ -25,6 +25,10 @@ const SERVER_CPU: usize = 0;
 const HARNESS_CPU: usize = 1;
 /// How many `subscriptions/listen` streams the memory workload opens.
 const LISTEN_STREAMS: usize = 1000;
+/// How many idle initialize-era sessions the memory workload opens.
+const IDLE_SESSIONS: usize = 1000;
+/// Connections of the initialize-era throughput workload.
+const SESSION_CONCURRENCY: usize = 64;
 
 #[derive(Debug, Clone)]
 struct Options {
@@ -539,6 +543,9 @@ async fn bench(
         if any(&["rss_listen_1000"]) {
             listen_round(launcher, &specs, round, &mut samples).await;
         }
+        if any(&["http_session_call_c64", "rss_sessions_1000"]) {
+            session_round(options, launcher, &specs, round, &mut samples, &mut retries).await;
+        }
         if let Some(o) = mark.others() {
             eprintln!(
                 "  other processes used {:.0} % of the CPUs during round {round}",
@@ -762,6 +769,78 @@ async fn listen_round(launcher: &Launcher, specs: &[Spec], round: usize, samples
         };
         log_sample(round, "rss_listen_1000", spec.name, &s);
         samples.add("rss_listen_1000", spec.name, s);
+    }
+}
+
+/// The initialize-era workloads: `tools/call` inside sessions on a server
+/// in its stateful mode, and the memory of idle sessions (fresh process).
+async fn session_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) {
+    let applicable = |workload: &str, spec: &Spec| {
+        options.workloads.contains(&workload)
+            && report::not_applicable(workload, spec.name).is_none()
+    };
+    for spec in specs {
+        if !applicable("http_session_call_c64", spec) {
+            continue;
+        }
+        let server = match launcher.http_sessions(spec).await {
+            Ok(server) => server,
+            Err(e) => {
+                let s = failed(e);
+                log_sample(round, "http_session_call_c64", spec.name, &s);
+                samples.add("http_session_call_c64", spec.name, s);
+                continue;
+            }
+        };
+        let s = measured!(
+            options,
+            retries,
+            server.pid,
+            format!("http_session_call_c64 {}", spec.name),
+            http_load::run_sessions(
+                &server.target,
+                SESSION_CONCURRENCY,
+                options.warmup,
+                options.measure,
+            )
+            .await
+        );
+        log_sample(round, "http_session_call_c64", spec.name, &s);
+        samples.add("http_session_call_c64", spec.name, s);
+        server.stop().await;
+    }
+    for spec in specs {
+        if !applicable("rss_sessions_1000", spec) {
+            continue;
+        }
+        let result = async {
+            let server = launcher.http_sessions(spec).await?;
+            let r = async {
+                http_load::open_sessions(&server.target, IDLE_SESSIONS).await?;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok::<_, String>(procs::memory_kb(server.pid).map(|(rss, _)| rss))
+            }
+            .await;
+            server.stop().await;
+            r
+        }
+        .await;
+        let s = match result {
+            Ok(rss) => Sample {
+                peak_rss_kb: rss,
+                ..Sample::default()
+            },
+            Err(e) => failed(e),
+        };
+        log_sample(round, "rss_sessions_1000", spec.name, &s);
+        samples.add("rss_sessions_1000", spec.name, s);
     }
 }
 

@@ -99,11 +99,15 @@ pub const INERT_REPLY: &str = "inert";
 pub enum Mode {
     /// Streamable HTTP on 127.0.0.1.
     Http,
+    /// Streamable HTTP on 127.0.0.1, with initialize-era sessions served in
+    /// the library's stateful mode (for libraries whose default `--http`
+    /// setup serves the initialize era statelessly).
+    HttpSessions,
     /// stdin/stdout.
     Stdio,
 }
 
-/// Reads `--http` or `--stdio` from the command line; exits with a usage
+/// Reads `--http`, `--http-sessions` or `--stdio` from the command line; exits with a usage
 /// message otherwise.
 pub fn mode_from_args(program: &str) -> Mode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -114,9 +118,10 @@ pub fn mode_from_args(program: &str) -> Mode {
         .as_slice()
     {
         ["--http"] => Mode::Http,
+        ["--http-sessions"] => Mode::HttpSessions,
         ["--stdio"] => Mode::Stdio,
         _ => {
-            eprintln!("usage: {program} --http | --stdio");
+            eprintln!("usage: {program} --http | --http-sessions | --stdio");
             std::process::exit(2);
         }
     }

@@ -388,3 +388,208 @@ pub(crate) async fn open_listen_streams(
         })
         .await
 }
+
+/// A POST inside an initialize-era session (`session` absent for the
+/// handshake itself).
+fn session_request(
+    target: &Target,
+    session: Option<&HeaderValue>,
+    body: String,
+) -> Request<Full<Bytes>> {
+    let mut builder = Request::post(target.path.as_str())
+        .header(HOST, target.host.clone())
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream");
+    if let Some(id) = session {
+        builder = builder
+            .header("Mcp-Session-Id", id.clone())
+            .header("MCP-Protocol-Version", wire::LEGACY_VERSION);
+    }
+    builder
+        .body(Full::new(Bytes::from(body)))
+        .expect("a valid request")
+}
+
+/// Opens an initialize-era session on this connection: `initialize`, then
+/// `notifications/initialized`; returns the session id.
+async fn open_session(
+    sender: &mut SendRequest<Full<Bytes>>,
+    target: &Target,
+    id: u64,
+) -> Result<HeaderValue, String> {
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(session_request(target, None, wire::initialize_body(id)))
+        .await
+        .map_err(|e| format!("initialize: {e}"))?;
+    let (parts, body) = response.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    if parts.status != StatusCode::OK {
+        return Err(format!("initialize: HTTP {}", parts.status));
+    }
+    let session = parts
+        .headers
+        .get("mcp-session-id")
+        .cloned()
+        .ok_or("initialize: no Mcp-Session-Id")?;
+    let ct = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+    let payload = wire::http_payload(ct, &body)?;
+    let version = serde_json::from_slice::<serde_json::Value>(&payload)
+        .ok()
+        .and_then(|v| v["result"]["protocolVersion"].as_str().map(str::to_string));
+    if version.as_deref() != Some(wire::LEGACY_VERSION) {
+        return Err(format!("initialize negotiated {version:?}"));
+    }
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(session_request(
+            target,
+            Some(&session),
+            wire::INITIALIZED_BODY.to_string(),
+        ))
+        .await
+        .map_err(|e| format!("initialized: {e}"))?;
+    let status = response.status();
+    let _ = response.into_body().collect().await;
+    if !status.is_success() {
+        return Err(format!("notifications/initialized: HTTP {status}"));
+    }
+    Ok(session)
+}
+
+/// One closed-loop connection inside its own initialize-era session.
+async fn session_connection(
+    target: Rc<Target>,
+    index: u64,
+    measure_from: Instant,
+    end: Instant,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut seq = 0u64;
+    'reconnect: while Instant::now() < end {
+        let (mut sender, driver) = match connect(&target).await {
+            Ok(c) => c,
+            Err(e) => {
+                out.error(e);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        let session = match open_session(&mut sender, &target, index << 32).await {
+            Ok(s) => s,
+            Err(e) => {
+                out.error(e);
+                driver.abort();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        while Instant::now() < end {
+            seq += 1;
+            let id = (index << 32) | seq;
+            let req = session_request(&target, Some(&session), wire::session_echo_body(id));
+            let start = Instant::now();
+            let result = exchange(&mut sender, req, Expect::SessionEcho, id).await;
+            let done = Instant::now();
+            match result {
+                Ok(Ok(bytes)) => {
+                    if done >= measure_from && done < end {
+                        out.completed += 1;
+                        out.bytes += bytes;
+                        out.hist.record((done - start).as_nanos() as u64);
+                    }
+                }
+                Ok(Err(wrong)) => out.error(wrong),
+                Err(broken) => {
+                    out.error(broken);
+                    driver.abort();
+                    continue 'reconnect;
+                }
+            }
+        }
+        drop(sender);
+        let _ = driver.await;
+    }
+    out
+}
+
+/// Runs `concurrency` closed-loop connections, each in an initialize-era
+/// session of its own (opened during the warm-up), for `warmup` +
+/// `measure`; counts only responses completed during `measure`.
+pub(crate) async fn run_sessions(
+    target: &Target,
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Outcome {
+    let target = Rc::new(target.clone());
+    let start = Instant::now();
+    let measure_from = start + warmup;
+    let end = measure_from + measure;
+    let local = tokio::task::LocalSet::new();
+    let handles: Vec<_> = (0..concurrency)
+        .map(|i| {
+            local.spawn_local(session_connection(
+                Rc::clone(&target),
+                i as u64 + 1,
+                measure_from,
+                end,
+            ))
+        })
+        .collect();
+    let mut total = Outcome {
+        window: measure,
+        ..Outcome::default()
+    };
+    local
+        .run_until(async {
+            for h in handles {
+                if let Ok(part) = h.await {
+                    total.merge(part);
+                }
+            }
+        })
+        .await;
+    total
+}
+
+/// Opens `count` initialize-era sessions (handshake complete) over a few
+/// keep-alive connections and leaves them idle.
+pub(crate) async fn open_sessions(target: &Target, count: usize) -> Result<(), String> {
+    const CONNECTIONS: usize = 8;
+    let local = tokio::task::LocalSet::new();
+    let target = Rc::new(target.clone());
+    let handles: Vec<_> = (0..CONNECTIONS)
+        .map(|c| {
+            let target = Rc::clone(&target);
+            let share = count / CONNECTIONS + usize::from(c < count % CONNECTIONS);
+            local.spawn_local(async move {
+                let (mut sender, driver) = connect(&target).await?;
+                for i in 0..share {
+                    open_session(&mut sender, &target, ((c as u64) << 32) | i as u64).await?;
+                }
+                drop(sender);
+                let _ = driver.await;
+                Ok::<_, String>(())
+            })
+        })
+        .collect();
+    local
+        .run_until(async {
+            for h in handles {
+                h.await.map_err(|e| e.to_string())??;
+            }
+            Ok(())
+        })
+        .await
+}

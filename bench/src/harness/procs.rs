@@ -89,8 +89,18 @@ impl Launcher {
 
     /// Starts `spec --http` and waits for its URL line.
     pub(crate) async fn http(&self, spec: &Spec) -> Result<HttpServer, String> {
+        self.http_with(spec, "--http").await
+    }
+
+    /// Starts `spec --http-sessions` (the library's stateful mode for the
+    /// initialize era) and waits for its URL line.
+    pub(crate) async fn http_sessions(&self, spec: &Spec) -> Result<HttpServer, String> {
+        self.http_with(spec, "--http-sessions").await
+    }
+
+    async fn http_with(&self, spec: &Spec, mode: &str) -> Result<HttpServer, String> {
         let mut child = self
-            .command(spec, "--http")
+            .command(spec, mode)
             .spawn()
             .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
         let stdout = child.stdout.take().expect("piped");

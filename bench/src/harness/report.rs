@@ -44,6 +44,14 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
         "rss_listen_1000",
         "RSS with 1 000 open `subscriptions/listen` streams (peak_rss_kb = VmRSS)",
     ),
+    (
+        "http_session_call_c64",
+        "HTTP `tools/call echo` at 2025-11-25, each of 64 connections in its own initialized session (stateful modes)",
+    ),
+    (
+        "rss_sessions_1000",
+        "RSS with 1 000 idle initialized 2025-11-25 sessions (peak_rss_kb = VmRSS)",
+    ),
 ];
 
 /// One measurement of one workload on one server in one round.
@@ -148,6 +156,7 @@ pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static st
     match workload {
         "http_list_c16" => Some("the ceiling answers tools/call only"),
         "rss_listen_1000" => Some("the ceiling has no subscriptions/listen"),
+        "http_session_call_c64" | "rss_sessions_1000" => Some("the ceiling has no sessions"),
         _ => None,
     }
 }
@@ -381,6 +390,24 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         Field::Rss,
         false,
     ),
+    (
+        "HTTP 2025-11-25 sessions, tools/call, c=64: req/s",
+        "http_session_call_c64",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP 2025-11-25 sessions, tools/call, c=64: p99 µs",
+        "http_session_call_c64",
+        Field::P99,
+        false,
+    ),
+    (
+        "RSS with 1 000 idle 2025-11-25 sessions: KiB",
+        "rss_sessions_1000",
+        Field::Rss,
+        false,
+    ),
 ];
 
 fn cell(runs: &[Run], workload: &str, server: &str, field: Field) -> String {
@@ -469,6 +496,22 @@ pub(crate) fn goals(runs: &[Run]) -> String {
             r.map(|r| r <= 1.0),
         );
     }
+    for peer in ["rmcp", "tower-mcp"] {
+        let r = ratio(runs, "http_session_call_c64", peer, Field::Rps);
+        line(
+            &format!("HTTP 2025-11-25 session tools/call c=64 throughput, snodo ≥ 1.5× {peer}"),
+            r,
+            r.map(|r| r >= 1.5),
+        );
+    }
+    for peer in ["rmcp", "tower-mcp"] {
+        let r = ratio(runs, "rss_sessions_1000", peer, Field::Rss);
+        line(
+            &format!("RSS of 1 000 idle sessions, snodo < {peer} (ratio < 1)"),
+            r,
+            r.map(|r| r < 1.0),
+        );
+    }
     out
 }
 
@@ -487,7 +530,12 @@ pub(crate) fn notes(runs: &[Run]) -> String {
             );
         }
     }
-    for workload in ["http_call_c64", "http_list_c16", "stdio_call_f64"] {
+    for workload in [
+        "http_call_c64",
+        "http_list_c16",
+        "stdio_call_f64",
+        "http_session_call_c64",
+    ] {
         let cpu: Vec<String> = runs
             .iter()
             .filter(|r| r.workload == workload)

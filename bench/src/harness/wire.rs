@@ -60,6 +60,27 @@ impl Work {
     }
 }
 
+/// The initialize-era revision the session workloads negotiate.
+pub(crate) const LEGACY_VERSION: &str = "2025-11-25";
+
+/// An `initialize` request at [`LEGACY_VERSION`].
+pub(crate) fn initialize_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{LEGACY_VERSION}","capabilities":{{}},"clientInfo":{{"name":"snodo-bench","version":"0.1.0"}}}}}}"#
+    )
+}
+
+/// The notification that ends the handshake.
+pub(crate) const INITIALIZED_BODY: &str =
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// `tools/call echo` inside an initialize-era session (no `_meta`).
+pub(crate) fn session_echo_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}}}}}}"#
+    )
+}
+
 /// The body of a `subscriptions/listen` request.
 pub(crate) fn listen_body(id: u64) -> String {
     format!(
@@ -126,6 +147,8 @@ pub(crate) enum Expect {
     Ceiling,
     /// The full tool list.
     List,
+    /// The echo text inside an initialize-era session: no `resultType`.
+    SessionEcho,
 }
 
 /// What a line or body turned out to be.
@@ -158,7 +181,7 @@ fn envelope_checks<R>(env: &Envelope<'_, R>, sent: Option<u64>) -> Result<u64, S
 /// the verdict returns.
 pub(crate) fn check(expect: Expect, sent: Option<u64>, json: &[u8]) -> Result<Verdict, String> {
     match expect {
-        Expect::Echo | Expect::Ceiling => {
+        Expect::Echo | Expect::Ceiling | Expect::SessionEcho => {
             let env: Envelope<'_, CallResult<'_>> =
                 serde_json::from_slice(json).map_err(|e| format!("bad JSON: {e}"))?;
             if env.method.is_some() && env.id.is_none() {
@@ -173,7 +196,12 @@ pub(crate) fn check(expect: Expect, sent: Option<u64>, json: &[u8]) -> Result<Ve
                 },
             )?;
             let result = env.result.ok_or("no result")?;
-            if result.result_type.as_deref() != Some("complete") {
+            let wanted = if expect == Expect::SessionEcho {
+                None
+            } else {
+                Some("complete")
+            };
+            if result.result_type.as_deref() != wanted {
                 return Err(format!("resultType is {:?}", result.result_type));
             }
             if result.is_error == Some(true) {
@@ -209,7 +237,12 @@ pub(crate) fn check(expect: Expect, sent: Option<u64>, json: &[u8]) -> Result<Ve
             }
             let id = envelope_checks(&env, sent)?;
             let result = env.result.ok_or("no result")?;
-            if result.result_type.as_deref() != Some("complete") {
+            let wanted = if expect == Expect::SessionEcho {
+                None
+            } else {
+                Some("complete")
+            };
+            if result.result_type.as_deref() != wanted {
                 return Err(format!("resultType is {:?}", result.result_type));
             }
             if result.tools.len() != TOTAL_TOOLS {

@@ -126,13 +126,14 @@ async fn axum_example_serves_health_and_mcp_and_exits_on_stdin_close() {
     assert_eq!(json["id"], 1);
     assert_eq!(json["result"]["tools"][0]["name"], "echo");
 
-    // The example's own checks run too: a GET on the MCP endpoint is 405.
+    // The example's own checks run too: a GET on the MCP endpoint opens an
+    // initialize-era session's stream, so without a session id it is 400.
     let get = Request::get(&url).body(Full::default()).unwrap();
     let response = tokio::time::timeout(SOON, client.request(get))
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
 
     drop(client); // close the keep-alive connections the graceful shutdown waits for
     drop(child.stdin.take());

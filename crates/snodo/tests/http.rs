@@ -513,10 +513,11 @@ async fn notifications_get_202_and_an_empty_body() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn get_delete_and_others_get_405_with_allow_post() {
+async fn verbs_other_than_post_get_and_delete_get_405() {
     let running = Running::default().await;
     let client = h1_client();
-    for method in [Method::GET, Method::DELETE, Method::PUT, Method::PATCH] {
+    // GET and DELETE belong to initialize-era sessions: an unknown one is 404.
+    for method in [Method::GET, Method::DELETE] {
         let request = Request::builder()
             .method(method.clone())
             .uri(&running.url)
@@ -525,11 +526,51 @@ async fn get_delete_and_others_get_405_with_allow_post() {
             .body(Full::new(Bytes::new()))
             .unwrap();
         let reply = send(&client, request).await;
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{method}");
+    }
+    for method in [Method::PUT, Method::PATCH] {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(&running.url)
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let reply = send(&client, request).await;
         assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
-        assert_eq!(reply.headers["allow"], "POST", "{method}");
+        assert_eq!(reply.headers["allow"], "GET, POST, DELETE", "{method}");
     }
     running.assert_still_answers().await;
     running.stop().await;
+
+    // A server of 2026-07-28 alone has no sessions: only POST.
+    let modern = Server::builder("t", "1")
+        .revisions([snodo::protocol::Revision::V2026_07_28])
+        .build()
+        .unwrap();
+    let listener = HttpListener::bind(
+        &modern,
+        "127.0.0.1:0".parse().unwrap(),
+        HttpOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = listener.url();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(listener.run(async {
+        let _ = stopped.await;
+    }));
+    for method in [Method::GET, Method::DELETE, Method::PUT] {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(&url)
+            .header("Mcp-Session-Id", "abc")
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let reply = send(&client, request).await;
+        assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        assert_eq!(reply.headers["allow"], "POST", "{method}");
+    }
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,7 +46,8 @@ async fn answer(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
 fn main() -> std::io::Result<()> {
     match mode_from_args("bench-server-ceiling") {
         Mode::Stdio => stdio(),
-        Mode::Http => tokio::runtime::Builder::new_multi_thread()
+        // The ceiling has no sessions; it answers the same fixed reply.
+        Mode::Http | Mode::HttpSessions => tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()?
             .block_on(http()),

@@ -125,15 +125,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Mode::Stdio => {
             handler.serve(stdio()).await?.waiting().await?;
         }
-        Mode::Http => {
+        Mode::Http | Mode::HttpSessions => {
             let ct = CancellationToken::new();
+            let config = match mode {
+                // The README's "Stateless Streamable HTTP" setup.
+                Mode::Http => StreamableHttpServerConfig::default()
+                    .with_legacy_session_mode(false)
+                    .with_json_response(true),
+                // The default: initialize-era requests get sessions.
+                _ => StreamableHttpServerConfig::default(),
+            };
             let service = StreamableHttpService::new(
                 move || Ok(handler.clone()),
                 LocalSessionManager::default().into(),
-                StreamableHttpServerConfig::default()
-                    .with_legacy_session_mode(false)
-                    .with_json_response(true)
-                    .with_cancellation_token(ct.child_token()),
+                config.with_cancellation_token(ct.child_token()),
             );
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

@@ -65,7 +65,9 @@ async fn main() -> std::io::Result<()> {
     let server = server();
     match mode {
         Mode::Stdio => server.serve_stdio().await,
-        Mode::Http => {
+        // One setup serves both eras: 2026-07-28 statelessly, the
+        // initialize era with sessions.
+        Mode::Http | Mode::HttpSessions => {
             let listener = HttpListener::bind(
                 &server,
                 "127.0.0.1:0".parse().expect("a valid address"),

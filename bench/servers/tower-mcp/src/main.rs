@@ -81,7 +81,9 @@ async fn main() -> Result<(), BoxError> {
         Mode::Stdio => {
             StdioTransport::new(router).run().await?;
         }
-        Mode::Http => {
+        // `HttpTransport` keeps initialize-era sessions by default (stateless
+        // serving is an opt-in), so both modes are the same setup.
+        Mode::Http | Mode::HttpSessions => {
             let app = HttpTransport::new(router)
                 .subscription_limits(SubscriptionLimits::default().max_active(4096))
                 .into_router_at("/mcp");
