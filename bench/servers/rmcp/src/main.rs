@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+use axum::serve::ListenerExt;
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::wrapper::{Json, Parameters};
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool};
@@ -143,6 +144,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             announce(&format!("http://{}/mcp", listener.local_addr()?));
+            // TCP_NODELAY on accepted sockets, as snodo's listener sets it:
+            // the session mode writes each SSE response in several chunks,
+            // which Nagle's algorithm would hold for the client's delayed ACK.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             axum::serve(listener, router)
                 .with_graceful_shutdown(async move {
                     stdin_closed().await;

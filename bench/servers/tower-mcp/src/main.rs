@@ -11,6 +11,7 @@
 //! `subscription_limits` so that the 1 000-stream memory workload fits.
 //! stdio: `StdioTransport::new(router).run()`.
 
+use axum::serve::ListenerExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
@@ -89,6 +90,10 @@ async fn main() -> Result<(), BoxError> {
                 .into_router_at("/mcp");
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             announce(&format!("http://{}/mcp", listener.local_addr()?));
+            // TCP_NODELAY on accepted sockets, as snodo's listener sets it.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             axum::serve(listener, app)
                 .with_graceful_shutdown(stdin_closed())
                 .await?;
