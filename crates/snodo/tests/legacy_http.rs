@@ -487,3 +487,36 @@ async fn idle_sessions_expire_and_make_room() {
     assert_eq!(status, StatusCode::OK, "a full store sweeps idle sessions");
     assert_eq!(store.len(), 2, "the sweep dropped every idle session");
 }
+
+#[tokio::test]
+async fn notifications_cancelled_ends_a_streamed_call_without_a_response() {
+    let run = start(HttpOptions::default()).await;
+    let sid = run.initialize(json!({})).await;
+    let response = run
+        .send(
+            Method::POST,
+            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}"#,
+        )
+        .await;
+    let mut events = Events::new(response);
+    let _priming = events.next().await.unwrap();
+    let (status, _, _) = run
+        .post(
+            Some(&sid),
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert!(
+        events.next().await.is_none(),
+        "the stream ends with no response"
+    );
+    let (status, _, body) = run
+        .post(Some(&sid), r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        (status, body["result"].clone()),
+        (StatusCode::OK, json!({}))
+    );
+}

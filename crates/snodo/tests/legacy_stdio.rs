@@ -240,7 +240,10 @@ async fn the_initialize_era_surface_answers_in_its_own_shapes() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["ask", "echo", "steps", "sum", "visit", "wait"]);
+        assert_eq!(
+            names,
+            ["ask", "echo", "roots", "steps", "sum", "visit", "wait"]
+        );
         pipe.close().await;
     }
 }
@@ -493,5 +496,23 @@ async fn a_modern_only_server_refuses_initialize() {
     pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#)
         .await;
     assert_eq!(pipe.recv().await["error"]["code"], -32601);
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn roots_are_asked_for_with_a_real_request() {
+    let mut pipe = initialized("2025-06-18", json!({"roots": {"listChanged": true}})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"roots"}}"#)
+        .await;
+    let request = pipe.recv().await;
+    assert_eq!(
+        request,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list", "params": {}})
+    );
+    assert_valid_in("2025-06-18", "ListRootsRequest", &request);
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":"file:///a","name":"a"},{"uri":"file:///b"}]}}"#)
+        .await;
+    let reply = pipe.recv().await;
+    assert_eq!(reply["result"]["content"][0]["text"], "2 root(s)");
     pipe.close().await;
 }

@@ -136,6 +136,19 @@ pub fn server(input_timeout: Duration) -> Server {
             .description("Waits until cancelled")
             .input_schema(json!({"type": "object"})),
         )
+        .tool(
+            from_fn("roots", |_, cx: Context| async move {
+                Ok(match cx.input_response("roots") {
+                    Some(answer) => ToolResult::text(format!(
+                        "{} root(s)",
+                        answer["roots"].as_array().map_or(0, Vec::len)
+                    )),
+                    None => ToolResult::input_required(InputRequired::new().list_roots("roots")),
+                })
+            })
+            .description("Counts the client's roots")
+            .input_schema(json!({"type": "object"})),
+        )
         .resource(Watched)
         .prompt(Hello)
         .build()
