@@ -442,25 +442,70 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 async fn ten_thousand_sessions_meet_a_clear_limit() {
     let store = Arc::new(MemorySessions::new(1000, Duration::from_secs(600)));
     let run = start(HttpOptions::default().sessions(store.clone())).await;
-    let (mut opened, mut refused) = (0, 0);
-    for _ in 0..10_000 {
+    for _ in 0..1000 {
+        run.initialize(json!({})).await;
+    }
+    let mut refused = 0;
+    for _ in 0..9000 {
         let response = run.send(Method::POST, &[], INIT).await;
         let (status, _, body) = read_json(response).await;
-        match status {
-            StatusCode::OK => opened += 1,
-            StatusCode::SERVICE_UNAVAILABLE => {
-                refused += 1;
-                assert_eq!(body["id"], 1);
-                assert_eq!(
-                    body["error"]["message"],
-                    "Service unavailable: too many open sessions (at most 1000)"
-                );
-            }
-            other => panic!("unexpected {other}: {body}"),
-        }
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["id"], 1);
+        assert_eq!(
+            body["error"]["message"],
+            "Service unavailable: too many open sessions (at most 1000)"
+        );
+        refused += 1;
     }
-    assert_eq!((opened, refused), (1000, 9000));
+    assert_eq!(refused, 9000);
     assert_eq!(store.len(), 1000, "memory stays bounded");
+}
+
+#[tokio::test]
+async fn unfinished_handshakes_give_way_to_new_clients() {
+    let store = Arc::new(
+        MemorySessions::new(3, Duration::from_secs(600))
+            .unfinished_grace(Duration::from_millis(200)),
+    );
+    let run = start(HttpOptions::default().sessions(store.clone())).await;
+    let finished = run.initialize(json!({})).await;
+    for _ in 0..2 {
+        let (status, _, _) = read_json(run.send(Method::POST, &[], INIT).await).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let (status, _, _) = read_json(run.send(Method::POST, &[], INIT).await).await;
+    assert_eq!(
+        status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "within the grace period"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..2 {
+        let (status, _, _) = read_json(run.send(Method::POST, &[], INIT).await).await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "an unfinished handshake was evicted"
+        );
+    }
+    let (status, _, _) = read_json(run.send(Method::POST, &[], INIT).await).await;
+    assert_eq!(
+        status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the new ones are in their grace period"
+    );
+    let (status, _, _) = run
+        .post(
+            Some(&finished),
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a finished session is never evicted"
+    );
+    assert_eq!(store.len(), 3);
 }
 
 #[tokio::test]
@@ -518,5 +563,53 @@ async fn notifications_cancelled_ends_a_streamed_call_without_a_response() {
     assert_eq!(
         (status, body["result"].clone()),
         (StatusCode::OK, json!({}))
+    );
+}
+
+#[tokio::test]
+async fn a_session_that_only_listens_does_not_expire() {
+    let store = Arc::new(MemorySessions::new(10, Duration::from_millis(200)));
+    let run = start(HttpOptions::default().sessions(store.clone())).await;
+    let sid = run.initialize(json!({})).await;
+    let headers = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", V),
+    ];
+    let stream = Events::new(run.send(Method::GET, &headers, "").await);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (status, _, _) = run
+        .post(Some(&sid), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await;
+    assert_eq!(status, StatusCode::OK, "the open stream kept the session");
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (status, _, _) = run
+        .post(Some(&sid), r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "idle once the stream closed");
+}
+
+#[tokio::test]
+async fn waiting_for_the_client_does_not_count_against_the_request_timeout() {
+    let run = start(HttpOptions::default().request_timeout(Duration::from_millis(300))).await;
+    let sid = run.initialize(json!({"elicitation": {}})).await;
+    let response = run
+        .send(
+            Method::POST,
+            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask"}}"#,
+        )
+        .await;
+    let mut events = Events::new(response);
+    let _priming = events.next().await.unwrap();
+    let request = events.json().await;
+    tokio::time::sleep(Duration::from_millis(700)).await; // a human, thinking
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept", "content": {"name": "Edsger"}}});
+    let (status, _, _) = run.post(Some(&sid), &answer.to_string()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let reply = events.json().await;
+    assert_eq!(
+        reply["result"]["content"][0]["text"], "name=Edsger state=kept-in-process",
+        "{reply}"
     );
 }

@@ -22,13 +22,14 @@ struct Pipe {
 
 impl Pipe {
     fn start(server: snodo::Server) -> Pipe {
+        Pipe::start_with(server, StdioOptions::default())
+    }
+
+    fn start_with(server: snodo::Server, options: StdioOptions) -> Pipe {
         let (client, server_side) = tokio::io::duplex(1 << 16);
         let (server_in, server_out) = tokio::io::split(server_side);
-        let serving = tokio::spawn(async move {
-            server
-                .serve_lines(server_in, server_out, StdioOptions::default())
-                .await
-        });
+        let serving =
+            tokio::spawn(async move { server.serve_lines(server_in, server_out, options).await });
         let (read, write) = tokio::io::split(client);
         Pipe {
             input: write,
@@ -514,5 +515,61 @@ async fn roots_are_asked_for_with_a_real_request() {
         .await;
     let reply = pipe.recv().await;
     assert_eq!(reply["result"]["content"][0]["text"], "2 root(s)");
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn answers_are_read_even_when_every_slot_is_taken() {
+    let options = StdioOptions {
+        max_in_flight: 1,
+        ..StdioOptions::default()
+    };
+    let mut pipe = Pipe::start_with(server(), options);
+    pipe.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    pipe.recv().await;
+    pipe.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let request = pipe.recv().await;
+    assert_eq!(request["method"], "elicitation/create");
+    // The only slot is taken: one request is held, the next is refused.
+    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"held"}}}"#)
+        .await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)
+        .await;
+    assert_eq!(
+        pipe.recv().await,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "Server busy: more than 1 requests in flight"}})
+    );
+    // The answer still gets through, and everything finishes.
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"name":"Ada"}}}}}}"#,
+        request["id"]
+    ))
+    .await;
+    let first = pipe.recv().await;
+    assert_eq!(first["id"], 1);
+    assert_eq!(
+        first["result"]["content"][0]["text"],
+        "name=Ada state=kept-in-process"
+    );
+    let second = pipe.recv().await;
+    assert_eq!(second["result"]["content"][0]["text"], "held");
+    pipe.close().await;
+}
+
+#[tokio::test]
+async fn no_request_reaches_a_client_before_it_finished_initializing() {
+    let mut pipe = Pipe::start(server());
+    pipe.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}"#)
+        .await;
+    pipe.recv().await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}"#)
+        .await;
+    let reply = pipe.recv().await;
+    assert_eq!(reply["id"], 1, "no elicitation/create was sent: {reply}");
+    assert_eq!(reply["result"]["isError"], true);
     pipe.close().await;
 }

@@ -234,8 +234,9 @@ impl ServerBuilder {
     /// How long an initialize-era request waits for the client to answer a
     /// request the server sent it on a handler's behalf (elicitation,
     /// sampling, roots); default [`DEFAULT_INPUT_TIMEOUT`](super::legacy::DEFAULT_INPUT_TIMEOUT).
+    /// At most one day.
     pub fn input_timeout(mut self, timeout: Duration) -> Self {
-        self.input_timeout = timeout;
+        self.input_timeout = timeout.min(Duration::from_secs(24 * 60 * 60));
         self
     }
 

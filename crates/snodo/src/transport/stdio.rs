@@ -6,6 +6,10 @@
 //!   lines are skipped.
 //! - Requests run concurrently; each response is written whole by a single
 //!   writer, so frames never interleave.
+//! - At `max_in_flight` requests, one more is held and reading pauses; an
+//!   initialize-era connection keeps reading (the requests in flight may wait
+//!   for the client's answers) and answers requests beyond that with
+//!   -32603 "Server busy".
 //! - `notifications/cancelled {requestId}` fires the request's signal; no
 //!   response is written for it afterwards.
 //! - A line over the limit is answered -32600 without being decoded, and
@@ -299,7 +303,9 @@ impl Server {
                     }
                     out.flush().await?;
                 }
-                line = lines.next(), if deadline.is_none() && waiting.is_none() => {
+                // An initialize-era session keeps reading at capacity: the
+                // requests in flight may be waiting for the client's answers.
+                line = lines.next(), if deadline.is_none() && (waiting.is_none() || era.session.is_some()) => {
                     let line = match line? {
                         Line::Eof => {
                             deadline = Some(tokio::time::Instant::now() + options.shutdown_grace);
@@ -379,13 +385,21 @@ impl Server {
                             None => server.handle(message, stdio_info(), signal).await,
                         }
                     };
+                    if in_flight.len() >= max_in_flight && waiting.is_some() {
+                        signals.remove(&id);
+                        let busy = Error::internal(format!(
+                            "Server busy: more than {max_in_flight} requests in flight"
+                        ));
+                        write_frame(&mut out, &wire::encode_error(Some(&id), &busy)).await?;
+                        continue;
+                    }
                     let frames = RequestFrames::new(id, cancel, dispatching);
                     if in_flight.len() < max_in_flight {
                         in_flight.push(frames);
                     } else {
-                        // Full: hold this one and stop reading requests until a
-                        // slot frees; notifications (cancellations) already read
-                        // have been applied.
+                        // Full: hold this one; a 2026-07-28 connection stops
+                        // reading requests until a slot frees (notifications
+                        // already read have been applied).
                         waiting = Some(frames);
                     }
                 }

@@ -19,6 +19,13 @@ use crate::error::code;
 use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys, legacy};
 use crate::wire::{self, Message, Request, RequestId};
 
+/// Most bytes the client's `capabilities`, and its `clientInfo`, may take
+/// (each, as JSON): a session keeps them for its lifetime.
+pub const MAX_DECLARATION_BYTES: usize = 64 * 1024;
+
+/// Longest resource URI a session may subscribe to, in bytes.
+pub const MAX_SUBSCRIPTION_URI: usize = 8 * 1024;
+
 /// A successful handshake: the new session and the encoded `initialize`
 /// response.
 #[derive(Debug)]
@@ -100,6 +107,12 @@ impl Server {
         self.inner.revisions.contains(&revision)
     }
 
+    /// How long an initialize-era request waits for the client's answer to a
+    /// request the server sent on a handler's behalf.
+    pub fn input_timeout(&self) -> std::time::Duration {
+        self.inner.input_timeout
+    }
+
     /// Whether this server serves any initialize-era revision.
     pub fn serves_legacy(&self) -> bool {
         self.inner.revisions.iter().any(|r| r.is_legacy())
@@ -162,6 +175,13 @@ impl Server {
                 )));
             }
         };
+        let too_big =
+            |v: &Value| !serde_json::to_string(v).is_ok_and(|t| t.len() <= MAX_DECLARATION_BYTES);
+        if too_big(&capabilities) || client_info.as_ref().is_some_and(too_big) {
+            return Err(fail(Error::invalid_params(format!(
+                "initialize params: capabilities and clientInfo may hold at most {MAX_DECLARATION_BYTES} bytes each"
+            ))));
+        }
         let revision = Revision::negotiate(requested, &self.inner.revisions)
             .expect("a legacy revision is served");
         let catalog = self.catalog();
@@ -343,6 +363,12 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return error_reply(id, &Error::invalid_params("uri must be a string"));
         };
+        if uri.len() > MAX_SUBSCRIPTION_URI {
+            return error_reply(
+                id,
+                &Error::invalid_params(format!("uri is longer than {MAX_SUBSCRIPTION_URI} bytes")),
+            );
+        }
         if method == legacy::SUBSCRIBE {
             if !session.subscribe(uri) {
                 return error_reply(
@@ -433,6 +459,9 @@ impl Server {
         match out {
             Ok(Routed::Object(mut map)) => {
                 shape::result(&mut map);
+                if call.method == Method::ToolsCall {
+                    shape::tool_result(&mut map);
+                }
                 Reply::ok(wire::encode_result(id, &map))
             }
             Ok(Routed::Encoded(bytes)) => Reply::ok(wire::encode_raw_result(id, &bytes)),

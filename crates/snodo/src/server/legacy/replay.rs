@@ -4,29 +4,39 @@
 //! broke can ask for what followed (`Last-Event-ID`) and receive the rest,
 //! response included, from that stream only.
 //!
-//! Bounds: the newest [`MAX_REPLAY_STREAMS`] streams of a session are kept,
-//! each with its newest [`MAX_REPLAY_EVENTS`] frames; older ones are gone
-//! and a resume naming them is refused.
+//! Bounds, per session: finished streams beyond the newest
+//! [`MAX_REPLAY_STREAMS`] are forgotten, each stream keeps its newest
+//! [`MAX_REPLAY_EVENTS`] frames, and all kept frames together stay under
+//! [`MAX_REPLAY_BYTES`] (finished streams go first, then the oldest frames).
+//! A stream still running is never dropped: its frames keep flowing to its
+//! connection even when they no longer fit the log. A resume naming frames
+//! that are gone is refused.
 
 use std::collections::VecDeque;
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
-/// Streams whose frames a session keeps for resumption.
+/// Finished streams whose frames a session keeps for resumption.
 pub const MAX_REPLAY_STREAMS: usize = 16;
 
 /// Frames kept per stream.
 pub const MAX_REPLAY_EVENTS: usize = 128;
+
+/// Bytes of frames kept per session.
+pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Where a stream's frames go: `(event id, frame)`.
+pub(crate) type Follower = mpsc::Sender<(String, Bytes)>;
 
 struct Record {
     stream: u64,
     next_seq: u64,
     events: VecDeque<(u64, Bytes)>,
     done: bool,
-    /// Where new frames go: the connection that opened the stream, or the
-    /// one that resumed it; `None` while nobody is connected.
-    follower: Option<mpsc::Sender<(String, Bytes)>>,
+    /// The connection that opened the stream, or the one that resumed it;
+    /// `None` while nobody is connected.
+    follower: Option<Follower>,
 }
 
 /// The resumable streams of one session.
@@ -34,13 +44,7 @@ struct Record {
 pub(crate) struct ReplayLog {
     next_stream: u64,
     records: VecDeque<Record>,
-}
-
-/// What a resume found.
-pub(crate) struct Resumed {
-    /// Frames that followed the given event, with their ids; when the
-    /// stream has not ended, the rest follows on the new connection.
-    pub(crate) frames: Vec<(String, Bytes)>,
+    bytes: usize,
 }
 
 /// Parses `<stream>-<seq>`.
@@ -51,10 +55,14 @@ fn parse_id(id: &str) -> Option<(u64, u64)> {
 
 impl ReplayLog {
     /// Opens a stream whose frames go to `follower`; returns its number.
-    pub(crate) fn open(&mut self, follower: mpsc::Sender<(String, Bytes)>) -> u64 {
+    pub(crate) fn open(&mut self, follower: Follower) -> u64 {
         self.next_stream += 1;
-        if self.records.len() >= MAX_REPLAY_STREAMS {
-            self.records.pop_front();
+        let finished = self.records.iter().filter(|r| r.done).count();
+        if finished >= MAX_REPLAY_STREAMS
+            && let Some(i) = self.records.iter().position(|r| r.done)
+            && let Some(gone) = self.records.remove(i)
+        {
+            self.bytes -= gone.events.iter().map(|(_, f)| f.len()).sum::<usize>();
         }
         self.records.push_back(Record {
             stream: self.next_stream,
@@ -70,23 +78,45 @@ impl ReplayLog {
         self.records.iter_mut().find(|r| r.stream == stream)
     }
 
+    /// Frees bytes until the log fits its budget: whole finished streams
+    /// first, then the oldest frames of any stream.
+    fn trim(&mut self) {
+        while self.bytes > MAX_REPLAY_BYTES {
+            if let Some(i) = self.records.iter().position(|r| r.done) {
+                if let Some(gone) = self.records.remove(i) {
+                    self.bytes -= gone.events.iter().map(|(_, f)| f.len()).sum::<usize>();
+                }
+                continue;
+            }
+            let Some(record) = self.records.iter_mut().find(|r| !r.events.is_empty()) else {
+                break;
+            };
+            if let Some((_, frame)) = record.events.pop_front() {
+                self.bytes -= frame.len();
+            }
+        }
+    }
+
     /// Logs one frame of `stream` and returns its event id with the current
     /// follower, if any (the caller sends outside the lock).
-    pub(crate) fn push(
-        &mut self,
-        stream: u64,
-        frame: Bytes,
-    ) -> (String, Option<mpsc::Sender<(String, Bytes)>>) {
+    pub(crate) fn push(&mut self, stream: u64, frame: Bytes) -> (String, Option<Follower>) {
         let Some(record) = self.record(stream) else {
             return (format!("{stream}-0"), None);
         };
         let seq = record.next_seq;
         record.next_seq += 1;
-        if record.events.len() >= MAX_REPLAY_EVENTS {
-            record.events.pop_front();
+        let mut freed = 0;
+        if record.events.len() >= MAX_REPLAY_EVENTS
+            && let Some((_, old)) = record.events.pop_front()
+        {
+            freed = old.len();
         }
+        let added = frame.len();
         record.events.push_back((seq, frame));
-        (format!("{stream}-{seq}"), record.follower.clone())
+        let follower = record.follower.clone();
+        self.bytes = self.bytes + added - freed;
+        self.trim();
+        (format!("{stream}-{seq}"), follower)
     }
 
     /// Marks `stream` finished; its follower is released (its connection ends).
@@ -95,47 +125,44 @@ impl ReplayLog {
             record.done = true;
             record.follower = None;
         }
+        self.trim();
     }
 
-    /// Forgets the follower of `stream` if it is `gone` (closed).
-    pub(crate) fn drop_follower(&mut self, stream: u64) {
-        if let Some(record) = self.record(stream)
-            && record
-                .follower
-                .as_ref()
-                .is_some_and(mpsc::Sender::is_closed)
-        {
+    /// Detaches the follower of `stream` (its connection is gone or stalled);
+    /// the frames stay in the log for a resume.
+    pub(crate) fn detach(&mut self, stream: u64) {
+        if let Some(record) = self.record(stream) {
             record.follower = None;
         }
     }
 
-    /// The frames after `last_event_id` on its stream; future frames go to
-    /// `follower` unless the stream is done. `None` when the id names no
-    /// stream this log still holds, or events that were already dropped.
-    pub(crate) fn resume(
-        &mut self,
-        last_event_id: &str,
-        follower: mpsc::Sender<(String, Bytes)>,
-    ) -> Option<Resumed> {
-        let (stream, seq) = parse_id(last_event_id)?;
-        let record = self.record(stream)?;
+    /// Sends `follower` the frames after `last_event_id` on its stream, in
+    /// order, and makes it the stream's follower unless the stream is done
+    /// (then dropping the follower ends the new connection after the
+    /// replay). `false` when the id names no stream this log still holds, or
+    /// frames already dropped. `follower` must have room for
+    /// [`MAX_REPLAY_EVENTS`] frames.
+    pub(crate) fn resume(&mut self, last_event_id: &str, follower: Follower) -> bool {
+        let Some((stream, seq)) = parse_id(last_event_id) else {
+            return false;
+        };
+        let Some(record) = self.record(stream) else {
+            return false;
+        };
         if seq >= record.next_seq {
-            return None;
+            return false;
         }
         let oldest = record.events.front().map_or(record.next_seq, |(s, _)| *s);
         if seq + 1 < oldest {
-            return None;
+            return false;
         }
-        let frames = record
-            .events
-            .iter()
-            .filter(|(s, _)| *s > seq)
-            .map(|(s, f)| (format!("{stream}-{s}"), f.clone()))
-            .collect();
+        for (s, frame) in record.events.iter().filter(|(s, _)| *s > seq) {
+            let _ = follower.try_send((format!("{stream}-{s}"), frame.clone()));
+        }
         if !record.done {
             record.follower = Some(follower);
         }
-        Some(Resumed { frames })
+        true
     }
 }
 
@@ -143,8 +170,16 @@ impl ReplayLog {
 mod tests {
     use super::*;
 
+    fn drain(rx: &mut mpsc::Receiver<(String, Bytes)>) -> Vec<(String, Bytes)> {
+        let mut out = Vec::new();
+        while let Ok(item) = rx.try_recv() {
+            out.push(item);
+        }
+        out
+    }
+
     #[test]
-    fn resume_replays_one_stream_after_the_event() {
+    fn resume_replays_one_stream_after_the_event_in_order() {
         let mut log = ReplayLog::default();
         let (tx, _rx) = mpsc::channel(8);
         let a = log.open(tx.clone());
@@ -154,46 +189,56 @@ mod tests {
         let (id2, _) = log.push(a, Bytes::from_static(b"a2"));
         log.finish(a);
         assert_eq!(id1, format!("{a}-1"));
-        let resumed = log.resume(&id1, tx.clone()).unwrap();
+        let (resumed, mut rx) = mpsc::channel(MAX_REPLAY_EVENTS);
+        assert!(log.resume(&id1, resumed));
+        assert_eq!(drain(&mut rx), vec![(id2, Bytes::from_static(b"a2"))]);
+        let (primed, mut rx) = mpsc::channel(MAX_REPLAY_EVENTS);
+        assert!(log.resume(&format!("{a}-0"), primed));
+        assert_eq!(drain(&mut rx).len(), 2, "the priming id replays everything");
+        assert!(!log.resume("99-1", tx.clone()));
+        assert!(!log.resume("garbage", tx.clone()));
+        assert!(!log.resume(&format!("{a}-7"), tx), "ids never issued");
+    }
+
+    #[test]
+    fn a_live_stream_is_never_dropped_and_finished_ones_are_bounded() {
+        let mut log = ReplayLog::default();
+        let (tx, _rx) = mpsc::channel(1);
+        let live = log.open(tx.clone());
+        for _ in 0..MAX_REPLAY_STREAMS + 5 {
+            let s = log.open(tx.clone());
+            log.push(s, Bytes::from_static(b"x"));
+            log.finish(s);
+        }
+        let (_, follower) = log.push(live, Bytes::from_static(b"still here"));
+        assert!(follower.is_some(), "the live stream kept its connection");
         assert_eq!(
-            resumed.frames,
-            vec![(id2.clone(), Bytes::from_static(b"a2"))]
-        );
-        let primed = log.resume(&format!("{a}-0"), tx.clone()).unwrap();
-        assert_eq!(primed.frames.len(), 2, "the priming id replays everything");
-        assert!(log.resume("99-1", tx.clone()).is_none());
-        assert!(log.resume("garbage", tx.clone()).is_none());
-        assert!(
-            log.resume(&format!("{a}-7"), tx).is_none(),
-            "ids never issued"
+            log.records.iter().filter(|r| r.done).count(),
+            MAX_REPLAY_STREAMS
         );
     }
 
     #[test]
-    fn the_log_is_bounded() {
+    fn frames_and_bytes_are_bounded() {
         let mut log = ReplayLog::default();
         let (tx, _rx) = mpsc::channel(1);
         let first = log.open(tx.clone());
         for _ in 0..MAX_REPLAY_EVENTS + 10 {
             log.push(first, Bytes::from_static(b"x"));
         }
-        assert!(
-            log.resume(&format!("{first}-1"), tx.clone()).is_none(),
-            "dropped"
-        );
-        assert_eq!(
-            log.resume(&format!("{first}-10"), tx.clone())
-                .unwrap()
-                .frames
-                .len(),
-            MAX_REPLAY_EVENTS
-        );
-        for _ in 0..MAX_REPLAY_STREAMS {
-            log.open(tx.clone());
+        assert!(!log.resume(&format!("{first}-1"), tx.clone()), "dropped");
+        let (resumed, mut rx) = mpsc::channel(MAX_REPLAY_EVENTS);
+        assert!(log.resume(&format!("{first}-10"), resumed));
+        assert_eq!(drain(&mut rx).len(), MAX_REPLAY_EVENTS);
+
+        let mut big = ReplayLog::default();
+        let s = big.open(tx.clone());
+        let mib = Bytes::from(vec![b'x'; 1024 * 1024]);
+        for _ in 0..10 {
+            big.push(s, mib.clone());
         }
-        assert!(
-            log.resume(&format!("{first}-200"), tx).is_none(),
-            "stream dropped"
-        );
+        assert!(big.bytes <= MAX_REPLAY_BYTES, "{}", big.bytes);
+        let (_, follower) = big.push(s, Bytes::from_static(b"y"));
+        assert!(follower.is_some());
     }
 }

@@ -242,10 +242,15 @@ impl Session {
         signal.map(|s| s.cancel()).is_some()
     }
 
-    /// Attaches the stream for messages that belong to no request; replaces
-    /// any previous one.
-    pub(crate) fn attach_outbox(&self, tx: mpsc::Sender<Vec<u8>>) {
-        *self.outbox.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+    /// Attaches the stream for messages that belong to no request, unless
+    /// one is attached and open already or the session ended; `false` then.
+    pub(crate) fn attach_outbox(&self, tx: mpsc::Sender<Vec<u8>>) -> bool {
+        let mut outbox = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_ended() || outbox.as_ref().is_some_and(|t| !t.is_closed()) {
+            return false;
+        }
+        *outbox = Some(tx);
+        true
     }
 
     /// Whether a stream for unrelated messages is attached and open.

@@ -48,32 +48,45 @@ pub(crate) fn capabilities(caps: &Value) -> Value {
     caps
 }
 
-/// A listed item as the revision can express it; `None` when it cannot be
-/// listed at all (a tool whose output schema is not an object schema: the
-/// initialize era requires `structuredContent` to be an object).
-fn item(value: &Value, revision: Revision) -> Option<Value> {
-    let map = value.as_object()?;
-    if let Some(output) = map.get("outputSchema")
-        && output.get("type").and_then(Value::as_str) != Some("object")
-    {
-        return None;
-    }
-    if revision.has_icons() || !map.contains_key("icons") {
-        return Some(value.clone());
-    }
+/// Whether a listed tool's output schema is one the initialize era can
+/// express (its `structuredContent` must be an object).
+fn inexpressible_output(map: &Map<String, Value>) -> bool {
+    map.get("outputSchema")
+        .is_some_and(|o| o.get("type").and_then(Value::as_str) != Some("object"))
+}
+
+/// A listed item as the revision can express it: no icons before
+/// 2025-11-25, and no output schema that is not an object schema (the tool
+/// is listed and callable; its non-object structured content is left out of
+/// its results, see [`tool_result`]).
+fn item(value: &Value, revision: Revision) -> Value {
+    let Some(map) = value.as_object() else {
+        return value.clone();
+    };
     let mut map = map.clone();
-    map.remove("icons");
-    Some(Value::Object(map))
+    if inexpressible_output(&map) {
+        map.remove("outputSchema");
+    }
+    if !revision.has_icons() {
+        map.remove("icons");
+    }
+    Value::Object(map)
 }
 
 fn needs_change(value: &Value, revision: Revision) -> bool {
     let Some(map) = value.as_object() else {
         return false;
     };
-    (!revision.has_icons() && map.contains_key("icons"))
-        || map
-            .get("outputSchema")
-            .is_some_and(|o| o.get("type").and_then(Value::as_str) != Some("object"))
+    (!revision.has_icons() && map.contains_key("icons")) || inexpressible_output(map)
+}
+
+/// A `tools/call` result as the initialize era can express it:
+/// `structuredContent` only when it is an object (the text block that
+/// carries the same JSON stays).
+pub(crate) fn tool_result(map: &mut Map<String, Value>) {
+    if map.get("structuredContent").is_some_and(|v| !v.is_object()) {
+        map.remove("structuredContent");
+    }
 }
 
 /// The items of a listing adapted to an initialize-era revision, with their
@@ -86,7 +99,7 @@ pub(crate) fn adapt_listing(listing: &Listing, revision: Revision) -> Option<Vec
         listing
             .items
             .iter()
-            .filter_map(|v| item(v, revision))
+            .map(|v| item(v, revision))
             .map(|v| {
                 let text = v.to_string();
                 (v, text)
@@ -115,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn icons_are_2025_11_25_and_non_object_outputs_are_hidden() {
+    fn icons_are_2025_11_25_and_non_object_outputs_are_left_out() {
         let listing = Listing::new(vec![
             json!({"name": "a", "icons": [{"src": "https://x/i.png"}]}),
             json!({"name": "b", "outputSchema": {"type": "array"}}),
@@ -126,12 +139,15 @@ mod tests {
             .iter()
             .map(|(v, _)| v["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["a", "c"]);
+        assert_eq!(names, ["a", "b", "c"]);
         assert!(old[0].0.get("icons").is_none());
+        assert!(old[1].0.get("outputSchema").is_none());
         let new = adapt_listing(&listing, Revision::V2025_11_25).unwrap();
-        assert_eq!(new.len(), 2);
         assert!(new[0].0.get("icons").is_some());
         let plain = Listing::new(vec![json!({"name": "c"})]);
         assert!(adapt_listing(&plain, Revision::V2025_06_18).is_none());
+        let mut result = json!({"content": [], "structuredContent": [1, 2]});
+        tool_result(result.as_object_mut().unwrap());
+        assert_eq!(result, json!({"content": []}));
     }
 }

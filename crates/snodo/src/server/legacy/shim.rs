@@ -13,6 +13,7 @@
 //! | the client answers with an error | `isError` result | -32603 |
 //! | no answer within the input timeout | `isError` result | -32603 |
 //! | more than [`MAX_INPUT_ROUNDS`] rounds | -32603 | -32603 |
+//! | `notifications/initialized` has not arrived | `isError` result | -32603 |
 //! | the request is cancelled | no response | no response |
 
 use std::sync::Arc;
@@ -94,6 +95,12 @@ impl Server {
         tx: &mpsc::Sender<Vec<u8>>,
     ) -> Result<Map<String, Value>, Failure> {
         let session = &call.session;
+        if !session.is_initialized() {
+            // Before `notifications/initialized` a server sends no requests.
+            return Err(client_failed(
+                "The client has not finished initialization (notifications/initialized)".into(),
+            ));
+        }
         let mut waiting = Vec::with_capacity(requests.len());
         for (key, request) in requests {
             let method = request.get("method").and_then(Value::as_str).unwrap_or("");

@@ -188,8 +188,12 @@ pub(super) async fn post(
         Ok(Dispatched::Reply(reply)) => json(reply.status, reply.body),
         Ok(Dispatched::Stream(stream)) => {
             let prime = session.revision().has_sse_polling();
-            let rx = pump_request(session, stream, at, id, prime);
-            sse(rx)
+            let timing = Timing {
+                deadline: at,
+                input: server.input_timeout(),
+                request: timeout,
+            };
+            sse(pump_request(session, stream, timing, id, prime))
         }
         Err(_) => {
             cancel.cancel();
@@ -201,12 +205,40 @@ pub(super) async fn post(
     }
 }
 
+/// How long a streamed request may run.
+struct Timing {
+    /// When it times out, unless it waits for the client.
+    deadline: Instant,
+    /// How long the server waits for a client's answer (each request it
+    /// sends moves the deadline that far, plus `request`, ahead).
+    input: Duration,
+    /// The request timeout.
+    request: Duration,
+}
+
+/// How long a connection may leave a frame unread before it is detached
+/// from its stream (the frame stays in the log for a resume).
+const STALL: Duration = Duration::from_secs(10);
+
+/// Whether a frame is a request to the client (it has both `method` and `id`).
+fn is_server_request(frame: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<serde::de::IgnoredAny>,
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(frame).is_ok_and(|p| p.method.is_some() && p.id.is_some())
+}
+
 /// Drives a request's stream on its own task: each frame is logged for
-/// resumption, then sent to whichever connection follows the stream.
+/// resumption, then sent to whichever connection follows the stream. A
+/// broken or stalled connection does not stop the request; only
+/// `notifications/cancelled`, the end of the session or the timeout do (the
+/// timeout is pushed back while the request waits for the client's input).
 fn pump_request(
     session: Arc<Session>,
     mut stream: ResponseStream,
-    deadline: Instant,
+    timing: Timing,
     id: Option<RequestId>,
     prime: bool,
 ) -> mpsc::Receiver<(String, Bytes)> {
@@ -217,22 +249,28 @@ fn pump_request(
     }
     drop(tx);
     tokio::spawn(async move {
+        let mut deadline = timing.deadline;
         loop {
-            let frame = tokio::select! {
-                frame = stream.next() => frame,
+            let (frame, timed_out) = tokio::select! {
+                frame = stream.next() => match frame {
+                    Some(frame) => (frame, false),
+                    None => break,
+                },
                 _ = tokio::time::sleep_until(deadline) => {
                     stream.cancel_signal().cancel();
                     let error = Error::internal("Request timed out");
-                    Some(Bytes::from(wire::encode_error(id.as_ref(), &error)))
+                    (Bytes::from(wire::encode_error(id.as_ref(), &error)), true)
                 }
             };
-            let Some(frame) = frame else { break };
-            let timed_out = Instant::now() >= deadline;
+            if !timed_out && is_server_request(&frame) {
+                deadline = deadline.max(Instant::now() + timing.input + timing.request);
+            }
             let (event_id, follower) = lock(&session).push(number, frame.clone());
-            if let Some(follower) = follower
-                && follower.send((event_id, frame)).await.is_err()
-            {
-                lock(&session).drop_follower(number);
+            if let Some(follower) = follower {
+                let sent = tokio::time::timeout(STALL, follower.send((event_id, frame))).await;
+                if !matches!(sent, Ok(Ok(()))) {
+                    lock(&session).detach(number);
+                }
             }
             if timed_out {
                 break;
@@ -261,26 +299,21 @@ pub(super) fn get(
     session.touch();
     if let Some(last) = header(headers, "last-event-id") {
         let (tx, rx) = mpsc::channel(MAX_REPLAY_EVENTS + STREAM_QUEUE);
-        let Some(resumed) = lock(&session).resume(last, tx.clone()) else {
+        if !lock(&session).resume(last, tx) {
             return reject(
                 StatusCode::BAD_REQUEST,
                 "Bad Request: Last-Event-ID names no stream this session can resume",
             );
-        };
-        for frame in resumed.frames {
-            let _ = tx.try_send(frame);
         }
-        drop(tx);
         return sse(rx);
     }
-    if session.has_outbox() {
+    let (outbox_tx, mut outbox) = mpsc::channel(crate::server::legacy::OUTBOX_QUEUE);
+    if !session.attach_outbox(outbox_tx) {
         return reject(
             StatusCode::CONFLICT,
             "Conflict: the session already has a standalone stream",
         );
     }
-    let (outbox_tx, mut outbox) = mpsc::channel(crate::server::legacy::OUTBOX_QUEUE);
-    session.attach_outbox(outbox_tx);
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
     let mut events = server.events().receiver();
     let server = server.clone();

@@ -37,4 +37,5 @@ pub use options::HttpOptions;
 pub use service::{McpService, ResponseFuture};
 pub use session::{
     DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MemorySessions, SessionStore, SessionsFull,
+    UNFINISHED_GRACE,
 };

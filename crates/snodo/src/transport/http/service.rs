@@ -57,34 +57,52 @@ impl Server {
 /// The MCP endpoint as a tower service: one POST carries one JSON-RPC
 /// message, answered with `application/json`, with server-sent events when
 /// the request streams notifications (`progressToken`, `logLevel`,
-/// `subscriptions/listen`), or with 202 for a notification.
+/// `subscriptions/listen`, requests to an initialize-era client), or with 202
+/// for a notification.
 ///
 /// For each request, in order:
 ///
 /// 1. a path other than the endpoint gets 404 (empty body);
-/// 2. a method other than POST gets 405 with `Allow: POST`;
+/// 2. a method other than POST, GET and DELETE gets 405 with `Allow: GET,
+///    POST, DELETE` (`Allow: POST`, and 405 for GET and DELETE too, when the
+///    server serves 2026-07-28 alone);
 /// 3. an `Origin` that is present and not allowed gets 403, and so does a
 ///    `Host` (or HTTP/2 `:authority`) that is missing or not allowed; the body
 ///    is not read;
-/// 4. a `Content-Length` over the body limit gets 413, and so does a body that
+/// 4. GET and DELETE go to the initialize-era session they name (see
+///    below);
+/// 5. a `Content-Length` over the body limit gets 413, and so does a body that
 ///    grows past it while read; a body not read in time gets 408;
-/// 5. the message goes to [`Server::handle`] with the request headers (the
-///    core checks `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and
-///    `Mcp-Param-*` and picks 200, 400 or 404); a notification or a response
-///    gets 202 with an empty body, a streamed request `text/event-stream`
-///    (one `data:` event per frame, no event ids). Undecodable bytes go to
-///    [`Server::dispatch`], which answers -32700/-32600 with 400.
+/// 6. the message is classified: a request carrying the 2026-07-28 `_meta`
+///    goes to [`Server::handle`] with the request headers (the core checks
+///    `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` and
+///    picks 200, 400 or 404); an `initialize`, or anything with an
+///    `Mcp-Session-Id`, takes the initialize-era path; a notification or a
+///    response gets 202 with an empty body, a streamed request
+///    `text/event-stream` (one `data:` event per frame). Undecodable bytes go
+///    to [`Server::dispatch`], which answers -32700/-32600 with 400.
 ///
-/// Errors of steps 3 and 4 carry a JSON-RPC error without an id. The service
-/// never mints an `Mcp-Session-Id`. The request's extensions are handed to
-/// the handler's [`Context`](crate::Context); a [`Principal`] that middleware
-/// put there becomes the context's principal.
+/// **Initialize-era sessions.** `initialize` opens a session in the
+/// [`SessionStore`](super::SessionStore) of [`HttpOptions`] and answers with
+/// its `Mcp-Session-Id` (503 when the store is full); later requests must
+/// carry it (400 without, 404 when unknown, expired or ended). JSON-RPC
+/// errors of a session travel on 200. `GET` opens the session's standalone
+/// stream (409 for a second one) or, with `Last-Event-ID`, resumes a broken
+/// request stream; `DELETE` ends the session. A session's streamed requests
+/// run on tasks of their own, so a broken connection neither cancels them
+/// nor loses their response; `notifications/cancelled` does cancel.
 ///
-/// The handler future runs inside the response future: no task is spawned
-/// and no channel is crossed (a streamed request runs inside its response
-/// body). If that future or body is dropped (the client went away) or the
-/// request timeout passes, the request's [`CancelSignal`] fires; a timed-out
-/// request is answered `-32603` "Request timed out" with its id.
+/// Errors of steps 3 and 5 carry a JSON-RPC error without an id. The
+/// request's extensions are handed to the handler's
+/// [`Context`](crate::Context); a [`Principal`] that middleware put there
+/// becomes the context's principal, and a session belongs to the principal
+/// that opened it.
+///
+/// A 2026-07-28 handler future runs inside the response future: no task is
+/// spawned and no channel is crossed (a streamed request runs inside its
+/// response body). If that future or body is dropped (the client went away)
+/// or the request timeout passes, the request's [`CancelSignal`] fires; a
+/// timed-out request is answered `-32603` "Request timed out" with its id.
 ///
 /// It needs a Tokio runtime with the time driver enabled.
 #[derive(Clone)]

@@ -21,6 +21,13 @@ pub const DEFAULT_MAX_SESSIONS: usize = 4096;
 /// How long a session may stay idle before it expires, by default.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
+/// Every this many new sessions the store drops expired ones, full or not.
+const SWEEP_EVERY: usize = 64;
+
+/// How long a session that never finished its handshake
+/// (`notifications/initialized`) is safe from eviction when the store is full.
+pub const UNFINISHED_GRACE: Duration = Duration::from_secs(10);
+
 /// The store is full: no session can be opened until one ends or expires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionsFull {
@@ -70,8 +77,12 @@ impl<T: SessionStore> SessionStore for Arc<T> {
     }
 }
 
-/// The in-memory store: a bounded map; idle sessions expire when looked up
-/// and are swept when the store is full.
+/// The in-memory store: a bounded map; idle sessions (no request and no open
+/// standalone stream for the idle time) expire when looked up, and are swept
+/// every 64 new sessions and whenever the store is full. A full store also
+/// evicts the longest-idle session that never sent `notifications/initialized`
+/// (idle at least [`UNFINISHED_GRACE`], see
+/// [`MemorySessions::unfinished_grace`]) before it refuses a new one.
 ///
 /// ```
 /// use snodo::transport::http::{MemorySessions, SessionStore};
@@ -82,6 +93,8 @@ pub struct MemorySessions {
     sessions: Mutex<HashMap<Box<str>, Arc<Session>>>,
     max: usize,
     idle: Duration,
+    unfinished_grace: Duration,
+    inserts: std::sync::atomic::AtomicUsize,
 }
 
 impl fmt::Debug for MemorySessions {
@@ -108,7 +121,33 @@ impl MemorySessions {
             sessions: Mutex::default(),
             max: max.max(1),
             idle,
+            unfinished_grace: UNFINISHED_GRACE,
+            inserts: std::sync::atomic::AtomicUsize::new(1),
         }
+    }
+
+    /// Sets how long a session that never finished its handshake is safe
+    /// from eviction when the store is full (default [`UNFINISHED_GRACE`]).
+    pub fn unfinished_grace(mut self, grace: Duration) -> Self {
+        self.unfinished_grace = grace;
+        self
+    }
+
+    /// Ended, or idle for the whole idle time with no standalone stream open
+    /// (a client that only listens is not idle).
+    fn expired(&self, session: &Session) -> bool {
+        session.is_ended() || (session.idle_for() >= self.idle && !session.has_outbox())
+    }
+
+    /// Ends and drops every expired session.
+    fn sweep(&self, map: &mut HashMap<Box<str>, Arc<Session>>) {
+        map.retain(|_, s| {
+            let live = !self.expired(s);
+            if !live {
+                s.end();
+            }
+            live
+        });
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
@@ -119,14 +158,26 @@ impl MemorySessions {
 impl SessionStore for MemorySessions {
     fn insert(&self, session: Arc<Session>) -> Result<(), SessionsFull> {
         let mut map = self.lock();
+        let inserts = self
+            .inserts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if map.len() >= self.max || inserts % SWEEP_EVERY == 0 {
+            self.sweep(&mut map);
+        }
         if map.len() >= self.max {
-            map.retain(|_, s| {
-                let live = s.idle_for() < self.idle && !s.is_ended();
-                if !live {
-                    s.end();
-                }
-                live
-            });
+            // Still full: the handshake that was never finished and has been
+            // idle longest gives way, so that a flood of bare `initialize`
+            // requests cannot lock finished sessions' clients out.
+            let stale = map
+                .iter()
+                .filter(|(_, s)| !s.is_initialized() && s.idle_for() >= self.unfinished_grace)
+                .max_by_key(|(_, s)| s.idle_for())
+                .map(|(id, _)| id.clone());
+            if let Some(id) = stale
+                && let Some(gone) = map.remove(&id)
+            {
+                gone.end();
+            }
         }
         if map.len() >= self.max {
             return Err(SessionsFull { max: self.max });
@@ -138,7 +189,7 @@ impl SessionStore for MemorySessions {
     fn get(&self, id: &str) -> Option<Arc<Session>> {
         let mut map = self.lock();
         let session = map.get(id)?;
-        if session.idle_for() >= self.idle || session.is_ended() {
+        if self.expired(session) {
             if let Some(gone) = map.remove(id) {
                 gone.end();
             }
