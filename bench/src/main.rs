@@ -744,31 +744,44 @@ async fn startup_round(
 /// Workload 5b: RSS with 1 000 open listen streams, on a fresh server.
 async fn listen_round(launcher: &Launcher, specs: &[Spec], round: usize, samples: &mut Samples) {
     for spec in specs.iter().filter(|s| s.listen) {
-        let result = async {
-            let server = launcher.http(spec).await?;
-            let r = async {
-                http_load::one(&server.target, Work::Echo, Expect::Echo, 1).await?;
-                let streams =
-                    http_load::open_listen_streams(&server.target, LISTEN_STREAMS).await?;
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                let rss = procs::memory_kb(server.pid).map(|(rss, _)| rss);
-                drop(streams);
-                Ok::<_, String>(rss)
-            }
-            .await;
-            server.stop().await;
-            r
-        }
+        let s = fresh_rss(launcher.http(spec).await, |target| async move {
+            http_load::one(&target, Work::Echo, Expect::Echo, 1).await?;
+            let streams = http_load::open_listen_streams(&target, LISTEN_STREAMS).await?;
+            Ok(Box::new(streams) as Box<dyn std::any::Any>)
+        })
         .await;
-        let s = match result {
-            Ok(rss) => Sample {
-                peak_rss_kb: rss,
-                ..Sample::default()
-            },
-            Err(e) => failed(e),
-        };
         log_sample(round, "rss_listen_1000", spec.name, &s);
         samples.add("rss_listen_1000", spec.name, s);
+    }
+}
+
+/// The RSS of a fresh server process once `open` has set up what it holds
+/// (kept alive until the RSS is read), as a sample.
+async fn fresh_rss<F, Fut>(server: Result<procs::HttpServer, String>, open: F) -> Sample
+where
+    F: FnOnce(http_load::Target) -> Fut,
+    Fut: std::future::Future<Output = Result<Box<dyn std::any::Any>, String>>,
+{
+    let result = async {
+        let server = server?;
+        let r = async {
+            let held = open(server.target.clone()).await?;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let rss = procs::memory_kb(server.pid).map(|(rss, _)| rss);
+            drop(held);
+            Ok::<_, String>(rss)
+        }
+        .await;
+        server.stop().await;
+        r
+    }
+    .await;
+    match result {
+        Ok(rss) => Sample {
+            peak_rss_kb: rss,
+            ..Sample::default()
+        },
+        Err(e) => failed(e),
     }
 }
 
@@ -820,25 +833,11 @@ async fn session_round(
         if !applicable("rss_sessions_1000", spec) {
             continue;
         }
-        let result = async {
-            let server = launcher.http_sessions(spec).await?;
-            let r = async {
-                http_load::open_sessions(&server.target, IDLE_SESSIONS).await?;
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                Ok::<_, String>(procs::memory_kb(server.pid).map(|(rss, _)| rss))
-            }
-            .await;
-            server.stop().await;
-            r
-        }
+        let s = fresh_rss(launcher.http_sessions(spec).await, |target| async move {
+            http_load::open_sessions(&target, IDLE_SESSIONS).await?;
+            Ok(Box::new(()) as Box<dyn std::any::Any>)
+        })
         .await;
-        let s = match result {
-            Ok(rss) => Sample {
-                peak_rss_kb: rss,
-                ..Sample::default()
-            },
-            Err(e) => failed(e),
-        };
         log_sample(round, "rss_sessions_1000", spec.name, &s);
         samples.add("rss_sessions_1000", spec.name, s);
     }

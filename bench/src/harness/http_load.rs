@@ -175,11 +175,20 @@ async fn exchange(
     })
 }
 
+/// What a connection sends.
+#[derive(Debug, Clone, Copy)]
+enum Flavor {
+    /// 2026-07-28 requests (`work`), judged by `expect`.
+    Stateless(Work, Expect),
+    /// `tools/call echo` inside an initialize-era session the connection
+    /// opens first.
+    Session,
+}
+
 /// One closed-loop connection: request, check, record, repeat until `end`.
 async fn connection(
     target: Rc<Target>,
-    work: Work,
-    expect: Expect,
+    flavor: Flavor,
     index: u64,
     measure_from: Instant,
     end: Instant,
@@ -195,10 +204,31 @@ async fn connection(
                 continue;
             }
         };
+        let session = match flavor {
+            Flavor::Stateless(..) => None,
+            Flavor::Session => match open_session(&mut sender, &target, index << 32).await {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    out.error(e);
+                    driver.abort();
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
         while Instant::now() < end {
             seq += 1;
             let id = (index << 32) | seq;
-            let req = request(&target, work.method(), work.name(), work.body(id));
+            let (req, expect) = match flavor {
+                Flavor::Stateless(work, expect) => (
+                    request(&target, work.method(), work.name(), work.body(id)),
+                    expect,
+                ),
+                Flavor::Session => (
+                    session_request(&target, session.as_ref(), wire::session_echo_body(id)),
+                    Expect::SessionEcho,
+                ),
+            };
             let start = Instant::now();
             let result = exchange(&mut sender, req, expect, id).await;
             let done = Instant::now();
@@ -234,6 +264,35 @@ pub(crate) async fn run(
     warmup: Duration,
     measure: Duration,
 ) -> Outcome {
+    load(
+        target,
+        Flavor::Stateless(work, expect),
+        concurrency,
+        warmup,
+        measure,
+    )
+    .await
+}
+
+/// Runs `concurrency` closed-loop connections, each in an initialize-era
+/// session of its own (opened during the warm-up), for `warmup` +
+/// `measure`; counts only responses completed during `measure`.
+pub(crate) async fn run_sessions(
+    target: &Target,
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Outcome {
+    load(target, Flavor::Session, concurrency, warmup, measure).await
+}
+
+async fn load(
+    target: &Target,
+    flavor: Flavor,
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Outcome {
     let target = Rc::new(target.clone());
     let start = Instant::now();
     let measure_from = start + warmup;
@@ -243,8 +302,7 @@ pub(crate) async fn run(
         .map(|i| {
             local.spawn_local(connection(
                 Rc::clone(&target),
-                work,
-                expect,
+                flavor,
                 i as u64 + 1,
                 measure_from,
                 end,
@@ -465,102 +523,6 @@ async fn open_session(
         return Err(format!("notifications/initialized: HTTP {status}"));
     }
     Ok(session)
-}
-
-/// One closed-loop connection inside its own initialize-era session.
-async fn session_connection(
-    target: Rc<Target>,
-    index: u64,
-    measure_from: Instant,
-    end: Instant,
-) -> Outcome {
-    let mut out = Outcome::default();
-    let mut seq = 0u64;
-    'reconnect: while Instant::now() < end {
-        let (mut sender, driver) = match connect(&target).await {
-            Ok(c) => c,
-            Err(e) => {
-                out.error(e);
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
-            }
-        };
-        let session = match open_session(&mut sender, &target, index << 32).await {
-            Ok(s) => s,
-            Err(e) => {
-                out.error(e);
-                driver.abort();
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
-            }
-        };
-        while Instant::now() < end {
-            seq += 1;
-            let id = (index << 32) | seq;
-            let req = session_request(&target, Some(&session), wire::session_echo_body(id));
-            let start = Instant::now();
-            let result = exchange(&mut sender, req, Expect::SessionEcho, id).await;
-            let done = Instant::now();
-            match result {
-                Ok(Ok(bytes)) => {
-                    if done >= measure_from && done < end {
-                        out.completed += 1;
-                        out.bytes += bytes;
-                        out.hist.record((done - start).as_nanos() as u64);
-                    }
-                }
-                Ok(Err(wrong)) => out.error(wrong),
-                Err(broken) => {
-                    out.error(broken);
-                    driver.abort();
-                    continue 'reconnect;
-                }
-            }
-        }
-        drop(sender);
-        let _ = driver.await;
-    }
-    out
-}
-
-/// Runs `concurrency` closed-loop connections, each in an initialize-era
-/// session of its own (opened during the warm-up), for `warmup` +
-/// `measure`; counts only responses completed during `measure`.
-pub(crate) async fn run_sessions(
-    target: &Target,
-    concurrency: usize,
-    warmup: Duration,
-    measure: Duration,
-) -> Outcome {
-    let target = Rc::new(target.clone());
-    let start = Instant::now();
-    let measure_from = start + warmup;
-    let end = measure_from + measure;
-    let local = tokio::task::LocalSet::new();
-    let handles: Vec<_> = (0..concurrency)
-        .map(|i| {
-            local.spawn_local(session_connection(
-                Rc::clone(&target),
-                i as u64 + 1,
-                measure_from,
-                end,
-            ))
-        })
-        .collect();
-    let mut total = Outcome {
-        window: measure,
-        ..Outcome::default()
-    };
-    local
-        .run_until(async {
-            for h in handles {
-                if let Ok(part) = h.await {
-                    total.merge(part);
-                }
-            }
-        })
-        .await;
-    total
 }
 
 /// Opens `count` initialize-era sessions (handshake complete) over a few

@@ -81,6 +81,12 @@ impl Running {
         read_json(response).await
     }
 
+    /// POSTs a request of session `sid` that answers with a stream.
+    async fn stream(&self, sid: &str, body: &str) -> Events {
+        let headers = [("mcp-session-id", sid), ("mcp-protocol-version", V)];
+        Events::new(self.send(Method::POST, &headers, body).await)
+    }
+
     async fn initialize(&self, capabilities: Value) -> String {
         let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": V, "capabilities": capabilities,
@@ -305,14 +311,12 @@ async fn a_2026_request_stays_stateless_beside_sessions() {
 async fn a_handler_that_needs_input_asks_on_its_own_stream() {
     let run = start(HttpOptions::default()).await;
     let sid = run.initialize(json!({"elicitation": {}})).await;
-    let response = run
-        .send(
-            Method::POST,
-            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
+    let mut events = run
+        .stream(
+            &sid,
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask"}}"#,
         )
         .await;
-    let mut events = Events::new(response);
     let priming = events.next().await.unwrap();
     assert!(
         priming.retry && priming.data.is_empty() && priming.id.is_some(),
@@ -341,14 +345,7 @@ async fn a_handler_that_needs_input_asks_on_its_own_stream() {
 async fn a_broken_stream_resumes_from_last_event_id() {
     let run = start(HttpOptions::default()).await;
     let sid = run.initialize(json!({})).await;
-    let response = run
-        .send(
-            Method::POST,
-            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
-            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"steps","_meta":{"progressToken":"p"}}}"#,
-        )
-        .await;
-    let mut events = Events::new(response);
+    let mut events = run.stream(&sid, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"steps","_meta":{"progressToken":"p"}}}"#).await;
     let _priming = events.next().await.unwrap();
     let first = events.next().await.unwrap();
     let progress: Value = serde_json::from_str(&first.data).unwrap();
@@ -537,14 +534,7 @@ async fn idle_sessions_expire_and_make_room() {
 async fn notifications_cancelled_ends_a_streamed_call_without_a_response() {
     let run = start(HttpOptions::default()).await;
     let sid = run.initialize(json!({})).await;
-    let response = run
-        .send(
-            Method::POST,
-            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
-            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}"#,
-        )
-        .await;
-    let mut events = Events::new(response);
+    let mut events = run.stream(&sid, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","_meta":{"progressToken":1}}}"#).await;
     let _priming = events.next().await.unwrap();
     let (status, _, _) = run
         .post(
@@ -593,14 +583,12 @@ async fn a_session_that_only_listens_does_not_expire() {
 async fn waiting_for_the_client_does_not_count_against_the_request_timeout() {
     let run = start(HttpOptions::default().request_timeout(Duration::from_millis(300))).await;
     let sid = run.initialize(json!({"elicitation": {}})).await;
-    let response = run
-        .send(
-            Method::POST,
-            &[("mcp-session-id", &sid), ("mcp-protocol-version", V)],
+    let mut events = run
+        .stream(
+            &sid,
             r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask"}}"#,
         )
         .await;
-    let mut events = Events::new(response);
     let _priming = events.next().await.unwrap();
     let request = events.json().await;
     tokio::time::sleep(Duration::from_millis(700)).await; // a human, thinking

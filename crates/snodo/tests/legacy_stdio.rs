@@ -52,6 +52,16 @@ impl Pipe {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?} is not JSON: {e}"))
     }
 
+    /// Sends `ping` and expects its empty result.
+    async fn ping(&mut self, id: u32) {
+        self.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#))
+            .await;
+        assert_eq!(
+            self.recv().await,
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+    }
+
     /// Nothing arrives within `ms`.
     async fn silent(&mut self, ms: u64) {
         let next = tokio::time::timeout(Duration::from_millis(ms), self.output.next_line()).await;
@@ -130,12 +140,7 @@ async fn requests_before_initialize_are_refused_except_ping() {
         json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600,
             "message": "Invalid Request: the session is not initialized; send initialize first"}})
     );
-    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
-        .await;
-    assert_eq!(
-        pipe.recv().await,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
-    );
+    pipe.ping(2).await;
     pipe.close().await;
 }
 
@@ -422,12 +427,7 @@ async fn notifications_cancelled_stops_the_handler_and_suppresses_the_response()
     pipe.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}"#)
         .await;
     pipe.silent(200).await;
-    pipe.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
-        .await;
-    assert_eq!(
-        pipe.recv().await,
-        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
-    );
+    pipe.ping(2).await;
     pipe.close().await;
 }
 

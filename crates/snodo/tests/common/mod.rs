@@ -1,4 +1,5 @@
-//! Shared test support: the official 2026-07-28 schema and wire assertions.
+//! Shared test support: the official schemas of every revision and wire
+//! assertions.
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
@@ -10,35 +11,59 @@ static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../spec/schema-2026-07-28.json")).expect("schema parses")
 });
 
+static SCHEMA_2025_11_25: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../spec/schema-2025-11-25.json")).expect("schema parses")
+});
+
+static SCHEMA_2025_06_18: LazyLock<Value> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../spec/schema-2025-06-18.json")).expect("schema parses")
+});
+
 static COMPILED: LazyLock<Mutex<HashMap<String, &'static jsonschema::Validator>>> =
     LazyLock::new(Default::default);
 
-fn validator(def: &str) -> &'static jsonschema::Validator {
+/// The compiled official definition `def` of `revision`'s schema.
+fn validator(revision: &str, def: &str) -> &'static jsonschema::Validator {
     let mut cache = COMPILED.lock().unwrap();
-    cache.entry(def.to_string()).or_insert_with(|| {
-        let schema = json!({
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$ref": format!("#/$defs/{def}"),
-            "$defs": SCHEMA["$defs"].clone(),
-        });
+    cache.entry(format!("{revision}/{def}")).or_insert_with(|| {
+        const Y2020: &str = "https://json-schema.org/draft/2020-12/schema";
+        let (dialect, key, defs) = match revision {
+            "2026-07-28" => (Y2020, "$defs", &SCHEMA["$defs"]),
+            "2025-11-25" => (Y2020, "$defs", &SCHEMA_2025_11_25["$defs"]),
+            "2025-06-18" => (
+                "http://json-schema.org/draft-07/schema#",
+                "definitions",
+                &SCHEMA_2025_06_18["definitions"],
+            ),
+            other => panic!("no schema for {other}"),
+        };
+        let schema =
+            json!({"$schema": dialect, "$ref": format!("#/{key}/{def}"), key: defs.clone()});
         Box::leak(Box::new(
             jsonschema::validator_for(&schema).expect("official schema compiles"),
         ))
     })
 }
 
-/// Asserts that `value` validates against the official definition `def`.
+/// Asserts that `value` validates against definition `def` of `revision`'s
+/// official schema.
 #[track_caller]
-pub fn assert_valid(def: &str, value: &Value) {
-    let v = validator(def);
-    let errors: Vec<String> = v
+pub fn assert_valid_in(revision: &str, def: &str, value: &Value) {
+    let errors: Vec<String> = validator(revision, def)
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(
         errors.is_empty(),
-        "{value} is not a valid {def}: {errors:#?}"
+        "{value} is not a valid {revision} {def}: {errors:#?}"
     );
+}
+
+/// Asserts that `value` validates against the official 2026-07-28
+/// definition `def`.
+#[track_caller]
+pub fn assert_valid(def: &str, value: &Value) {
+    assert_valid_in("2026-07-28", def, value);
 }
 
 /// Asserts a response is a valid JSON-RPC response under the official schema
@@ -60,51 +85,6 @@ pub fn meta_with(caps: Value) -> Value {
         "io.modelcontextprotocol/clientCapabilities": caps,
         "io.modelcontextprotocol/clientInfo": {"name": "vectors", "version": "1.0.0"}
     })
-}
-
-static SCHEMA_2025_11_25: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../spec/schema-2025-11-25.json")).expect("schema parses")
-});
-
-static SCHEMA_2025_06_18: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../spec/schema-2025-06-18.json")).expect("schema parses")
-});
-
-fn legacy_validator(revision: &str, def: &str) -> &'static jsonschema::Validator {
-    let mut cache = COMPILED.lock().unwrap();
-    cache.entry(format!("{revision}/{def}")).or_insert_with(|| {
-        let schema = match revision {
-            "2025-11-25" => json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$ref": format!("#/$defs/{def}"),
-                "$defs": SCHEMA_2025_11_25["$defs"].clone(),
-            }),
-            "2025-06-18" => json!({
-                "$schema": "http://json-schema.org/draft-07/schema#",
-                "$ref": format!("#/definitions/{def}"),
-                "definitions": SCHEMA_2025_06_18["definitions"].clone(),
-            }),
-            other => panic!("no schema for {other}"),
-        };
-        Box::leak(Box::new(
-            jsonschema::validator_for(&schema).expect("official schema compiles"),
-        ))
-    })
-}
-
-/// Asserts that `value` validates against definition `def` of an
-/// initialize-era revision's official schema.
-#[track_caller]
-pub fn assert_valid_in(revision: &str, def: &str, value: &Value) {
-    let v = legacy_validator(revision, def);
-    let errors: Vec<String> = v
-        .iter_errors(value)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{value} is not a valid {revision} {def}: {errors:#?}"
-    );
 }
 
 /// Asserts that a response of an initialize-era session is valid in its

@@ -285,17 +285,27 @@ fn lock(session: &Session) -> std::sync::MutexGuard<'_, crate::server::legacy::R
     session.replay.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `GET`: the standalone stream, or a resumed request stream.
-pub(super) fn get(
+/// `GET` or `DELETE` on the session the request names.
+pub(super) fn session_verb(
     server: &Server,
     store: &dyn SessionStore,
     headers: &HeaderMap,
     principal: Option<&Principal>,
+    delete: bool,
 ) -> Response<McpBody> {
-    let session = match find_session(store, headers, principal) {
-        Ok(session) => session,
-        Err((code, message)) => return reject(code, message),
-    };
+    match find_session(store, headers, principal) {
+        Err((code, message)) => reject(code, message),
+        Ok(session) if delete => {
+            store.remove(session.id());
+            session.end();
+            status(StatusCode::OK)
+        }
+        Ok(session) => get(server, session, headers),
+    }
+}
+
+/// `GET`: the standalone stream, or a resumed request stream.
+fn get(server: &Server, session: Arc<Session>, headers: &HeaderMap) -> Response<McpBody> {
     session.touch();
     if let Some(last) = header(headers, "last-event-id") {
         let (tx, rx) = mpsc::channel(MAX_REPLAY_EVENTS + STREAM_QUEUE);
@@ -341,21 +351,6 @@ pub(super) fn get(
         }
     });
     sse(rx)
-}
-
-/// `DELETE`: ends the session.
-pub(super) fn delete(
-    store: &dyn SessionStore,
-    headers: &HeaderMap,
-    principal: Option<&Principal>,
-) -> Response<McpBody> {
-    let session = match find_session(store, headers, principal) {
-        Ok(session) => session,
-        Err((code, message)) => return reject(code, message),
-    };
-    store.remove(session.id());
-    session.end();
-    status(StatusCode::OK)
 }
 
 /// An SSE response fed by a channel of `(event id, frame)`; an empty frame

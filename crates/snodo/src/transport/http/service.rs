@@ -261,11 +261,8 @@ where
     if parts.method != Method::POST {
         let principal = parts.extensions.get::<Principal>();
         let store = config.sessions.as_ref();
-        return if parts.method == Method::GET {
-            legacy::get(&server, store, &parts.headers, principal)
-        } else {
-            legacy::delete(store, &parts.headers, principal)
-        };
+        let delete = parts.method == Method::DELETE;
+        return legacy::session_verb(&server, store, &parts.headers, principal, delete);
     }
     let bytes = match read_body(body, &parts.headers, &config).await {
         Ok(bytes) => bytes,
