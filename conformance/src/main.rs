@@ -59,18 +59,21 @@ async fn serve(port: u16) -> Result<(), Box<dyn std::error::Error>> {
     let server = server()?;
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = HttpListener::bind(&server, addr, HttpOptions::new()).await?;
+    let stop = stop_signal();
     println!("{{\"url\":\"{}\"}}", listener.url());
     let events = server.events().clone();
     let shutdown = async move {
-        stop_signal().await;
+        stop.await;
         events.shutdown();
     };
     listener.run(shutdown).await?;
     Ok(())
 }
 
-/// SIGTERM, SIGINT, or stdin reaching end of file.
-async fn stop_signal() {
+/// SIGTERM, SIGINT, or stdin reaching end of file. The signal handlers are
+/// installed when this is called, so that a signal sent right after the
+/// fixture announced itself is caught.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     use tokio::io::AsyncReadExt;
     let stdin_closed = async {
         let mut stdin = tokio::io::stdin();
@@ -81,16 +84,21 @@ async fn stop_signal() {
     {
         use tokio::signal::unix::{SignalKind, signal};
         let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-            _ = stdin_closed => {}
+        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+        async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+                _ = stdin_closed => {}
+            }
         }
     }
     #[cfg(not(unix))]
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = stdin_closed => {}
+    async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = stdin_closed => {}
+        }
     }
 }
 
@@ -118,7 +126,11 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .expect("runtime");
-    match runtime.block_on(serve(port)) {
+    let outcome = runtime.block_on(serve(port));
+    // The read of stdin that watches for its end may still be blocked on a
+    // thread of the runtime: exit without waiting for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("snodo-conformance: {e}");

@@ -57,6 +57,9 @@ fn main() -> ExitCode {
             Command::Client(_) => Ok(()),
         }
     });
+    // A read of a terminal's stdin may still be blocked on a thread of the
+    // runtime: exit without waiting for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -71,39 +74,50 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     if let Some(addr) = args.http {
         return serve_http(server, addr).await;
     }
-    server.serve_stdio().await
+    // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
+    let stop = stop_signal();
+    tokio::select! {
+        served = server.serve_stdio() => served,
+        _ = stop => Ok(()),
+    }
 }
 
 async fn serve_http(server: snodo::Server, addr: SocketAddr) -> std::io::Result<()> {
     use snodo::transport::http::{HttpListener, HttpOptions};
     let listener = HttpListener::bind(&server, addr, HttpOptions::new()).await?;
+    let stop = stop_signal();
     println!("{{\"url\":\"{}\"}}", listener.url());
     let events = server.events().clone();
     listener
         .run(async move {
-            stop_signal().await;
+            stop.await;
             events.shutdown();
         })
         .await
 }
 
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
+/// SIGINT or SIGTERM. The handlers are installed when this is called (not
+/// when the future is first polled), so that a signal sent right after the
+/// server announced itself is caught.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            let (Some(mut term), Some(mut int)) = (term, int) else {
                 let _ = tokio::signal::ctrl_c().await;
+                return;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
         }
     }
     #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
