@@ -1,8 +1,10 @@
 """Summarize a conformance run (the runner's -o folder) as a Markdown table.
 
     summarize.py RAW_DIR OUT.md NAME ARGS      write the table
-    summarize.py --check-warnings RAW_DIR BASELINE
-        exit 1 when a scenario not in the baseline has a WARNING or FAILURE
+    summarize.py --check-warnings RAW_DIR BASELINE [MIN_SCENARIOS MIN_PASSED]
+        exit 1 when a scenario not in the baseline has a WARNING or FAILURE,
+        or when the run has fewer scenarios or passed checks than the minimums
+        (so that a run that selected nothing cannot pass)
 """
 import json
 import pathlib
@@ -47,7 +49,16 @@ def main(argv):
         ]
         for name, counts in bad:
             print(f"conformance: {name}: {counts['FAILURE']} failure(s), {counts['WARNING']} warning(s)")
-        return 1 if bad else 0
+        short = False
+        if len(argv) >= 5:
+            rows = scenarios(raw)
+            passed = sum(c["SUCCESS"] for c in rows.values())
+            want_scenarios, want_passed = int(argv[3]), int(argv[4])
+            if len(rows) < want_scenarios or passed < want_passed:
+                print(f"conformance: {raw}: {len(rows)} scenarios and {passed} passed checks, "
+                      f"fewer than the expected {want_scenarios} and {want_passed}")
+                short = True
+        return 1 if bad or short else 0
     raw, out, name, args = argv
     rows = scenarios(raw)
     total = {k: sum(c[k] for c in rows.values()) for k in ("SUCCESS", "FAILURE", "WARNING")}

@@ -3,25 +3,35 @@
 # (server and client legs), and the interop checks against MCP clients and
 # servers no one here wrote. On first run it installs what it needs (Node 22,
 # the pinned npm packages, the Python SDK) into a cache outside the clone.
-# The last line totals every check that ran.
-set -euo pipefail
+# Every leg runs even when an earlier one fails; the last line totals every
+# check that ran (a failed leg whose output has no count counts as one failed
+# check), the line before it names the failed legs, and the exit status is
+# non-zero when any leg failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+failed_legs=()
 leg() { # leg TITLE COMMAND...
-    echo "== $1"
+    local title=$1
+    echo "== $title"
     shift
     "$@" 2>&1 | tee -a "$log"
+    local status=${PIPESTATUS[0]}
+    if [[ $status -ne 0 ]]; then
+        failed_legs+=("$title (exit $status)")
+        echo "LEG FAILED: $title (exit $status)" | tee -a "$log"
+    fi
 }
 
-leg "cargo test (every crate but the bench harness, all features)" cargo test --all-features
+leg "cargo test (every crate but the bench harness, all features)" cargo test --all-features --no-fail-fast
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh
 leg "interop: our client against servers no one here wrote" interop/client_interop.sh
 
-python3 - "$log" <<'PY'
+read -r passed failed < <(python3 - "$log" <<'PY'
 import re, sys
 text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 passed = failed = 0
@@ -29,5 +39,13 @@ for p, f in re.findall(r"^test result: \w+\. (\d+) passed; (\d+) failed", text, 
     passed, failed = passed + int(p), failed + int(f)
 for p, f in re.findall(r"^(?!Total:)[\w-]+: (\d+) passed, (\d+) failed(?:, \d+ warnings)?$", text, re.M):
     passed, failed = passed + int(p), failed + int(f)
-print(f"total: {passed} passed, {failed} failed")
+print(passed, failed)
 PY
+)
+if [[ ${#failed_legs[@]} -gt 0 ]]; then
+    # A leg that failed without reporting a failed check still counts as one.
+    [[ $failed -ge ${#failed_legs[@]} ]] || failed=${#failed_legs[@]}
+    printf 'failed legs: %s\n' "$(IFS=';'; echo "${failed_legs[*]}")"
+fi
+echo "total: ${passed:-0} passed, ${failed:-0} failed"
+[[ ${#failed_legs[@]} -eq 0 ]]
