@@ -164,3 +164,24 @@ async fn direct_listen_receives_list_changes() {
         "the subscription ends when the server shuts it down"
     );
 }
+
+#[tokio::test]
+async fn a_mistyped_url_runs_nothing_and_says_why() {
+    let err = snodo::Client::connect("localhost:3000/mcp")
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("write http://localhost:3000/mcp"),
+        "{err}"
+    );
+    let err = snodo::Client::http("localhost:3000/mcp").await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is not an http:// or https:// URL"),
+        "{err}"
+    );
+    let err = snodo::Client::spawn("htp://127.0.0.1:1/mcp")
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("scheme `htp`"), "{err}");
+}

@@ -180,6 +180,9 @@ impl Client {
     ///
     /// `target` is an `http(s)://` URL, a command line for a stdio server
     /// (`"python server.py"`), a [`StdioCommand`], or a [`Server`](crate::Server).
+    /// A command line whose program looks like a mistyped URL
+    /// (`"htp://..."`, `"localhost:3000/mcp"`) is refused without running
+    /// anything; [`Client::http`] and [`Client::spawn`] say which is meant.
     pub async fn connect(target: impl Into<Target>) -> Result<Client, ClientError> {
         ClientBuilder::new().connect(target).await
     }
@@ -187,6 +190,32 @@ impl Client {
     /// A builder for handlers, timeouts, headers and the revision.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()
+    }
+
+    /// Connects to a Streamable HTTP endpoint (default options); never runs
+    /// a program, whatever `url` holds.
+    pub async fn http(url: &str) -> Result<Client, ClientError> {
+        if !Target::is_url(url) {
+            return Err(ClientError::transport(format!(
+                "`{url}` is not an http:// or https:// URL"
+            )));
+        }
+        Client::connect(Target::Http(url.trim().to_string())).await
+    }
+
+    /// Starts `command` (split like a shell would) and speaks to it over
+    /// stdio (default options).
+    pub async fn spawn(command: &str) -> Result<Client, ClientError> {
+        Client::connect(Target::Stdio(Self::command(command)?)).await
+    }
+
+    /// Parses a command line, refusing one whose program looks like a
+    /// mistyped URL.
+    fn command(line: &str) -> Result<StdioCommand, ClientError> {
+        if let Some(reason) = Target::mistyped_url(line) {
+            return Err(ClientError::transport(reason));
+        }
+        StdioCommand::parse(line)
     }
 
     pub(crate) async fn open(config: Config, target: Target) -> Result<Client, ClientError> {
@@ -200,7 +229,7 @@ impl Client {
                 max,
             )?),
             Target::Command(line) => Arc::new(transport::stdio::StdioTransport::spawn(
-                &StdioCommand::parse(&line)?,
+                &Self::command(&line)?,
                 utx,
                 max,
             )?),

@@ -117,6 +117,43 @@ impl Target {
         let lower = text.trim_start().to_ascii_lowercase();
         lower.starts_with("http://") || lower.starts_with("https://")
     }
+
+    /// Why a command line is refused before anything is run: its program
+    /// looks like a mistyped endpoint (another scheme, `host:port` or
+    /// `localhost/...` without `http://`), so starting it would run whatever
+    /// program that name finds instead of connecting. `None` when it may run.
+    ///
+    /// ```
+    /// use snodo::client::Target;
+    /// assert!(Target::mistyped_url("htp://127.0.0.1:3000/mcp").is_some());
+    /// assert!(Target::mistyped_url("localhost:3000/mcp").is_some());
+    /// assert!(Target::mistyped_url("python server.py").is_none());
+    /// ```
+    pub fn mistyped_url(command_line: &str) -> Option<String> {
+        let program = command_line.split_whitespace().next()?;
+        if let Some((scheme, _)) = program.split_once("://") {
+            return Some(format!(
+                "`{program}` is not a command: the scheme `{scheme}` is not http or https"
+            ));
+        }
+        let host = program.split('/').next().unwrap_or(program);
+        let (name, port) = match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        };
+        let local = ["localhost", "127.0.0.1", "[::1]", "0.0.0.0"].contains(&name);
+        let has_port = port.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        let hostlike = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-.[]:".contains(&b));
+        if (local && (has_port || program.contains('/'))) || (hostlike && has_port) {
+            return Some(format!(
+                "`{program}` looks like an address, not a command: write http://{program}"
+            ));
+        }
+        None
+    }
 }
 
 impl From<&str> for Target {
@@ -156,5 +193,35 @@ impl From<Server> for Target {
 impl From<&Server> for Target {
     fn from(server: &Server) -> Self {
         Target::Direct(server.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mistyped_urls_are_told_from_command_lines() {
+        for typo in [
+            "htp://127.0.0.1:3000/mcp",
+            "ws://localhost:3000/mcp",
+            "localhost:3000/mcp",
+            "localhost/mcp",
+            "127.0.0.1:3000",
+            "[::1]:8080/mcp",
+            "example.com:443/mcp --flag",
+        ] {
+            assert!(Target::mistyped_url(typo).is_some(), "{typo}");
+        }
+        for command in [
+            "python server.py",
+            "target/debug/snodo demo --stdio",
+            "/usr/bin/node build/index.js",
+            "npx -y @modelcontextprotocol/server-everything",
+            "uvx mcp-server-time --local-timezone=Europe/Paris",
+            "C:\\tools\\server.exe",
+        ] {
+            assert!(Target::mistyped_url(command).is_none(), "{command}");
+        }
     }
 }

@@ -39,8 +39,9 @@ use crate::{Error, Server};
 /// Limits of the stdio transport.
 #[derive(Debug, Clone)]
 pub struct StdioOptions {
-    /// Longest line accepted, in bytes (default 2 MiB).
-    pub max_line_bytes: usize,
+    /// Longest line accepted, in bytes (default: `None`, the server's
+    /// message limit, [`Limits::max_bytes`](crate::wire::Limits::max_bytes)).
+    pub max_line_bytes: Option<usize>,
     /// Most requests running at once (default 256). Beyond it one more request
     /// is held and reading pauses until a slot frees; notifications read so far
     /// (cancellations) still apply.
@@ -52,7 +53,7 @@ pub struct StdioOptions {
 impl Default for StdioOptions {
     fn default() -> Self {
         Self {
-            max_line_bytes: 2 * 1024 * 1024,
+            max_line_bytes: None,
             max_in_flight: 256,
             shutdown_grace: Duration::from_secs(5),
         }
@@ -270,7 +271,8 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let mut lines = LineReader::new(input, options.max_line_bytes);
+        let max_line = options.max_line_bytes.unwrap_or(self.limits().max_bytes);
+        let mut lines = LineReader::new(input, max_line);
         let mut out = BufWriter::new(output);
         let mut in_flight: SelectAll<RequestFrames> = SelectAll::new();
         let mut signals: HashMap<RequestId, CancelSignal> = HashMap::new();
@@ -603,6 +605,34 @@ mod tests {
             .unwrap()
             .unwrap()
             .unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_line_limit_is_the_servers_message_limit() {
+        let limits = crate::wire::Limits {
+            max_bytes: 1024,
+            ..crate::wire::Limits::default()
+        };
+        let server = Server::builder("s", "1").limits(limits).build().unwrap();
+        let (mut client, server_side) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let serving = tokio::spawn(async move {
+            server
+                .serve_lines(server_in, server_out, StdioOptions::default())
+                .await
+        });
+        let long = format!("{{\"pad\":\"{}\"}}\n", "x".repeat(2000));
+        client.write_all(long.as_bytes()).await.unwrap();
+        let mut reader = BufReader::new(&mut client);
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(line.contains("exceeds the line limit"), "{line}");
+        drop(reader);
+        drop(client);
+        serving.await.unwrap().unwrap();
     }
 
     #[test]
