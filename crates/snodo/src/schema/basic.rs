@@ -225,32 +225,32 @@ impl Node {
 
 impl Checks {
     fn check<'a>(&self, instance: &'a Value, path: &mut Vec<Segment<'a>>) -> Result<(), Violation> {
-        if let Some(types) = &self.types {
-            if !types.matches(instance) {
-                return Err(violation(
-                    path,
-                    format!(
-                        "type: value is not one of the declared JSON types ({})",
-                        types.declared
-                    ),
-                ));
-            }
+        if let Some(types) = &self.types
+            && !types.matches(instance)
+        {
+            return Err(violation(
+                path,
+                format!(
+                    "type: value is not one of the declared JSON types ({})",
+                    types.declared
+                ),
+            ));
         }
-        if let Some(constant) = &self.constant {
-            if !json_eq(instance, constant) {
-                return Err(violation(
-                    path,
-                    "const: value is not the declared constant".to_owned(),
-                ));
-            }
+        if let Some(constant) = &self.constant
+            && !json_eq(instance, constant)
+        {
+            return Err(violation(
+                path,
+                "const: value is not the declared constant".to_owned(),
+            ));
         }
-        if let Some(allowed) = &self.allowed {
-            if !allowed.iter().any(|option| json_eq(instance, option)) {
-                return Err(violation(
-                    path,
-                    "enum: value is not one of the allowed values".to_owned(),
-                ));
-            }
+        if let Some(allowed) = &self.allowed
+            && !allowed.iter().any(|option| json_eq(instance, option))
+        {
+            return Err(violation(
+                path,
+                "enum: value is not one of the allowed values".to_owned(),
+            ));
         }
         match instance {
             Value::Object(map) => match &self.object {
@@ -289,21 +289,21 @@ impl ObjectChecks {
             }
         }
         let count = map.len() as u64;
-        if let Some(min) = self.min_properties {
-            if count < min {
-                return Err(violation(
-                    path,
-                    format!("minProperties: must have at least {min} properties"),
-                ));
-            }
+        if let Some(min) = self.min_properties
+            && count < min
+        {
+            return Err(violation(
+                path,
+                format!("minProperties: must have at least {min} properties"),
+            ));
         }
-        if let Some(max) = self.max_properties {
-            if count > max {
-                return Err(violation(
-                    path,
-                    format!("maxProperties: must have at most {max} properties"),
-                ));
-            }
+        if let Some(max) = self.max_properties
+            && count > max
+        {
+            return Err(violation(
+                path,
+                format!("maxProperties: must have at most {max} properties"),
+            ));
         }
         for (name, node) in &self.properties {
             if let Some((key, value)) = map.get_key_value(name) {
@@ -339,21 +339,21 @@ impl ObjectChecks {
 impl ArrayChecks {
     fn check<'a>(&self, items: &'a [Value], path: &mut Vec<Segment<'a>>) -> Result<(), Violation> {
         let count = items.len() as u64;
-        if let Some(min) = self.min_items {
-            if count < min {
-                return Err(violation(
-                    path,
-                    format!("minItems: must have at least {min} items"),
-                ));
-            }
+        if let Some(min) = self.min_items
+            && count < min
+        {
+            return Err(violation(
+                path,
+                format!("minItems: must have at least {min} items"),
+            ));
         }
-        if let Some(max) = self.max_items {
-            if count > max {
-                return Err(violation(
-                    path,
-                    format!("maxItems: must have at most {max} items"),
-                ));
-            }
+        if let Some(max) = self.max_items
+            && count > max
+        {
+            return Err(violation(
+                path,
+                format!("maxItems: must have at most {max} items"),
+            ));
         }
         if self.unique && items.len() > 1 {
             let mut seen = HashSet::with_capacity(items.len());
@@ -379,30 +379,30 @@ impl StringChecks {
     fn check(&self, s: &str, path: &[Segment<'_>]) -> Result<(), Violation> {
         if self.min_length.is_some() || self.max_length.is_some() {
             let length = s.chars().count() as u64;
-            if let Some(min) = self.min_length {
-                if length < min {
-                    return Err(violation(
-                        path,
-                        format!("minLength: must be at least {min} characters long"),
-                    ));
-                }
-            }
-            if let Some(max) = self.max_length {
-                if length > max {
-                    return Err(violation(
-                        path,
-                        format!("maxLength: must be at most {max} characters long"),
-                    ));
-                }
-            }
-        }
-        if let Some(pattern) = &self.pattern {
-            if !pattern.is_match(s) {
+            if let Some(min) = self.min_length
+                && length < min
+            {
                 return Err(violation(
                     path,
-                    "pattern: does not match the declared pattern".to_owned(),
+                    format!("minLength: must be at least {min} characters long"),
                 ));
             }
+            if let Some(max) = self.max_length
+                && length > max
+            {
+                return Err(violation(
+                    path,
+                    format!("maxLength: must be at most {max} characters long"),
+                ));
+            }
+        }
+        if let Some(pattern) = &self.pattern
+            && !pattern.is_match(s)
+        {
+            return Err(violation(
+                path,
+                "pattern: does not match the declared pattern".to_owned(),
+            ));
         }
         Ok(())
     }
@@ -411,37 +411,37 @@ impl StringChecks {
 impl NumberChecks {
     fn check(&self, n: &Number, path: &[Segment<'_>]) -> Result<(), Violation> {
         let value = Num::of(n);
-        if let Some(bound) = &self.minimum {
-            if value.cmp_to(bound.value) == Ordering::Less {
-                return Err(violation(
-                    path,
-                    format!("minimum: must be at least {}", bound.text),
-                ));
-            }
+        if let Some(bound) = &self.minimum
+            && value.cmp_to(bound.value) == Ordering::Less
+        {
+            return Err(violation(
+                path,
+                format!("minimum: must be at least {}", bound.text),
+            ));
         }
-        if let Some(bound) = &self.maximum {
-            if value.cmp_to(bound.value) == Ordering::Greater {
-                return Err(violation(
-                    path,
-                    format!("maximum: must be at most {}", bound.text),
-                ));
-            }
+        if let Some(bound) = &self.maximum
+            && value.cmp_to(bound.value) == Ordering::Greater
+        {
+            return Err(violation(
+                path,
+                format!("maximum: must be at most {}", bound.text),
+            ));
         }
-        if let Some(bound) = &self.exclusive_minimum {
-            if value.cmp_to(bound.value) != Ordering::Greater {
-                return Err(violation(
-                    path,
-                    format!("exclusiveMinimum: must be greater than {}", bound.text),
-                ));
-            }
+        if let Some(bound) = &self.exclusive_minimum
+            && value.cmp_to(bound.value) != Ordering::Greater
+        {
+            return Err(violation(
+                path,
+                format!("exclusiveMinimum: must be greater than {}", bound.text),
+            ));
         }
-        if let Some(bound) = &self.exclusive_maximum {
-            if value.cmp_to(bound.value) != Ordering::Less {
-                return Err(violation(
-                    path,
-                    format!("exclusiveMaximum: must be less than {}", bound.text),
-                ));
-            }
+        if let Some(bound) = &self.exclusive_maximum
+            && value.cmp_to(bound.value) != Ordering::Less
+        {
+            return Err(violation(
+                path,
+                format!("exclusiveMaximum: must be less than {}", bound.text),
+            ));
         }
         Ok(())
     }

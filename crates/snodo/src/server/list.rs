@@ -69,7 +69,7 @@ fn decode_cursor(cursor: &str, method: &str, page: usize, digest: u64) -> Result
     let bytes = URL_SAFE_NO_PAD.decode(encoded).map_err(|_| invalid())?;
     let parts: (String, usize, usize, String) =
         serde_json::from_slice(&bytes).map_err(|_| invalid())?;
-    if parts.0 != method || parts.2 != page || parts.1 == 0 || parts.1 % page != 0 {
+    if parts.0 != method || parts.2 != page || parts.1 == 0 || !parts.1.is_multiple_of(page) {
         return Err(invalid());
     }
     if parts.3 != digest.to_string() {

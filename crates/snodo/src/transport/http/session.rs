@@ -161,7 +161,7 @@ impl SessionStore for MemorySessions {
         let inserts = self
             .inserts
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if map.len() >= self.max || inserts % SWEEP_EVERY == 0 {
+        if map.len() >= self.max || inserts.is_multiple_of(SWEEP_EVERY) {
             self.sweep(&mut map);
         }
         if map.len() >= self.max {
