@@ -94,10 +94,11 @@ impl Arguments {
         self.typed(name, "a boolean", Value::as_bool)
     }
 
-    /// Deserializes the whole object into `T`; the error names the field.
+    /// Deserializes the whole object into `T`; the error names the field by
+    /// its path (`items[1].name`), never by the value it held.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
-        T::deserialize(self.as_value()).map_err(|e| ArgumentError {
-            name: field_of(&e.to_string()),
+        deserialize::<T>(self.as_value()).map_err(|(field, _)| ArgumentError {
+            name: field,
             expected: "of the declared type",
         })
     }
@@ -117,15 +118,29 @@ impl Arguments {
     }
 }
 
-/// Pulls the field name out of serde's "missing field `x`" / "unknown field `x`"
-/// messages; falls back to the whole message without quoting the value.
-fn field_of(message: &str) -> String {
-    if let Some(start) = message.find('`')
-        && let Some(len) = message[start + 1..].find('`')
-    {
-        return message[start + 1..start + 1 + len].to_string();
-    }
-    "arguments".to_string()
+/// Deserializes `value` into `T`; on failure, the path of the offending
+/// field and what is wrong with it. Only serde's "missing field" and
+/// "unknown field" messages name a key (never a value), so only those are
+/// read for a name; anything else at the root is called `arguments`.
+fn deserialize<T: DeserializeOwned>(value: &Value) -> Result<T, (String, &'static str)> {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let field = if path == "." {
+            named_key(&inner).unwrap_or("arguments").to_string()
+        } else {
+            path
+        };
+        (field, classify(&inner))
+    })
+}
+
+/// The key a "missing field `x`" or "unknown field `x`" message names.
+fn named_key(message: &str) -> Option<&str> {
+    let rest = message
+        .strip_prefix("missing field `")
+        .or_else(|| message.strip_prefix("unknown field `"))?;
+    rest.split('`').next()
 }
 
 impl From<Map<String, Value>> for Arguments {
@@ -152,16 +167,9 @@ pub struct Args<T>(pub T);
 impl<T: DeserializeOwned> Args<T> {
     /// Deserializes `arguments` into `T`.
     pub fn from_arguments(args: &Arguments) -> Result<Self, ArgsError> {
-        match serde_path_to_error::deserialize::<_, T>(args.as_value()) {
-            Ok(v) => Ok(Args(v)),
-            Err(e) => {
-                let path = e.path().to_string();
-                let inner = e.into_inner().to_string();
-                let field = if path == "." { field_of(&inner) } else { path };
-                let what = classify(&inner);
-                Err(ArgsError { field, what })
-            }
-        }
+        deserialize::<T>(args.as_value())
+            .map(Args)
+            .map_err(|(field, what)| ArgsError { field, what })
     }
 }
 
@@ -221,5 +229,58 @@ mod tests {
         assert_eq!(err.to_string(), "Invalid arguments: `b` has the wrong type");
         let err = Args::<Sum>::from_arguments(&Arguments::from(json!({"a": 1}))).unwrap_err();
         assert_eq!(err.to_string(), "Invalid arguments: `b` is missing");
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        Fast,
+        Slow,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Job {
+        mode: Mode,
+        items: Vec<Item>,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Item {
+        name: String,
+    }
+
+    #[test]
+    fn parse_names_paths_and_never_values() {
+        let args = Arguments::from(json!({"mode": "fast", "items": [{"name": "a"}, {"name": 7}]}));
+        let err = args.parse::<Job>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Argument `items[1].name` must be of the declared type"
+        );
+        let args = Arguments::from(json!({"mode": "top-secret-value", "items": []}));
+        let err = args.parse::<Job>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Argument `mode` must be of the declared type"
+        );
+        let err = Args::<Job>::from_arguments(&args).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid arguments: `mode` has an invalid value"
+        );
+        // At the root, an enum's unknown variant is a value: it is not repeated.
+        let root = Arguments::from(json!({"top-secret-value": null}));
+        let err = root.parse::<Mode>().unwrap_err();
+        assert!(!err.to_string().contains("top-secret"), "{err}");
+        let err = Arguments::from(json!({"items": []}))
+            .parse::<Job>()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Argument `mode` must be of the declared type"
+        );
     }
 }
