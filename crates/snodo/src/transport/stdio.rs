@@ -608,6 +608,93 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_cancelled_listen_stream_ends_and_its_neighbour_goes_on() {
+        use crate::tool::from_fn;
+        let server = Server::builder("s", "1")
+            .tool(from_fn("a", |_, _| async {
+                Ok(crate::ToolResult::text("a"))
+            }))
+            .tool(from_fn("b", |_, _| async {
+                Ok(crate::ToolResult::text("b"))
+            }))
+            .build()
+            .unwrap();
+        let (client, server_side) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(server_side);
+        let serving = {
+            let server = server.clone();
+            tokio::spawn(async move {
+                server
+                    .serve_lines(server_in, server_out, StdioOptions::default())
+                    .await
+            })
+        };
+        let (read, mut write) = tokio::io::split(client);
+        let mut lines = BufReader::new(read).lines();
+        let mut next = async || -> serde_json::Value {
+            let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+                .await
+                .expect("a line within 5 s")
+                .unwrap()
+                .unwrap();
+            serde_json::from_str(&line).unwrap()
+        };
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        for id in ["l1", "l2"] {
+            let listen = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"subscriptions/listen\",\"params\":{{{meta},\"notifications\":{{\"toolsListChanged\":true}}}}}}\n"
+            );
+            write.write_all(listen.as_bytes()).await.unwrap();
+            let ack = next().await;
+            assert_eq!(
+                ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                id
+            );
+        }
+        write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"l1\"}}\n")
+            .await
+            .unwrap();
+        // Let the cancellation land before the change.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(server.remove_tool("a"));
+        let change = next().await;
+        assert_eq!(change["method"], "notifications/tools/list_changed");
+        assert_eq!(
+            change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l2",
+            "only the open subscription hears of it: {change}"
+        );
+        assert!(server.remove_tool("b"));
+        let again = next().await;
+        assert_eq!(
+            again["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "l2"
+        );
+        server.events().shutdown();
+        let mut rest = Vec::new();
+        loop {
+            let frame = next().await;
+            let done = frame["id"] == "l2";
+            rest.push(frame);
+            if done {
+                break;
+            }
+        }
+        assert!(
+            rest.iter().all(|f| !f.to_string().contains("\"l1\"")),
+            "nothing more for the cancelled subscription: {rest:?}"
+        );
+        // The duplex reports end of input once both client halves are gone.
+        drop(lines);
+        drop(write);
+        tokio::time::timeout(Duration::from_secs(10), serving)
+            .await
+            .expect("the server stops at end of input")
+            .unwrap()
+            .unwrap();
+    }
+
+    #[tokio::test]
     async fn the_line_limit_is_the_servers_message_limit() {
         let limits = crate::wire::Limits {
             max_bytes: 1024,
