@@ -19,10 +19,11 @@ fn sigterm_stops_the_server_while_stdin_stays_open() {
         .unwrap();
     assert!(line.contains("\"url\""), "{line}");
     let _stdin_kept_open = child.stdin.take();
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+    // The shell's own `kill`, present wherever `sh` is.
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
         .status()
-        .expect("kill runs");
+        .expect("sh runs");
     assert!(status.success());
     let started = Instant::now();
     loop {

@@ -1,11 +1,13 @@
 //! The `snodo` command line pins each protocol revision against the demo,
 //! over Streamable HTTP and over stdio, both as real child processes.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
+use std::process::{Child, Command};
 
 use serde_json::Value;
 
+/// The HTTP demo, killed when dropped.
 struct Demo {
     child: Child,
     url: String,
@@ -13,20 +15,8 @@ struct Demo {
 
 impl Demo {
     fn http() -> Demo {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_snodo"))
-            .args(["demo", "--http", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the demo starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url: Value = serde_json::from_str(&line).expect("the demo prints its url");
-        Demo {
-            url: url["url"].as_str().unwrap().to_string(),
-            child,
-        }
+        let (child, url) = support::http_demo();
+        Demo { child, url }
     }
 }
 

@@ -12,7 +12,7 @@ pub const LEGACY_VERSIONS: &[&str] = &[
 ];
 
 /// The stateless revisions this library speaks, newest first.
-pub const MODERN_VERSIONS: &[&str] = &[Revision::V2026_07_28.as_str()];
+pub const MODERN_VERSIONS: &[&str] = super::SUPPORTED_VERSIONS;
 
 /// Older initialize-era revisions a client accepts when a server answers
 /// with them (their wire is a subset of 2025-06-18's). Servers built with
@@ -40,7 +40,7 @@ pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// requests and declares elicitation modes as capabilities (2025-11-25 on);
 /// older initialize-era revisions only know form elicitation.
 pub fn has_elicitation_modes(version: &str) -> bool {
-    !matches!(version, "2025-06-18" | "2025-03-26")
+    Revision::parse(version).is_some_and(Revision::has_url_elicitation)
 }
 
 #[cfg(test)]

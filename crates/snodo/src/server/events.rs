@@ -13,6 +13,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::broadcast;
 
+/// Whether a subscription to `subscribed` covers a change of `uri`: the
+/// same URI, or a sub-resource of it (the next character after the prefix is
+/// a `/`, or the subscribed URI ends with one). Shared by
+/// `subscriptions/listen` filters and initialize-era session subscriptions.
+pub(crate) fn uri_covers(subscribed: &str, uri: &str) -> bool {
+    uri == subscribed
+        || (uri.starts_with(subscribed)
+            && (subscribed.ends_with('/') || uri[subscribed.len()..].starts_with('/')))
+}
+
 /// Events per listener queue.
 pub const LISTENER_QUEUE: usize = 256;
 

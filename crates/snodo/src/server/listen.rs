@@ -44,11 +44,7 @@ impl Filter {
     }
 
     fn covers(&self, uri: &str) -> bool {
-        self.uris.iter().any(|s| {
-            uri == s
-                || (uri.starts_with(s.as_str())
-                    && (s.ends_with('/') || uri[s.len()..].starts_with('/')))
-        })
+        self.uris.iter().any(|s| super::events::uri_covers(s, uri))
     }
 }
 

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::StreamExt;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderName};
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
@@ -38,6 +38,7 @@ use tokio::time::{Instant, Sleep};
 use super::body::McpBody;
 use super::service::{json, reject, status};
 use super::session::SessionStore;
+use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
 use crate::protocol::{Revision, claims_modern, headers};
 use crate::server::legacy::{MAX_REPLAY_EVENTS, Session, new_session_id, notification_for};
 use crate::server::{Dispatched, ResponseStream};
@@ -46,13 +47,6 @@ use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
 
 /// The session header.
 pub(crate) const SESSION_ID: &str = crate::protocol::legacy::SESSION_ID_HEADER;
-
-/// How long a client should wait before reconnecting to a stream the
-/// server closed (the `retry` field of the priming event).
-const RETRY_MS: u64 = 1000;
-
-/// Idle time after which a keep-alive comment is sent on a stream.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Frames queued for one SSE connection.
 const STREAM_QUEUE: usize = 64;
@@ -373,23 +367,6 @@ struct ChannelSse {
     timer: Pin<Box<Sleep>>,
 }
 
-/// One SSE event: `id:` when there is one, `retry:` on the priming event.
-fn event(id: &str, frame: &[u8]) -> Bytes {
-    let mut out = BytesMut::with_capacity(frame.len() + id.len() + 24);
-    if !id.is_empty() {
-        out.put_slice(b"id: ");
-        out.put_slice(id.as_bytes());
-        out.put_slice(b"\n");
-    }
-    if frame.is_empty() {
-        out.put_slice(format!("retry: {RETRY_MS}\n").as_bytes());
-    }
-    out.put_slice(b"data: ");
-    out.put_slice(frame);
-    out.put_slice(b"\n\n");
-    out.freeze()
-}
-
 impl Body for ChannelSse {
     type Data = Bytes;
     type Error = std::convert::Infallible;
@@ -402,7 +379,7 @@ impl Body for ChannelSse {
         match this.rx.poll_recv(cx) {
             Poll::Ready(Some((id, frame))) => {
                 this.timer.as_mut().reset(Instant::now() + KEEP_ALIVE);
-                return Poll::Ready(Some(Ok(Frame::data(event(&id, &frame)))));
+                return Poll::Ready(Some(Ok(Frame::data(event_with_id(&id, &frame)))));
             }
             Poll::Ready(None) => return Poll::Ready(None),
             Poll::Pending => {}
@@ -411,6 +388,6 @@ impl Body for ChannelSse {
             return Poll::Pending;
         }
         this.timer.as_mut().reset(Instant::now() + KEEP_ALIVE);
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))))
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(COMMENT)))))
     }
 }

@@ -24,10 +24,10 @@ use crate::server::ResponseStream;
 use crate::wire::{RequestId, encode_error};
 
 /// How long a long-lived stream may stay silent before a keep-alive comment.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
+pub(super) const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// The keep-alive comment.
-const COMMENT: &[u8] = b":\n\n";
+pub(super) const COMMENT: &[u8] = b":\n\n";
 
 /// When a streamed (not long-lived) request gives up.
 #[derive(Debug)]
@@ -62,11 +62,29 @@ impl SseBody {
     }
 }
 
+/// How long a client should wait before reconnecting to a stream the server
+/// closed (the `retry` field of a priming event).
+const RETRY_MS: u64 = 1000;
+
 /// `data: <json>\n\n`.
 fn event(json: &[u8]) -> Bytes {
-    let mut out = BytesMut::with_capacity(json.len() + 8);
+    event_with_id("", json)
+}
+
+/// One SSE event: `id:` when `id` is not empty, then `data:`; an empty
+/// frame is a priming event, which also carries `retry:`.
+pub(super) fn event_with_id(id: &str, frame: &[u8]) -> Bytes {
+    let mut out = BytesMut::with_capacity(frame.len() + id.len() + 24);
+    if !id.is_empty() {
+        out.put_slice(b"id: ");
+        out.put_slice(id.as_bytes());
+        out.put_slice(b"\n");
+    }
+    if frame.is_empty() {
+        out.put_slice(format!("retry: {RETRY_MS}\n").as_bytes());
+    }
     out.put_slice(b"data: ");
-    out.put_slice(json);
+    out.put_slice(frame);
     out.put_slice(b"\n\n");
     out.freeze()
 }

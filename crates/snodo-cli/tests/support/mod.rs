@@ -1,0 +1,45 @@
+//! Starting the `snodo` binary and stopping it with a signal.
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `snodo demo --http 127.0.0.1:0` with piped stdin and stdout, and the URL
+/// it printed.
+pub fn http_demo() -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_snodo"))
+        .args(["demo", "--http", "127.0.0.1:0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the demo starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url: serde_json::Value = serde_json::from_str(&line).expect("the demo prints its url");
+    (child, url["url"].as_str().unwrap().to_string())
+}
+
+/// Sends SIGTERM (through the shell's own `kill`, present wherever `sh`
+/// is) and waits up to 15 s for a successful exit.
+pub fn terminate_and_wait(mut child: Child) {
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
+        .status()
+        .expect("sh runs");
+    assert!(status.success());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            return;
+        }
+        if started.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("still running 15 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
