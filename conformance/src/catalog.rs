@@ -1,6 +1,7 @@
 //! Resources and prompts of the fixture contract.
 
 use serde_json::{Map, Value};
+use snodo::Error;
 use snodo::prelude::*;
 
 use crate::fixtures::PNG;

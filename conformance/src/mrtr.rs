@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use snodo::Error;
 use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
 use snodo::prompt::PromptArguments;

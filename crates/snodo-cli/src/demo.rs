@@ -7,6 +7,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use snodo::State;
 use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
 
@@ -131,46 +132,38 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
     Ok(ToolResult::text(format!("Counted to {to}")))
 }
 
-/// `confirm_delete`: asks for a yes/no through a form elicitation, with the
-/// request state sealed so a client cannot skip the question.
-struct ConfirmDelete {
-    sealer: StateSealer,
-}
-
-impl Tool for ConfirmDelete {
-    fn name(&self) -> &str {
-        "confirm_delete"
+/// `confirm_delete`: the question goes out as a form elicitation; the request
+/// state is sealed with the server's [`StateSealer`] (shared state) so a client
+/// cannot skip it.
+#[snodo::tool(
+    description = "Pretends to delete a file, after asking the user to confirm",
+    annotations = { "destructiveHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "path": { "type": "string", "minLength": 1 } },
+        "required": ["path"]
     }
-    fn description(&self) -> Option<&str> {
-        Some("Pretends to delete a file, after asking the user to confirm")
-    }
-    fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {"path": {"type": "string", "minLength": 1}}, "required": ["path"]})
-    }
-    fn annotations(&self) -> Option<Value> {
-        Some(json!({"destructiveHint": true}))
-    }
-    async fn call(&self, args: Arguments, cx: Context) -> CallResult {
-        let path = args.str("path")?;
-        if let (Some(_), Some(answer)) = (self.sealer.open(&cx)?, cx.elicitation("confirm")) {
-            return Ok(match (answer.action, answer.bool("confirm")) {
-                (snodo::mrtr::ElicitAction::Accept, Some(true)) => {
-                    ToolResult::text(format!("Deleted {path} (not really: this is a demo)"))
-                }
-                _ => ToolResult::text(format!("Kept {path}")),
-            });
-        }
-        let form = json!({
-            "type": "object",
-            "properties": {"confirm": {"type": "boolean", "title": "Delete it?"}},
-            "required": ["confirm"]
+)]
+async fn confirm_delete(args: Arguments, cx: Context, sealer: State<StateSealer>) -> CallResult {
+    let path = args.str("path")?;
+    if let (Some(_), Some(answer)) = (sealer.open(&cx)?, cx.elicitation("confirm")) {
+        return Ok(match (answer.action, answer.bool("confirm")) {
+            (snodo::mrtr::ElicitAction::Accept, Some(true)) => {
+                ToolResult::text(format!("Deleted {path} (not really: this is a demo)"))
+            }
+            _ => ToolResult::text(format!("Kept {path}")),
         });
-        Ok(ToolResult::input_required(
-            InputRequired::new()
-                .elicit_form("confirm", &format!("Really delete {path}?"), form)
-                .state(self.sealer.seal(&cx, &json!({"asked": true}))),
-        ))
     }
+    let form = json!({
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean", "title": "Delete it?"}},
+        "required": ["confirm"]
+    });
+    Ok(ToolResult::input_required(
+        InputRequired::new()
+            .elicit_form("confirm", &format!("Really delete {path}?"), form)
+            .state(sealer.seal(&cx, &json!({"asked": true}))),
+    ))
 }
 
 /// `demo://readme`.
@@ -295,7 +288,8 @@ pub(crate) fn server() -> Server {
         .tool(add)
         .tool(lookup)
         .tool(count)
-        .tool(ConfirmDelete { sealer })
+        .state(sealer)
+        .tool(confirm_delete)
         .resource(Readme)
         .resource(Greetings)
         .prompt(Introduce)

@@ -9,13 +9,13 @@
 //! (`.tool(greet)`) does not add errors of its own.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{ToTokens as _, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt as _;
 use syn::parse::ParseStream;
 use syn::spanned::Spanned as _;
 use syn::{
-    Attribute, Expr, ExprLit, FnArg, Ident, ItemFn, Lit, LitInt, LitStr, Meta, PathSegment,
-    ReturnType, Signature, Token, Type, Visibility,
+    Attribute, Expr, ExprLit, FnArg, Ident, ItemFn, Lit, LitInt, LitStr, Meta, ReturnType,
+    Signature, Token, Type, Visibility,
 };
 
 use crate::json::{Kind, Node};
@@ -289,29 +289,20 @@ pub(crate) fn rule_error(node: &Node, key: &str, e: &snodo_rules::RuleError) -> 
     node.locate(&e.pointer).error(message)
 }
 
-/// A kind of parameter a macro recognizes by the last segment of its type.
-pub(crate) trait ParamKind: Sized {
-    /// The type as messages name it (`Context`).
-    fn label(&self) -> &'static str;
-    /// The parameter a type path's last segment names, if any.
-    fn from_segment(segment: &PathSegment) -> Option<Self>;
-}
-
 /// A checked function signature.
-pub(crate) struct FnSignature<P> {
-    /// The parameters, in the order the function takes them.
-    pub(crate) params: Vec<P>,
+pub(crate) struct FnSignature {
+    /// The parameters' types, in the order the function takes them; each is
+    /// produced by `snodo::extract::FromCall`.
+    pub(crate) params: Vec<Type>,
     /// The declared return type.
     pub(crate) output: Type,
 }
 
 /// Checks the signature: an `async fn` that is not `const`, `unsafe`,
-/// `extern`, generic or variadic, takes each recognized parameter at most
-/// once and returns a value. Returns every problem found.
-pub(crate) fn analyze<P: ParamKind>(
-    m: Macro,
-    sig: &Signature,
-) -> Result<FnSignature<P>, Vec<syn::Error>> {
+/// `extern`, generic or variadic, takes its parameters by value and returns a
+/// value. Returns every problem found. Which types may be parameters is left
+/// to the `FromCall` trait bound in the generated code.
+pub(crate) fn analyze(m: Macro, sig: &Signature) -> Result<FnSignature, Vec<syn::Error>> {
     let kind = m.kind;
     let mut errors = Vec::new();
     if let Some(c) = &sig.constness {
@@ -351,7 +342,7 @@ pub(crate) fn analyze<P: ParamKind>(
         ));
     }
 
-    let mut params: Vec<P> = Vec::new();
+    let mut params: Vec<Type> = Vec::new();
     for input in &sig.inputs {
         let pat_type = match input {
             FnArg::Receiver(r) => {
@@ -366,21 +357,8 @@ pub(crate) fn analyze<P: ParamKind>(
             }
             FnArg::Typed(p) => p,
         };
-        match classify::<P>(m, &pat_type.ty) {
-            Ok(param) => {
-                if params.iter().any(|p| p.label() == param.label()) {
-                    errors.push(syn::Error::new_spanned(
-                        &pat_type.ty,
-                        format!(
-                            "`{}` is already taken by an earlier parameter; {}",
-                            param.label(),
-                            m.params_help
-                        ),
-                    ));
-                } else {
-                    params.push(param);
-                }
-            }
+        match check_param(m, &pat_type.ty) {
+            Ok(()) => params.push((*pat_type.ty).clone()),
             Err(e) => errors.push(e),
         }
     }
@@ -401,32 +379,38 @@ pub(crate) fn analyze<P: ParamKind>(
     }
 }
 
-/// Recognizes a parameter type by the last segment of its path.
-fn classify<P: ParamKind>(m: Macro, ty: &Type) -> syn::Result<P> {
-    let unsupported = || {
-        syn::Error::new(
-            ty.span(),
-            format!("unsupported parameter type; {}", m.params_help),
-        )
-    };
+/// A parameter is an extractor taken by value: not a reference, not `impl Trait`.
+fn check_param(m: Macro, ty: &Type) -> syn::Result<()> {
     match ty {
-        Type::Group(g) => classify(m, &g.elem),
-        Type::Paren(p) => classify(m, &p.elem),
-        Type::Reference(r) => Err(match classify::<P>(m, &r.elem) {
-            Ok(p) => syn::Error::new_spanned(
-                ty,
-                format!("take `{}` by value, not by reference", p.label()),
+        Type::Group(g) => check_param(m, &g.elem),
+        Type::Paren(p) => check_param(m, &p.elem),
+        Type::Reference(r) => Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "take the parameter by value (`{}`), not by reference; {}",
+                tidy(&r.elem.to_token_stream().to_string()),
+                m.params_help
             ),
-            Err(_) => unsupported(),
-        }),
-        Type::Path(p) if p.qself.is_none() => p
-            .path
-            .segments
-            .last()
-            .and_then(P::from_segment)
-            .ok_or_else(unsupported),
-        _ => Err(unsupported()),
+        )),
+        Type::ImplTrait(_) => Err(syn::Error::new_spanned(
+            ty,
+            format!(
+                "a {} function cannot be generic: name a concrete extractor type; {}",
+                m.kind, m.params_help
+            ),
+        )),
+        _ => Ok(()),
     }
+}
+
+/// A type as written, without the spaces token printing adds around `::`, `<`, `>`.
+fn tidy(printed: &str) -> String {
+    printed
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
 }
 
 /// A JSON document checked at compile time, embedded as a string literal.
@@ -495,12 +479,12 @@ pub(crate) const COMPLETE_HELP: &str = "an `async fn(variable: &str, value: &str
 
 /// Runs the attribute and signature checks, and emits the full expansion or
 /// the errors beside a stub.
-pub(crate) fn expand<A: syn::parse::Parse, P: ParamKind>(
+pub(crate) fn expand<A: syn::parse::Parse>(
     m: Macro,
     attr: TokenStream,
     item: TokenStream,
     check: impl FnOnce(&A, &Parts) -> Vec<syn::Error>,
-    generate: impl FnOnce(&A, &FnSignature<P>, &ItemFn, &Parts) -> TokenStream,
+    generate: impl FnOnce(&A, &FnSignature, &ItemFn, &Parts) -> TokenStream,
     stub: impl FnOnce(&Parts) -> TokenStream,
 ) -> TokenStream {
     let func = match parse_fn(m, item) {
@@ -519,7 +503,7 @@ pub(crate) fn expand<A: syn::parse::Parse, P: ParamKind>(
             None
         }
     };
-    let sig = match analyze::<P>(m, &func.sig) {
+    let sig = match analyze(m, &func.sig) {
         Ok(sig) => Some(sig),
         Err(es) => {
             errors.extend(es);
@@ -536,4 +520,34 @@ pub(crate) fn expand<A: syn::parse::Parse, P: ParamKind>(
             out
         }
     }
+}
+
+/// `let __snodo_pN = <Ty as FromCall<Input>>::from_call(...)` for each
+/// parameter, returning `reject` on a rejection; and the call's arguments.
+pub(crate) fn extract_params(
+    sig: &FnSignature,
+    input_ty: &TokenStream,
+    input_var: &Ident,
+    cx_var: &Ident,
+    reject: impl Fn(&Ident) -> TokenStream,
+) -> (Vec<TokenStream>, Vec<Ident>) {
+    let rejection = Ident::new("__snodo_rejection", Span::call_site());
+    let on_reject = reject(&rejection);
+    sig.params
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            let var = format_ident!("__snodo_p{i}");
+            let extract = quote_spanned! {ty.span()=>
+                let #var = match <#ty as ::snodo::extract::FromCall<#input_ty>>::from_call(
+                    &#input_var,
+                    &#cx_var,
+                ) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(#rejection) => return #on_reject,
+                };
+            };
+            (extract, var)
+        })
+        .unzip()
 }

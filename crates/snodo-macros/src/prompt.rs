@@ -9,21 +9,21 @@
 //! ```
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
-use syn::{Ident, ItemFn, LitStr, PathArguments, PathSegment};
+use syn::{Ident, ItemFn, LitStr};
 
 use crate::common::{
-    self, COMPLETE_HELP, FnSignature, Macro, ParamKind, Parts, completion, expect_icons,
-    expect_object, fn_path, optional_json, optional_str, parse_keys, rule_error, string_literal,
+    self, COMPLETE_HELP, FnSignature, Macro, Parts, completion, expect_icons, expect_object,
+    fn_path, optional_json, optional_str, parse_keys, rule_error, string_literal,
 };
 use crate::json::{Kind, Node};
 
 /// The prompt macro, for messages.
 pub(crate) const PROMPT: Macro = Macro {
     kind: "prompt",
-    params_help: "a prompt function takes, in any order and each at most once, \
+    params_help: "a prompt function takes, in any order, extractors such as \
          `snodo::prompt::PromptArguments` and `snodo::Context`",
     returns_help: "`PromptResult`, `Vec<PromptMessage>`, `PromptMessage`, `String`, \
          `Result<String, E>`... (any type implementing `snodo::prompt::IntoPromptResult`)",
@@ -174,35 +174,6 @@ impl Argument {
     }
 }
 
-/// One parameter the generated `get` must supply.
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum Param {
-    /// `snodo::prompt::PromptArguments`, passed by value.
-    Arguments,
-    /// `snodo::Context`, passed by value.
-    Context,
-}
-
-impl ParamKind for Param {
-    fn label(&self) -> &'static str {
-        match self {
-            Param::Arguments => "PromptArguments",
-            Param::Context => "Context",
-        }
-    }
-
-    fn from_segment(segment: &PathSegment) -> Option<Self> {
-        if !matches!(segment.arguments, PathArguments::None) {
-            return None;
-        }
-        match segment.ident.to_string().as_str() {
-            "PromptArguments" => Some(Param::Arguments),
-            "Context" => Some(Param::Context),
-            _ => None,
-        }
-    }
-}
-
 /// Expands the attribute; errors become `compile_error!` invocations.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::expand(
@@ -215,12 +186,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     )
 }
 
-fn generate(
-    attr: &PromptAttr,
-    sig: &FnSignature<Param>,
-    func: &ItemFn,
-    parts: &Parts,
-) -> TokenStream {
+fn generate(attr: &PromptAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) -> TokenStream {
     let ident = &parts.ident;
     let cfgs = &parts.cfgs;
     let inner = parts.inner_ident(PROMPT);
@@ -244,19 +210,17 @@ fn generate(
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
     let cx_var = Ident::new("__snodo_cx", Span::call_site());
-    let pattern = |param: Param, var: &Ident| {
-        if sig.params.contains(&param) {
-            var.to_token_stream()
-        } else {
-            quote!(_)
-        }
-    };
-    let args_pat = pattern(Param::Arguments, &args_var);
-    let cx_pat = pattern(Param::Context, &cx_var);
-    let call_args = sig.params.iter().map(|p| match p {
-        Param::Arguments => args_var.to_token_stream(),
-        Param::Context => cx_var.to_token_stream(),
-    });
+    let (extract, call_args) = common::extract_params(
+        sig,
+        &quote!(::snodo::prompt::PromptArguments),
+        &args_var,
+        &cx_var,
+        |rejection| {
+            quote! {
+                ::core::result::Result::Err(::core::convert::Into::into(#rejection.into_error()))
+            }
+        },
+    );
     let output = &sig.output;
     let convert = quote_spanned! {output.span()=>
         ::snodo::prompt::IntoPromptResult::into_prompt_result(__snodo_output)
@@ -282,9 +246,10 @@ fn generate(
 
             async fn get(
                 &self,
-                #args_pat: ::snodo::prompt::PromptArguments,
-                #cx_pat: ::snodo::Context,
+                #args_var: ::snodo::prompt::PromptArguments,
+                #cx_var: ::snodo::Context,
             ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::BoxError> {
+                #(#extract)*
                 let __snodo_output = #inner(#(#call_args),*).await;
                 #convert
             }
@@ -370,7 +335,10 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("Some (\"Writes a brief.\")"), "{out}");
-        assert!(out.contains("_ : :: snodo :: Context"), "{out}");
+        assert!(
+            out.contains("FromCall < :: snodo :: prompt :: PromptArguments >> :: from_call"),
+            "{out}"
+        );
         assert!(
             out.contains("suggest (__snodo_variable , __snodo_value)"),
             "{out}"
@@ -442,14 +410,10 @@ mod tests {
     fn checks_the_signature() {
         let out = expand_str(
             quote! {},
-            quote! { async fn f(args: PromptArguments, more: PromptArguments) -> String { todo!() } },
+            quote! { async fn f(args: &PromptArguments) -> String { todo!() } },
         );
-        assert!(out.contains("`PromptArguments` is already taken"), "{out}");
-        assert!(out.contains("unreachable"), "{out}");
-        let out = expand_str(
-            quote! {},
-            quote! { async fn f(args: Arguments) -> String { todo!() } },
-        );
+        assert!(out.contains("by value"), "{out}");
         assert!(out.contains("a prompt function takes"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
     }
 }

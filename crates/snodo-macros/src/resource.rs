@@ -9,21 +9,21 @@
 //! ```
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
-use syn::{Ident, ItemFn, LitInt, LitStr, PathArguments, PathSegment};
+use syn::{Ident, ItemFn, LitInt, LitStr};
 
 use crate::common::{
-    self, COMPLETE_HELP, FnSignature, Macro, ParamKind, Parts, completion, expect_icons,
-    expect_object, fn_path, optional_json, optional_str, parse_keys, string_literal, u64_literal,
+    self, COMPLETE_HELP, FnSignature, Macro, Parts, completion, expect_icons, expect_object,
+    fn_path, optional_json, optional_str, parse_keys, string_literal, u64_literal,
 };
 use crate::json::Node;
 
 /// The resource macro, for messages.
 pub(crate) const RESOURCE: Macro = Macro {
     kind: "resource",
-    params_help: "a resource function takes, in any order and each at most once, \
+    params_help: "a resource function takes, in any order, extractors such as \
          `snodo::resource::ReadRequest` and `snodo::Context`",
     returns_help: "`ReadResult`, `ResourceContents`, `Vec<ResourceContents>`, `String`, \
          `Result<String, E>`... (any type implementing `snodo::resource::IntoReadResult`)",
@@ -175,35 +175,6 @@ fn check_template(template: &LitStr) -> Option<syn::Error> {
     ))
 }
 
-/// One parameter the generated `read` must supply.
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum Param {
-    /// `snodo::resource::ReadRequest`, passed by value.
-    Request,
-    /// `snodo::Context`, passed by value.
-    Context,
-}
-
-impl ParamKind for Param {
-    fn label(&self) -> &'static str {
-        match self {
-            Param::Request => "ReadRequest",
-            Param::Context => "Context",
-        }
-    }
-
-    fn from_segment(segment: &PathSegment) -> Option<Self> {
-        if !matches!(segment.arguments, PathArguments::None) {
-            return None;
-        }
-        match segment.ident.to_string().as_str() {
-            "ReadRequest" => Some(Param::Request),
-            "Context" => Some(Param::Context),
-            _ => None,
-        }
-    }
-}
-
 /// Expands the attribute; errors become `compile_error!` invocations.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::expand(
@@ -216,12 +187,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     )
 }
 
-fn generate(
-    attr: &ResourceAttr,
-    sig: &FnSignature<Param>,
-    func: &ItemFn,
-    parts: &Parts,
-) -> TokenStream {
+fn generate(attr: &ResourceAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) -> TokenStream {
     let ident = &parts.ident;
     let cfgs = &parts.cfgs;
     let inner = parts.inner_ident(RESOURCE);
@@ -250,21 +216,17 @@ fn generate(
 
     let req_var = Ident::new("__snodo_req", Span::call_site());
     let cx_var = Ident::new("__snodo_cx", Span::call_site());
-    let cx_pat = if sig.params.contains(&Param::Context) {
-        cx_var.to_token_stream()
-    } else {
-        quote!(_)
-    };
-    // The conversion needs the URI after the request moved into the function.
-    let uri = if sig.params.contains(&Param::Request) {
-        quote! { ::core::clone::Clone::clone(&#req_var.uri) }
-    } else {
-        quote! { #req_var.uri }
-    };
-    let call_args = sig.params.iter().map(|p| match p {
-        Param::Request => req_var.to_token_stream(),
-        Param::Context => cx_var.to_token_stream(),
-    });
+    let (extract, call_args) = common::extract_params(
+        sig,
+        &quote!(::snodo::resource::ReadRequest),
+        &req_var,
+        &cx_var,
+        |rejection| {
+            quote! {
+                ::core::result::Result::Err(::core::convert::Into::into(#rejection.into_error()))
+            }
+        },
+    );
     let output = &sig.output;
     let convert = quote_spanned! {output.span()=>
         ::snodo::resource::IntoReadResult::into_read_result(
@@ -299,9 +261,10 @@ fn generate(
             async fn read(
                 &self,
                 #req_var: ::snodo::resource::ReadRequest,
-                #cx_pat: ::snodo::Context,
+                #cx_var: ::snodo::Context,
             ) -> ::core::result::Result<::snodo::resource::ReadResult, ::snodo::BoxError> {
-                let __snodo_uri: ::std::string::String = #uri;
+                #(#extract)*
+                let __snodo_uri: ::std::string::String = #req_var.uri;
                 let __snodo_mime_type = ::snodo::resource::Resource::mime_type(self);
                 let __snodo_output = #inner(#(#call_args),*).await;
                 #convert
@@ -384,11 +347,11 @@ mod tests {
         assert!(out.contains("Some (42)"), "{out}");
         assert!(out.contains("Some (\"The readme.\")"), "{out}");
         assert!(
-            out.contains("__snodo_resource_readme_impl (__snodo_req , __snodo_cx) . await"),
+            out.contains("__snodo_resource_readme_impl (__snodo_p0 , __snodo_p1) . await"),
             "{out}"
         );
         assert!(
-            out.contains("Clone :: clone (& __snodo_req . uri)"),
+            out.contains("let __snodo_uri : :: std :: string :: String = __snodo_req . uri"),
             "{out}"
         );
         assert!(!out.contains("compile_error"), "{out}");
@@ -501,18 +464,15 @@ mod tests {
     fn checks_the_signature() {
         let errors = errors(
             quote! { uri = "a:b" },
-            quote! { fn f(req: &ReadRequest, args: Arguments) {} },
+            quote! { fn f(req: &ReadRequest, args: impl Sized) {} },
         );
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert!(errors[0].contains("needs an `async fn`"), "{errors:?}");
         assert!(
-            errors[1].contains("take `ReadRequest` by value"),
+            errors[1].contains("take the parameter by value (`ReadRequest`)"),
             "{errors:?}"
         );
-        assert!(
-            errors[2].contains("unsupported parameter type"),
-            "{errors:?}"
-        );
+        assert!(errors[2].contains("cannot be generic"), "{errors:?}");
         assert!(
             errors[3].contains("a resource function must return a value"),
             "{errors:?}"

@@ -70,6 +70,7 @@
 pub mod client;
 pub mod context;
 pub mod error;
+pub mod extract;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;
@@ -85,7 +86,11 @@ pub mod wire;
 pub use client::Client;
 pub use context::{CancelSignal, Context, Principal, TransportInfo, TransportKind};
 pub use error::{BoxError, Error};
+pub use extract::State;
 pub use mrtr::InputRequired;
+/// The `schemars` crate snodo derives schemas with (the `schemars` feature).
+#[cfg(feature = "schemars")]
+pub use schemars;
 pub use server::{BuildError, Dispatched, Server, ServerBuilder};
 pub use tool::{
     Args, Arguments, CallResult, Content, IntoCallResult, Json, Tool, ToolDefinition, ToolResult,
@@ -106,9 +111,11 @@ pub mod prelude {
         IntoReadResult, ReadRequest, ReadResult, Resource, ResourceContents,
     };
     pub use crate::schema::{Basic, PassThrough};
+    // `Args`, `Json`, `State` and `Error` stay out: axum, clap and anyhow
+    // export the same names. Write `snodo::Args` and so on.
     pub use crate::{
-        Args, Arguments, BoxError, CallResult, Content, Context, Error, InputRequired,
-        IntoCallResult, Json, Server, Tool, ToolResult,
+        Arguments, BoxError, CallResult, Content, Context, InputRequired, IntoCallResult, Server,
+        Tool, ToolResult,
     };
 }
 
@@ -117,59 +124,21 @@ pub mod prelude {
 pub mod __private {
     pub use serde_json;
 
-    use crate::tool::{ArgsError, CallResult, ToolResult};
-
     /// Parses JSON the macro already checked at compile time.
     pub fn static_json(text: &'static str) -> serde_json::Value {
         serde_json::from_str(text).expect("checked at compile time")
     }
 
-    /// Turns a typed-arguments failure into an `isError` result.
-    pub fn args_error(error: ArgsError) -> CallResult {
-        Ok(ToolResult::error(error.to_string()))
-    }
+    pub use crate::schema::derive::{DerivedOutput, NoOutput, OutputProbe};
 
-    /// Types whose input schema can be derived, for `Args<T>` without an
-    /// `input_schema`. Implemented for every `schemars::JsonSchema` type when
-    /// the `schemars` feature is on, and for no type otherwise: the message
-    /// below then explains the error.
-    #[cfg_attr(
-        not(feature = "schemars"),
-        diagnostic::on_unimplemented(
-            message = "`Args<{Self}>` needs an `input_schema`: the `schemars` feature of snodo is off",
-            label = "no `input_schema` is given for these typed arguments",
-            note = "write the schema in the attribute: `#[snodo::tool(input_schema = {{ \"type\": \"object\", ... }})]`",
-            note = "or enable `features = [\"schemars\"]` on the snodo dependency and derive `schemars::JsonSchema` for `{Self}`"
-        )
-    )]
-    #[cfg_attr(
-        feature = "schemars",
-        diagnostic::on_unimplemented(
-            message = "`{Self}` does not implement `schemars::JsonSchema`, so `Args<{Self}>` has no input schema",
-            label = "no `input_schema` is given for these typed arguments",
-            note = "derive `schemars::JsonSchema` for `{Self}`, or write the schema in the attribute: `input_schema = {{ ... }}`"
-        )
-    )]
-    pub trait DerivedSchema {
-        /// The input schema.
-        fn derived_schema() -> serde_json::Value;
-    }
-
-    #[cfg(feature = "schemars")]
-    impl<T: schemars::JsonSchema> DerivedSchema for T {
-        fn derived_schema() -> serde_json::Value {
-            let mut value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
-            if let Some(map) = value.as_object_mut() {
-                map.remove("$schema");
-                map.remove("title");
-            }
-            value
-        }
-    }
-
-    /// The input schema of typed arguments, derived by `schemars`.
-    pub fn schema_for<T: DerivedSchema>() -> serde_json::Value {
-        T::derived_schema()
+    /// The first schema a parameter implies, else `{"type": "object"}`.
+    pub fn input_schema(implied: &[Option<serde_json::Value>]) -> serde_json::Value {
+        implied
+            .iter()
+            .flatten()
+            .next()
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"type": "object"}))
     }
 }
 

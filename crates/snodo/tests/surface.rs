@@ -6,6 +6,7 @@
 mod common;
 
 use serde_json::{Map, Value, json};
+use snodo::Error;
 use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
 use snodo::prompt::PromptArguments;

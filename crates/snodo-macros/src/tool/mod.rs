@@ -16,13 +16,13 @@ mod attr;
 mod signature;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{Ident, ItemFn, LitStr};
 
 use crate::common::{self, Parts, json_expr, optional_json, optional_str};
 use attr::ToolAttr;
-use signature::{Param, TOOL, ToolSignature};
+use signature::{TOOL, ToolSignature};
 
 /// Expands the attribute; errors become `compile_error!` invocations.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -46,43 +46,39 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     let description = parts.description(attr.description.as_ref());
     let title = optional_str("title", attr.title.as_ref());
 
-    let input_schema = match (&attr.input_schema, sig.args_type()) {
-        (Some(node), _) => json_expr(node),
-        (None, Some(ty)) => quote_spanned! {ty.span()=> ::snodo::__private::schema_for::<#ty>() },
-        (None, None) => quote! { ::snodo::__private::static_json("{\"type\":\"object\"}") },
+    let input_schema = match &attr.input_schema {
+        Some(node) => json_expr(node),
+        None => {
+            let implied = sig.params.iter().map(|ty| {
+                quote_spanned! {ty.span()=> <#ty as ::snodo::extract::InputSchema>::input_schema() }
+            });
+            quote! { ::snodo::__private::input_schema(&[#(#implied),*]) }
+        }
     };
-    let output_schema = optional_json("output_schema", attr.output_schema.as_ref());
+    let output = &sig.output;
+    let output_schema = match &attr.output_schema {
+        Some(node) => optional_json("output_schema", Some(node)),
+        None => quote! {
+            fn output_schema(&self) -> ::core::option::Option<::snodo::__private::serde_json::Value> {
+                #[allow(unused_imports)]
+                use ::snodo::__private::{DerivedOutput as _, NoOutput as _};
+                (&&::snodo::__private::OutputProbe::<#output>::new()).output_schema()
+            }
+        },
+    };
     let annotations = optional_json("annotations", attr.annotations.as_ref());
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
     let cx_var = Ident::new("__snodo_cx", Span::call_site());
-    let typed_var = Ident::new("__snodo_typed", Span::call_site());
-    let args_pat = if sig.needs_arguments() {
-        args_var.to_token_stream()
-    } else {
-        quote!(_)
-    };
-    let cx_pat = if sig.takes_context() {
-        cx_var.to_token_stream()
-    } else {
-        quote!(_)
-    };
-    let typed = sig.args_type().map(|ty| {
-        quote_spanned! {ty.span()=>
-            let #typed_var = match ::snodo::Args::<#ty>::from_arguments(&#args_var) {
-                ::core::result::Result::Ok(typed) => typed,
-                ::core::result::Result::Err(error) => return ::snodo::__private::args_error(error),
-            };
-        }
-    });
-    let call_args = sig.params.iter().map(|p| match p {
-        Param::Arguments => args_var.to_token_stream(),
-        Param::Context => cx_var.to_token_stream(),
-        Param::Args(_) => typed_var.to_token_stream(),
-    });
-    let output = &sig.output;
+    let (extract, call_args) = common::extract_params(
+        sig,
+        &quote!(::snodo::Arguments),
+        &args_var,
+        &cx_var,
+        |rejection| quote! { #rejection.into_call_result() },
+    );
     let convert = quote_spanned! {output.span()=>
         ::snodo::IntoCallResult::into_call_result(__snodo_output)
     };
@@ -113,10 +109,10 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
 
             async fn call(
                 &self,
-                #args_pat: ::snodo::Arguments,
-                #cx_pat: ::snodo::Context,
+                #args_var: ::snodo::Arguments,
+                #cx_var: ::snodo::Context,
             ) -> ::snodo::CallResult {
-                #typed
+                #(#extract)*
                 let __snodo_output = #inner(#(#call_args),*).await;
                 #convert
             }
@@ -183,30 +179,35 @@ mod tests {
     }
 
     #[test]
-    fn typed_arguments_are_deserialized_first() {
+    fn parameters_are_extracted_by_trait_in_order() {
         let out = expand_str(
             quote! {},
             quote! { async fn add(Args(Sum { a, b }): Args<Sum>) -> String { todo!() } },
         );
         assert!(
-            out.contains(":: snodo :: Args :: < Sum > :: from_arguments (& __snodo_args)"),
+            out.contains("< Args < Sum > as :: snodo :: extract :: FromCall < :: snodo :: Arguments >> :: from_call"),
             "{out}"
         );
-        assert!(out.contains("args_error (error)"), "{out}");
-        assert!(out.contains("schema_for :: < Sum > ()"), "{out}");
-        assert!(out.contains("_ : :: snodo :: Context"), "{out}");
+        assert!(
+            out.contains("__snodo_rejection . into_call_result ()"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "< Args < Sum > as :: snodo :: extract :: InputSchema > :: input_schema ()"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("OutputProbe :: < String >"), "{out}");
     }
 
     #[test]
-    fn without_schema_or_typed_arguments_the_schema_is_an_object() {
+    fn without_schema_or_parameters_the_schema_is_implied_by_none() {
         let out = expand_str(
             quote! {},
             quote! { async fn ping() -> &'static str { "pong" } },
         );
-        assert!(
-            out.contains(r#"static_json ("{\"type\":\"object\"}")"#),
-            "{out}"
-        );
+        assert!(out.contains("input_schema (& [])"), "{out}");
         assert!(
             out.contains("fn name (& self) -> & str { \"ping\" }"),
             "{out}"
@@ -251,7 +252,7 @@ mod tests {
     fn errors_come_with_a_stub_and_are_all_reported() {
         let out = expand_str(
             quote! { description = 42 },
-            quote! { fn f(x: u32) -> String { todo!() } },
+            quote! { fn f(x: &u32) -> String { todo!() } },
         );
         assert_eq!(out.matches("compile_error").count(), 3, "{out}");
         assert!(out.contains("struct f ;"), "{out}");

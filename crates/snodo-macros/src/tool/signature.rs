@@ -1,78 +1,19 @@
 //! What the annotated function may look like: `async fn NAME(<params>) -> R`.
 
-use syn::{GenericArgument, PathArguments, PathSegment, Type};
-
-use crate::common::{FnSignature, Macro, ParamKind};
+use crate::common::{FnSignature, Macro};
 
 /// The tool macro, for messages.
 pub(crate) const TOOL: Macro = Macro {
     kind: "tool",
-    params_help: "a tool function takes, in any order and each at most once, \
-         `snodo::Arguments`, `snodo::Context` and `snodo::Args<T>`",
+    params_help: "a tool function takes, in any order, extractors such as `snodo::Arguments`, \
+         `snodo::Args<T>`, `snodo::Context` and `snodo::State<S>` (any type implementing \
+         `snodo::extract::FromCall<Arguments>`)",
     returns_help: "`CallResult`, `String`, `Json<T>`, `Result<String, E>`... \
          (any type implementing `snodo::IntoCallResult`)",
 };
 
-/// One parameter the generated `call` must supply.
-#[derive(Clone)]
-pub(crate) enum Param {
-    /// `snodo::Arguments`, passed by value.
-    Arguments,
-    /// `snodo::Context`, passed by value.
-    Context,
-    /// `snodo::Args<T>`: the typed arguments, `T` being the field.
-    Args(Box<Type>),
-}
-
-impl ParamKind for Param {
-    fn label(&self) -> &'static str {
-        match self {
-            Param::Arguments => "Arguments",
-            Param::Context => "Context",
-            Param::Args(_) => "Args<T>",
-        }
-    }
-
-    fn from_segment(segment: &PathSegment) -> Option<Self> {
-        match (segment.ident.to_string().as_str(), &segment.arguments) {
-            ("Arguments", PathArguments::None) => Some(Param::Arguments),
-            ("Context", PathArguments::None) => Some(Param::Context),
-            ("Args", PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
-                match a.args.first() {
-                    Some(GenericArgument::Type(inner)) => {
-                        Some(Param::Args(Box::new(inner.clone())))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-}
-
 /// A checked tool function signature.
-pub(crate) type ToolSignature = FnSignature<Param>;
-
-impl ToolSignature {
-    /// The `T` of an `Args<T>` parameter, if there is one.
-    pub(crate) fn args_type(&self) -> Option<&Type> {
-        self.params.iter().find_map(|p| match p {
-            Param::Args(ty) => Some(&**ty),
-            _ => None,
-        })
-    }
-
-    /// Whether the function takes a `Context`.
-    pub(crate) fn takes_context(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, Param::Context))
-    }
-
-    /// Whether the call needs the untyped arguments (for themselves or to
-    /// deserialize `Args<T>` from).
-    pub(crate) fn needs_arguments(&self) -> bool {
-        !self.params.is_empty() && self.params.iter().any(|p| !matches!(p, Param::Context))
-    }
-}
+pub(crate) type ToolSignature = FnSignature;
 
 /// Checks the signature; returns every problem found.
 #[cfg(test)]
@@ -83,7 +24,7 @@ fn analyze(sig: &syn::Signature) -> Result<ToolSignature, Vec<syn::Error>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::quote;
+    use quote::{ToTokens as _, quote};
 
     fn analyze_fn(tokens: proc_macro2::TokenStream) -> Result<ToolSignature, Vec<String>> {
         let f: syn::ItemFn = syn::parse2(tokens).unwrap();
@@ -91,20 +32,28 @@ mod tests {
     }
 
     #[test]
-    fn accepts_the_three_parameter_kinds_in_any_order() {
+    fn any_by_value_type_is_an_extractor_in_any_order() {
         let Ok(sig) = analyze_fn(quote! {
-            async fn f(_: snodo::Context, Args(S { a }): Args<S>, args: ::snodo::Arguments) -> String {}
+            async fn f(_: snodo::Context, Args(S { a }): Args<S>, args: ::snodo::Arguments, s: State<Db>) -> String {}
         }) else {
             panic!("refused");
         };
-        let labels: Vec<_> = sig.params.iter().map(Param::label).collect();
-        assert_eq!(labels, ["Context", "Args<T>", "Arguments"]);
-        assert!(sig.args_type().is_some());
-        assert!(sig.takes_context() && sig.needs_arguments());
-        let Ok(sig) = analyze_fn(quote! { async fn f(cx: Context) -> String {} }) else {
-            panic!("refused");
-        };
-        assert!(sig.takes_context() && !sig.needs_arguments());
+        let types: Vec<_> = sig
+            .params
+            .iter()
+            .map(|t| t.to_token_stream().to_string())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "snodo :: Context",
+                "Args < S >",
+                ":: snodo :: Arguments",
+                "State < Db >"
+            ]
+        );
+        // An alias is as good as the type: nothing is matched by name.
+        assert!(analyze_fn(quote! { async fn f(c: Ctx, a: MyArgs) -> String {} }).is_ok());
         assert!(analyze_fn(quote! { async fn f() -> String {} }).is_ok());
     }
 
@@ -115,6 +64,10 @@ mod tests {
             (quote! { async fn f<T>() -> String {} }, "cannot be generic"),
             (
                 quote! { async fn f() -> String where String: Clone {} },
+                "cannot be generic",
+            ),
+            (
+                quote! { async fn f(x: impl Sized) -> String {} },
                 "cannot be generic",
             ),
             (
@@ -130,20 +83,8 @@ mod tests {
                 "`self` parameters",
             ),
             (
-                quote! { async fn f(x: u32) -> String {} },
-                "unsupported parameter type",
-            ),
-            (
                 quote! { async fn f(x: &Arguments) -> String {} },
                 "by value",
-            ),
-            (
-                quote! { async fn f(x: Args) -> String {} },
-                "unsupported parameter type",
-            ),
-            (
-                quote! { async fn f(a: Context, b: Context) -> String {} },
-                "already taken",
             ),
             (quote! { async fn f() {} }, "must return a value"),
         ];
@@ -160,7 +101,7 @@ mod tests {
 
     #[test]
     fn reports_every_problem_at_once() {
-        let Err(errors) = analyze_fn(quote! { fn f(x: u32) {} }) else {
+        let Err(errors) = analyze_fn(quote! { fn f(x: &u32) {} }) else {
             panic!("accepted");
         };
         assert_eq!(errors.len(), 3, "{errors:?}");

@@ -57,6 +57,8 @@ pub(crate) struct RequestInfo {
     pub(crate) arguments: Option<Arc<Value>>,
     /// The server's event hub.
     pub(crate) events: crate::server::EventHub,
+    /// The state registered with `ServerBuilder::state`.
+    pub(crate) state: Arc<http::Extensions>,
 }
 
 /// What the transport attached to a request.
@@ -110,6 +112,7 @@ impl Context {
                 salient_params: Map::new(),
                 arguments: None,
                 events: crate::server::EventHub::default(),
+                state: Arc::default(),
             },
             CancelSignal::new(),
         )
@@ -267,6 +270,13 @@ impl Context {
     /// The request's `arguments` object (tools and prompts), shared, not copied.
     pub(crate) fn shared_arguments(&self) -> Option<Arc<Value>> {
         self.inner.arguments.clone()
+    }
+
+    /// State of type `S` registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state); handlers usually
+    /// take it as a [`State<S>`](crate::extract::State) parameter.
+    pub fn state<S: Send + Sync + 'static>(&self) -> Option<&S> {
+        self.inner.state.get::<S>()
     }
 
     /// The server's event hub, to announce list changes and resource updates.

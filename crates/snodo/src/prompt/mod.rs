@@ -134,6 +134,15 @@ impl PromptArgument {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PromptArguments(pub(crate) Map<String, Value>);
 
+impl crate::extract::FromCall<PromptArguments> for PromptArguments {
+    fn from_call(
+        input: &PromptArguments,
+        _cx: &crate::Context,
+    ) -> Result<Self, crate::extract::Rejection> {
+        Ok(input.clone())
+    }
+}
+
 impl PromptArguments {
     /// An argument's value.
     pub fn get(&self, name: &str) -> Option<&str> {

@@ -118,6 +118,12 @@ pub struct ReadRequest {
     pub vars: Vec<(String, String)>,
 }
 
+impl crate::extract::FromCall<ReadRequest> for ReadRequest {
+    fn from_call(input: &ReadRequest, _cx: &Context) -> Result<Self, crate::extract::Rejection> {
+        Ok(input.clone())
+    }
+}
+
 impl ReadRequest {
     /// A matched variable.
     pub fn var(&self, name: &str) -> Option<&str> {

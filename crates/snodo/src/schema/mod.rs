@@ -10,6 +10,7 @@
 //! the rule, **never the value**.
 
 mod basic;
+pub mod derive;
 #[cfg(feature = "jsonschema")]
 mod full;
 mod passthrough;

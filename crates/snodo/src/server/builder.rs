@@ -90,6 +90,7 @@ pub struct ServerBuilder {
     validator: Arc<dyn Validator>,
     policy: Option<Arc<dyn Policy>>,
     events: Option<EventHub>,
+    state: http::Extensions,
     discover_cache: CacheHints,
     list_cache: CacheHints,
     read_cache: CacheHints,
@@ -114,6 +115,7 @@ impl ServerBuilder {
             validator: Arc::new(PassThrough),
             policy: None,
             events: None,
+            state: http::Extensions::new(),
             discover_cache: CacheHints::default(),
             list_cache: CacheHints::default(),
             read_cache: CacheHints::default(),
@@ -177,6 +179,33 @@ impl ServerBuilder {
     /// subscriptions), e.g. to publish events from outside the server.
     pub fn events(mut self, hub: EventHub) -> Self {
         self.events = Some(hub);
+        self
+    }
+
+    /// Registers shared state, handed to handlers that take a
+    /// [`State<S>`](crate::extract::State) parameter (or read
+    /// [`Context::state`](crate::Context::state)). One value per type: a second
+    /// call with the same type replaces the first. `S` is cloned for each call,
+    /// so wrap what is large or mutable in an `Arc`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use snodo::prelude::*;
+    /// use snodo::State;
+    ///
+    /// struct Db { greeting: String }
+    ///
+    /// #[snodo::tool]
+    /// async fn hello(State(db): State<Arc<Db>>) -> String {
+    ///     db.greeting.clone()
+    /// }
+    ///
+    /// let db = Arc::new(Db { greeting: "hi".into() });
+    /// let server = Server::builder("app", "1.0").state(db).tool(hello).build();
+    /// assert!(server.is_ok());
+    /// ```
+    pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.state.insert(state);
         self
     }
 
@@ -272,6 +301,7 @@ impl ServerBuilder {
                 validator: self.validator,
                 policy: self.policy,
                 events: self.events.unwrap_or_default(),
+                state: Arc::new(self.state),
                 discover_cache: self.discover_cache,
                 list_cache: self.list_cache,
                 read_cache: self.read_cache,

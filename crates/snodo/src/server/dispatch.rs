@@ -310,6 +310,7 @@ impl Server {
                 salient_params,
                 arguments,
                 events: self.inner.events.clone(),
+                state: self.inner.state.clone(),
             },
             cancel,
         )

@@ -64,6 +64,8 @@ struct Inner {
     validator: Arc<dyn Validator>,
     policy: Option<Arc<dyn policy::Policy>>,
     events: EventHub,
+    /// Typed state handed to handlers through `State<S>`.
+    state: Arc<http::Extensions>,
     discover_cache: CacheHints,
     list_cache: CacheHints,
     read_cache: CacheHints,

@@ -6,6 +6,10 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::Context;
+use crate::extract::{FromCall, InputSchema, Rejection};
+use crate::schema::derive::DerivedSchema;
+
 /// The `arguments` object of a `tools/call` request.
 ///
 /// Required arguments are enforced before the handler runs, so for a key the
@@ -170,6 +174,26 @@ impl<T: DeserializeOwned> Args<T> {
         deserialize::<T>(args.as_value())
             .map(Args)
             .map_err(|(field, what)| ArgsError { field, what })
+    }
+}
+
+impl FromCall<Arguments> for Arguments {
+    fn from_call(input: &Arguments, _cx: &Context) -> Result<Self, Rejection> {
+        Ok(input.clone())
+    }
+}
+
+impl InputSchema for Arguments {}
+
+impl<T: DeserializeOwned> FromCall<Arguments> for Args<T> {
+    fn from_call(input: &Arguments, _cx: &Context) -> Result<Self, Rejection> {
+        Self::from_arguments(input).map_err(|e| Rejection::arguments(e.to_string()))
+    }
+}
+
+impl<T: DerivedSchema> InputSchema for Args<T> {
+    fn input_schema() -> Option<Value> {
+        Some(T::derived_schema())
     }
 }
 
