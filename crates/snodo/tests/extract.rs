@@ -246,3 +246,46 @@ fn context_state_is_readable_directly() {
     let parsed = <Args<Order> as FromCall<Arguments>>::from_call(&direct, &Context::detached());
     assert_eq!(parsed.ok().map(|Args(o)| o.quantity), Some(1));
 }
+
+/// Keys deliberately out of alphabetical order.
+#[snodo::tool(
+    input_schema = {
+        "type": "object",
+        "required": ["zeta"],
+        "properties": {
+            "zeta": { "type": "string", "maxLength": 8, "description": "last letter" },
+            "alpha": { "type": "integer" }
+        },
+        "additionalProperties": false
+    },
+    output_schema = { "type": "object", "properties": { "z": {}, "a": {} } }
+)]
+async fn ordered(_args: Arguments) -> snodo::CallResult {
+    Ok(snodo::ToolResult::structured(json!({"z": 1, "a": 2})))
+}
+
+#[tokio::test]
+async fn tools_list_publishes_schemas_in_source_order() {
+    let server = Server::builder("order", "0.1.0")
+        .tool(ordered)
+        .build()
+        .unwrap();
+    let request = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let snodo::Dispatched::Reply(reply) = server
+        .dispatch(request, snodo::TransportInfo::default())
+        .await
+    else {
+        panic!("one reply expected");
+    };
+    let body = std::str::from_utf8(&reply.body).unwrap();
+    assert!(
+        body.contains(
+            r#""inputSchema":{"type":"object","required":["zeta"],"properties":{"zeta":{"type":"string","maxLength":8,"description":"last letter"},"alpha":{"type":"integer"}},"additionalProperties":false}"#
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#""outputSchema":{"type":"object","properties":{"z":{},"a":{}}}"#),
+        "{body}"
+    );
+}
