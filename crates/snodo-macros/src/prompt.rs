@@ -79,27 +79,35 @@ impl PromptAttr {
     /// registry through `snodo-rules`) and returns every violation, each on
     /// its own tokens.
     fn check(&self) -> Vec<syn::Error> {
+        let name = self.name.as_ref().map(LitStr::value);
+        let arguments = self.arguments.as_ref().map(Node::to_value);
+        let shape = snodo_rules::PromptShape {
+            // The function's name is never empty; only `name = ""` is checked.
+            name: name.as_deref().unwrap_or("_"),
+            arguments: arguments.as_ref(),
+            completes: self.complete.is_some(),
+        };
         let mut errors = Vec::new();
-        if let Some(name) = &self.name
-            && name.value().is_empty()
-        {
-            errors.push(syn::Error::new(
-                name.span(),
-                "prompt name must not be empty",
-            ));
-        }
-        if let Some(arguments) = &self.arguments
-            && let Err(e) = snodo_rules::check_prompt_arguments(&arguments.to_value())
-        {
-            errors.push(rule_error(arguments, "arguments", &e));
-        }
-        if let Some((key, _)) = &self.complete
-            && self.declared().is_empty()
-        {
-            errors.push(syn::Error::new(
-                key.span(),
-                "`complete` suggests argument values: declare the prompt's `arguments`",
-            ));
+        for e in snodo_rules::check_prompt(&shape).err().unwrap_or_default() {
+            errors.push(
+                match (
+                    e.pointer.as_str(),
+                    &self.name,
+                    &self.complete,
+                    &self.arguments,
+                ) {
+                    ("/name", Some(name), _, _) => syn::Error::new(name.span(), e.message),
+                    ("/complete", _, Some((key, _)), _) => syn::Error::new(key.span(), e.message),
+                    (pointer, _, _, Some(node)) if pointer.starts_with("/arguments") => {
+                        let inner = snodo_rules::RuleError {
+                            pointer: pointer["/arguments".len()..].to_string(),
+                            message: e.message,
+                        };
+                        rule_error(node, "arguments", &inner)
+                    }
+                    _ => syn::Error::new(Span::call_site(), e.message),
+                },
+            );
         }
         expect_object("meta", self.meta.as_ref(), &mut errors);
         expect_icons(self.icons.as_ref(), &mut errors);

@@ -44,9 +44,6 @@ const KEYS: [&str; 11] = [
     "complete",
 ];
 
-/// Template variable names the macro refuses.
-const RESERVED_VARIABLES: [&str; 2] = ["uri", "_meta"];
-
 /// The parsed arguments of `#[snodo::resource(...)]`, with the keys' spans
 /// where a rule involving two keys is reported.
 #[derive(Default)]
@@ -93,86 +90,49 @@ impl Parse for ResourceAttr {
 }
 
 impl ResourceAttr {
+    /// A broken resource rule, on the tokens of the member its pointer names.
+    fn rule_error(&self, e: &snodo_rules::RuleError) -> syn::Error {
+        let span = match e.pointer.as_str() {
+            "/uri" => self.uri.as_ref().map(LitStr::span),
+            "/uri_template" => self.uri_template.as_ref().map(|(_, t)| t.span()),
+            "/size" => self.size.as_ref().map(|(key, _)| key.span()),
+            "/complete" => self.complete.as_ref().map(|(key, _)| key.span()),
+            "/name" => self.name.as_ref().map(LitStr::span),
+            // Both locations given: the second one; neither: the attribute.
+            _ => self.uri_template.as_ref().map(|(key, _)| key.span()),
+        };
+        let message = if e.pointer.is_empty() && self.uri.is_none() {
+            e.message
+                .replace("a resource needs", "#[snodo::resource] needs")
+        } else {
+            e.message.clone()
+        };
+        syn::Error::new(span.unwrap_or_else(Span::call_site), message)
+    }
+
     /// Applies the definition rules and returns every violation, each on its
     /// own tokens.
     fn check(&self) -> Vec<syn::Error> {
-        let mut errors = Vec::new();
-        match (&self.uri, &self.uri_template) {
-            (Some(_), Some((key, _))) => errors.push(syn::Error::new(
-                key.span(),
-                "give exactly one of `uri` and `uri_template`, not both: a resource has a fixed \
-                 URI or is a family of resources under a template",
-            )),
-            (None, None) => errors.push(syn::Error::new(
-                Span::call_site(),
-                "#[snodo::resource] needs `uri = \"scheme:...\"` (one resource) or \
-                 `uri_template = \"scheme:...{var}\"` (a family of resources)",
-            )),
-            (Some(uri), None) => {
-                let text = uri.value();
-                if let Err(e) = snodo_rules::check_resource_uri(&text) {
-                    errors.push(syn::Error::new(uri.span(), e.message));
-                } else if text.contains('{') {
-                    errors.push(syn::Error::new(
-                        uri.span(),
-                        format!(
-                            "resource uri {text:?} holds a template expression: write \
-                             `uri_template = {text:?}` for a family of resources"
-                        ),
-                    ));
-                }
-            }
-            (None, Some((_, template))) => errors.extend(check_template(template)),
-        }
-        if let Some(name) = &self.name
-            && name.value().is_empty()
-        {
-            errors.push(syn::Error::new(
-                name.span(),
-                "resource name must not be empty",
-            ));
-        }
-        if let (Some((key, _)), Some(_)) = (&self.size, &self.uri_template) {
-            errors.push(syn::Error::new(
-                key.span(),
-                "`size` applies to a fixed `uri` only: a template names many resources",
-            ));
-        }
-        if let (Some((key, _)), Some(_)) = (&self.complete, &self.uri) {
-            errors.push(syn::Error::new(
-                key.span(),
-                "`complete` suggests values for template variables: it needs a `uri_template`, \
-                 and a fixed `uri` has none",
-            ));
-        }
+        let uri = self.uri.as_ref().map(LitStr::value);
+        let template = self.uri_template.as_ref().map(|(_, t)| t.value());
+        let name = self.name.as_ref().map(LitStr::value);
+        let shape = snodo_rules::ResourceShape {
+            // The function's name is never empty; only `name = ""` is checked.
+            name: name.as_deref().unwrap_or("_"),
+            uri: uri.as_deref(),
+            uri_template: template.as_deref(),
+            has_size: self.size.is_some(),
+            completes: self.complete.is_some(),
+        };
+        let mut errors: Vec<syn::Error> = match snodo_rules::check_resource(&shape) {
+            Ok(_) => Vec::new(),
+            Err(broken) => broken.iter().map(|e| self.rule_error(e)).collect(),
+        };
         expect_object("annotations", self.annotations.as_ref(), &mut errors);
         expect_object("meta", self.meta.as_ref(), &mut errors);
         expect_icons(self.icons.as_ref(), &mut errors);
         errors
     }
-}
-
-/// Parses the template as a server would, and refuses reserved variable names.
-fn check_template(template: &LitStr) -> Option<syn::Error> {
-    let parsed = match snodo_rules::UriTemplate::parse(&template.value()) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            return Some(syn::Error::new(
-                template.span(),
-                format!("`uri_template`: {e}"),
-            ));
-        }
-    };
-    let reserved = parsed
-        .variables()
-        .find(|v| RESERVED_VARIABLES.contains(v))?;
-    Some(syn::Error::new(
-        template.span(),
-        format!(
-            "`uri_template`: the variable name `{reserved}` is reserved (`uri` and `_meta` are \
-             members of the read request); rename the variable"
-        ),
-    ))
 }
 
 /// Expands the attribute; errors become `compile_error!` invocations.

@@ -3,7 +3,113 @@
 use serde_json::Value;
 
 use crate::RuleError;
-use crate::template::is_valid_scheme;
+use crate::template::{UriTemplate, is_valid_scheme};
+
+/// Template variable names a resource may not use: `uri` and `_meta` are
+/// members of the read request.
+pub const RESERVED_VARIABLES: [&str; 2] = ["uri", "_meta"];
+
+/// What a resource declares, as far as the definition rules care.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResourceShape<'a> {
+    /// The resource's name.
+    pub name: &'a str,
+    /// Its fixed URI, if it has one.
+    pub uri: Option<&'a str>,
+    /// Its URI template, if it is a family of resources.
+    pub uri_template: Option<&'a str>,
+    /// Whether it declares a size.
+    pub has_size: bool,
+    /// Whether it completes template variables.
+    pub completes: bool,
+}
+
+/// Checks a resource definition: exactly one of a fixed absolute URI (with no
+/// template expression) and a URI template a server can parse (with no
+/// reserved variable name); a non-empty name; `size` on a fixed URI only;
+/// completion on a template only. Returns the parsed template, or every rule
+/// broken, each with a pointer naming the member (`/uri`, `/uri_template`,
+/// `/size`, `/complete`, `/name`; `""` when both or neither location is given).
+///
+/// ```
+/// use snodo_rules::{ResourceShape, check_resource};
+/// let shape = ResourceShape { name: "page", uri_template: Some("docs://{page}"), ..Default::default() };
+/// assert!(check_resource(&shape).is_ok());
+/// let sized = ResourceShape { has_size: true, ..shape };
+/// assert_eq!(check_resource(&sized).unwrap_err()[0].pointer, "/size");
+/// ```
+pub fn check_resource(shape: &ResourceShape<'_>) -> Result<Option<UriTemplate>, Vec<RuleError>> {
+    let mut errors = Vec::new();
+    let mut template = None;
+    match (shape.uri, shape.uri_template) {
+        (Some(_), Some(_)) => errors.push(RuleError::new(
+            "",
+            "give exactly one of `uri` and `uri_template`, not both: a resource has a fixed \
+             URI or is a family of resources under a template",
+        )),
+        (None, None) => errors.push(RuleError::new(
+            "",
+            "a resource needs `uri = \"scheme:...\"` (one resource) or \
+             `uri_template = \"scheme:...{var}\"` (a family of resources)",
+        )),
+        (Some(uri), None) => {
+            if let Err(e) = check_resource_uri(uri) {
+                errors.push(RuleError::new("/uri", e.message));
+            } else if uri.contains('{') {
+                errors.push(RuleError::new(
+                    "/uri",
+                    format!(
+                        "resource uri {uri:?} holds a template expression: write \
+                         `uri_template = {uri:?}` for a family of resources"
+                    ),
+                ));
+            }
+        }
+        (None, Some(text)) => match UriTemplate::parse(text) {
+            Ok(parsed) => {
+                let reserved = parsed
+                    .variables()
+                    .find(|v| RESERVED_VARIABLES.contains(v))
+                    .map(str::to_string);
+                match reserved {
+                    Some(reserved) => errors.push(RuleError::new(
+                        "/uri_template",
+                        format!(
+                            "`uri_template`: the variable name `{reserved}` is reserved (`uri` \
+                             and `_meta` are members of the read request); rename the variable"
+                        ),
+                    )),
+                    None => template = Some(parsed),
+                }
+            }
+            Err(e) => errors.push(RuleError::new(
+                "/uri_template",
+                format!("`uri_template`: {e}"),
+            )),
+        },
+    }
+    if shape.name.is_empty() {
+        errors.push(RuleError::new("/name", "resource name must not be empty"));
+    }
+    if shape.has_size && shape.uri_template.is_some() {
+        errors.push(RuleError::new(
+            "/size",
+            "`size` applies to a fixed `uri` only: a template names many resources",
+        ));
+    }
+    if shape.completes && shape.uri.is_some() {
+        errors.push(RuleError::new(
+            "/complete",
+            "`complete` suggests values for template variables: it needs a `uri_template`, \
+             and a fixed `uri` has none",
+        ));
+    }
+    if errors.is_empty() {
+        Ok(template)
+    } else {
+        Err(errors)
+    }
+}
 
 /// Checks a fixed resource URI: an absolute URI, that is an RFC 3986 scheme
 /// (a letter, then letters, digits, `+`, `-` or `.`) followed by `:`.
@@ -24,6 +130,58 @@ pub fn check_resource_uri(uri: &str) -> Result<(), RuleError> {
                  \"https:\" first"
             ),
         )),
+    }
+}
+
+/// What a prompt declares, as far as the definition rules care.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PromptShape<'a> {
+    /// The prompt's name.
+    pub name: &'a str,
+    /// Its declared arguments as JSON (an array of argument objects), if any.
+    pub arguments: Option<&'a Value>,
+    /// Whether it completes argument values.
+    pub completes: bool,
+}
+
+/// Checks a prompt definition: a non-empty name, arguments that pass
+/// [`check_prompt_arguments`], and completion only when arguments are
+/// declared. Returns every rule broken, each with a pointer naming the member
+/// (`/name`, `/arguments/1/name`, `/complete`).
+///
+/// ```
+/// use serde_json::json;
+/// use snodo_rules::{PromptShape, check_prompt};
+/// let args = json!([{"name": "topic"}]);
+/// assert!(check_prompt(&PromptShape { name: "brief", arguments: Some(&args), completes: true }).is_ok());
+/// let bare = PromptShape { name: "brief", arguments: None, completes: true };
+/// assert_eq!(check_prompt(&bare).unwrap_err()[0].pointer, "/complete");
+/// ```
+pub fn check_prompt(shape: &PromptShape<'_>) -> Result<(), Vec<RuleError>> {
+    let mut errors = Vec::new();
+    if shape.name.is_empty() {
+        errors.push(RuleError::new("/name", "prompt name must not be empty"));
+    }
+    let mut declared = false;
+    if let Some(arguments) = shape.arguments {
+        match check_prompt_arguments(arguments) {
+            Ok(()) => declared = arguments.as_array().is_some_and(|a| !a.is_empty()),
+            Err(e) => errors.push(RuleError::new(
+                format!("/arguments{}", e.pointer),
+                e.message,
+            )),
+        }
+    }
+    if shape.completes && !declared && errors.is_empty() {
+        errors.push(RuleError::new(
+            "/complete",
+            "`complete` suggests argument values: declare the prompt's `arguments`",
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
 }
 

@@ -22,12 +22,17 @@
 
 mod component;
 mod header;
+mod keywords;
 mod name;
 mod schema;
 pub mod template;
 
-pub use component::{check_prompt_arguments, check_resource_uri};
+pub use component::{
+    PromptShape, RESERVED_VARIABLES, ResourceShape, check_prompt, check_prompt_arguments,
+    check_resource, check_resource_uri,
+};
 pub use header::{HeaderParam, HeaderType, check_header_annotations, is_token};
+pub use keywords::{MAX_SCHEMA_DEPTH, check_schema_keywords};
 pub use name::check_tool_name;
 pub use schema::{check_input_schema, check_output_schema};
 pub use template::{TemplateError, UriTemplate};

@@ -2,15 +2,17 @@
 
 use serde_json::Value;
 
-use crate::{HeaderParam, RuleError, check_header_annotations};
+use crate::{HeaderParam, RuleError, check_header_annotations, check_schema_keywords};
 
-/// Checks a tool's input schema: a JSON object whose root declares
-/// `"type": "object"`, with valid `x-mcp-header` annotations, and returns
-/// the arguments mirrored into `Mcp-Param-*` headers.
+/// Checks a tool's input schema: a JSON object whose keywords have the values
+/// the JSON Schema 2020-12 meta-schema allows, whose root declares
+/// `"type": "object"`, with valid `x-mcp-header` annotations; returns the
+/// arguments mirrored into `Mcp-Param-*` headers.
 pub fn check_input_schema(schema: &Value) -> Result<Vec<HeaderParam>, RuleError> {
     let Value::Object(map) = schema else {
         return Err(RuleError::new("", "input schema must be a JSON object"));
     };
+    check_schema_keywords(schema)?;
     match map.get("type") {
         Some(Value::String(t)) if t == "object" => {}
         Some(_) => {
@@ -29,10 +31,11 @@ pub fn check_input_schema(schema: &Value) -> Result<Vec<HeaderParam>, RuleError>
     check_header_annotations(schema)
 }
 
-/// Checks a tool's output schema: any JSON Schema document (an object or a boolean).
+/// Checks a tool's output schema: any JSON Schema document (an object or a
+/// boolean) whose keywords have the values the 2020-12 meta-schema allows.
 pub fn check_output_schema(schema: &Value) -> Result<(), RuleError> {
     match schema {
-        Value::Object(_) | Value::Bool(_) => Ok(()),
+        Value::Object(_) | Value::Bool(_) => check_schema_keywords(schema),
         _ => Err(RuleError::new(
             "",
             "output schema must be a JSON object or a boolean",

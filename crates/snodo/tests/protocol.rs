@@ -353,10 +353,25 @@ async fn step_two_required_arguments_are_enforced_whatever_the_validator() {
                "content": [{"type": "text", "text": "Missing required arguments: a, b"}],
                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "vectors", "version": "1.2.3"}}})
     );
-    let passthrough = Server::builder("p", "1")
+    // A `required` the meta-schema refuses never reaches dispatch: `build()`
+    // names the keyword, whatever the validator.
+    let refused = Server::builder("p", "1")
         .tool(fixture(
             "needs",
             json!({"type": "object", "required": ["x", 7, "y"]}),
+            None,
+            |_| Ok("ran".into()),
+        ))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "tool `needs`: `required` must be an array of strings (at /required)"
+    );
+    let passthrough = Server::builder("p", "1")
+        .tool(fixture(
+            "needs",
+            json!({"type": "object", "required": ["x", "y"]}),
             None,
             |_| Ok("ran".into()),
         ))

@@ -84,7 +84,7 @@ pub trait Prompt: Send + Sync + 'static {
 }
 
 /// A declared prompt argument.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PromptArgument {
     /// The argument's name.
     pub name: String,
@@ -95,6 +95,7 @@ pub struct PromptArgument {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Whether it must be given.
+    #[serde(default)]
     pub required: bool,
 }
 

@@ -103,29 +103,22 @@ impl ResourceEntry {
             name: name.clone(),
             rule,
         };
-        if name.is_empty() {
-            return Err(fail("name must not be empty".into()));
-        }
+        let shape = snodo_rules::ResourceShape {
+            name: &name,
+            uri: resource.uri(),
+            uri_template: resource.uri_template(),
+            has_size: resource.size().is_some(),
+            completes: resource.completes(),
+        };
+        let template = snodo_rules::check_resource(&shape)
+            .map_err(|broken| fail(broken[0].message.clone()))?
+            .map(Arc::new);
+        let uri = resource.uri().map(str::to_string);
         let mut listed = Map::new();
-        let (uri, template) = match (resource.uri(), resource.uri_template()) {
-            (Some(uri), None) => {
-                snodo_rules::check_resource_uri(uri).map_err(|e| fail(e.to_string()))?;
-                listed.insert("uri".into(), uri.into());
-                (Some(uri.to_string()), None)
-            }
-            (None, Some(t)) => {
-                let parsed = UriTemplate::parse(t).map_err(|e| fail(e.to_string()))?;
-                if let Some(var) = parsed.variables().find(|v| *v == "uri" || *v == "_meta") {
-                    return Err(fail(format!("template variable {var:?} is reserved")));
-                }
-                listed.insert("uriTemplate".into(), t.into());
-                (None, Some(Arc::new(parsed)))
-            }
-            _ => {
-                return Err(fail(
-                    "exactly one of uri and uri_template must be given".into(),
-                ));
-            }
+        match (&uri, resource.uri_template()) {
+            (Some(uri), _) => listed.insert("uri".into(), uri.clone().into()),
+            (None, Some(t)) => listed.insert("uriTemplate".into(), t.into()),
+            (None, None) => unreachable!("checked by the rules"),
         };
         listed.insert("name".into(), name.clone().into());
         let optional: [(&str, Option<Value>); 7] = [
@@ -133,14 +126,7 @@ impl ResourceEntry {
             ("description", resource.description().map(Value::from)),
             ("mimeType", resource.mime_type().map(Value::from)),
             ("annotations", resource.annotations()),
-            (
-                "size",
-                if uri.is_some() {
-                    resource.size().map(Value::from)
-                } else {
-                    None
-                },
-            ),
+            ("size", resource.size().map(Value::from)),
             ("icons", resource.icons()),
             ("_meta", resource.meta()),
         ];
@@ -178,19 +164,14 @@ impl PromptEntry {
             name: name.clone(),
             rule,
         };
-        if name.is_empty() {
-            return Err(fail("name must not be empty".into()));
-        }
         let arguments: Vec<PromptArgument> = prompt.arguments();
-        let mut seen = HashSet::new();
-        for arg in &arguments {
-            if arg.name.is_empty() || !seen.insert(arg.name.clone()) {
-                return Err(fail(format!(
-                    "argument names must be non-empty and unique ({:?})",
-                    arg.name
-                )));
-            }
-        }
+        let declared = serde_json::to_value(&arguments).unwrap_or_default();
+        let shape = snodo_rules::PromptShape {
+            name: &name,
+            arguments: Some(&declared),
+            completes: prompt.completes(),
+        };
+        snodo_rules::check_prompt(&shape).map_err(|broken| fail(broken[0].to_string()))?;
         let mut listed = Map::new();
         listed.insert("name".into(), name.clone().into());
         if let Some(t) = prompt.title() {
