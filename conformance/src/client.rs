@@ -100,16 +100,15 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
                             .collect(),
                         None => tools
                             .iter()
-                            .filter_map(|t| {
-                                let name = t.get("name")?.as_str()?.to_string();
-                                let schema = t.get("inputSchema").cloned().unwrap_or(Value::Null);
-                                Some((name, Value::Object(sample_arguments(&schema))))
+                            .map(|t| {
+                                let args = sample_arguments(&t.input_schema);
+                                (t.name.clone(), Value::Object(args))
                             })
                             .collect(),
                     };
                 for (name, args) in calls {
                     let result = client.call_tool(&name, args).await;
-                    note(format!("call {name}"), result);
+                    note(format!("call {name}"), result.map(|r| r.to_wire()));
                 }
             }
             Err(e) => note("list tools".into(), Err(e)),

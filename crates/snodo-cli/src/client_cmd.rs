@@ -369,6 +369,10 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         ClientCommand::Tools(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             let outcome = client.list_tools().await.map(|tools| {
+                let tools: Vec<Value> = tools
+                    .iter()
+                    .map(|t| serde_json::to_value(t).unwrap_or_default())
+                    .collect();
                 if c.opts.json {
                     print_json(&json!({"tools": tools}));
                 } else {
@@ -397,6 +401,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
                 .await;
             bar.finish();
             let outcome = result.and_then(|r| {
+                let r = r.to_wire();
                 if snodo::client::is_input_required(&r) {
                     if c.opts.json {
                         print_json(&r);

@@ -94,12 +94,12 @@ async fn direct_calls_answer_input_and_report_progress() {
         .await
         .unwrap()
         .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
+        .map(|t| t.name.clone())
         .collect();
     assert_eq!(names.len(), 3);
 
     let result = client.call_tool("ask_name", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "Hello, Ada! (round-1)");
+    assert_eq!(result.text_content(), "Hello, Ada! (round-1)");
 
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = seen.clone();
@@ -111,7 +111,7 @@ async fn direct_calls_answer_input_and_report_progress() {
         )
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "stepped");
+    assert_eq!(result.text_content(), "stepped");
     assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0]);
 
     let err = client.call_tool("missing", json!({})).await.unwrap_err();
@@ -184,4 +184,103 @@ async fn a_mistyped_url_runs_nothing_and_says_why() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("scheme `htp`"), "{err}");
+}
+
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]
+struct Sum {
+    sum: i64,
+}
+
+/// Adds two integers, typed on both sides.
+#[snodo::tool(
+    input_schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+)]
+async fn add(args: Arguments) -> Result<snodo::Json<Sum>, snodo::BoxError> {
+    Ok(snodo::Json(Sum {
+        sum: args.i64("a")? + args.i64("b")?,
+    }))
+}
+
+/// Always fails the tool's way.
+#[snodo::tool]
+async fn refuse() -> CallResult {
+    Ok(ToolResult::error("no, thanks"))
+}
+
+#[tokio::test]
+async fn typed_definitions_results_and_call_tool_as() {
+    let server = Server::builder("typed", "0.1.0")
+        .tool(add)
+        .tool(refuse)
+        .tool(steps)
+        .build()
+        .unwrap();
+    let client = Client::connect(server).await.unwrap();
+
+    let tools = client.list_tools().await.unwrap();
+    let add_def = tools.iter().find(|t| t.name == "add").unwrap();
+    assert_eq!(
+        add_def.description.as_deref(),
+        Some("Adds two integers, typed on both sides.")
+    );
+    assert_eq!(
+        add_def.output_schema.as_ref().unwrap()["properties"]["sum"]["type"],
+        "integer"
+    );
+
+    let sum: Sum = client
+        .call_tool_as("add", json!({"a": 2, "b": 40}))
+        .await
+        .unwrap();
+    assert_eq!(sum, Sum { sum: 42 });
+
+    let failed = client
+        .call_tool_as::<Sum>("refuse", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&failed, snodo::client::ClientError::ToolFailed { message } if message == "no, thanks"),
+        "{failed:?}"
+    );
+    let untyped = client
+        .call_tool_as::<Sum>("steps", json!({}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(untyped, snodo::client::ClientError::Decode { .. }),
+        "{untyped:?}"
+    );
+    let wrong = client
+        .call_tool_as::<Vec<u8>>("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert!(std::error::Error::source(&wrong).is_some(), "{wrong}");
+
+    let result = client.call_tool("refuse", json!({})).await.unwrap();
+    assert!(result.is_error());
+    assert_eq!(result.text_content(), "no, thanks");
+}
+
+#[test]
+fn results_and_definitions_decode_from_literal_json() {
+    let result: ToolResult = serde_json::from_str(
+        r#"{"resultType":"complete","content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},"_meta":{"k":1}}"#,
+    )
+    .unwrap();
+    assert_eq!(result.structured_content(), Some(&json!({"sum": 3})));
+    assert_eq!(result.meta().unwrap()["k"], 1);
+    assert!(!result.is_error());
+    assert_eq!(
+        serde_json::to_string(&result).unwrap(),
+        r#"{"resultType":"complete","content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},"_meta":{"k":1}}"#
+    );
+    assert!(serde_json::from_str::<ToolResult>(r#"{"content":"text"}"#).is_err());
+
+    let def: snodo::ToolDefinition = serde_json::from_str(
+        r#"{"name":"add","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}"#,
+    )
+    .unwrap();
+    assert_eq!(def.name, "add");
+    assert_eq!(def.extra["execution"]["taskSupport"], "optional");
+    assert!(serde_json::from_str::<snodo::ToolDefinition>(r#"{"inputSchema":{}}"#).is_err());
 }

@@ -61,7 +61,7 @@ async fn modern_requests_carry_meta_standard_and_param_headers() {
     assert_eq!(client.server_info().unwrap()["name"], "script");
 
     let tools = client.list_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
         names,
         ["route"],
@@ -167,7 +167,7 @@ async fn header_mismatch_relists_tools_and_retries_once() {
         .call_tool("route", json!({"region": "eu"}))
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.text_content(), "ok");
     let posts = server.posts();
     let methods: Vec<&str> = posts.iter().filter_map(|p| p.rpc_method()).collect();
     assert_eq!(
@@ -373,7 +373,7 @@ async fn input_required_is_answered_with_the_state_echoed_under_new_ids() {
         .await
         .unwrap();
     let result = client.call_tool("mrtr", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "done");
+    assert_eq!(result.text_content(), "done");
     let calls = server.calls("tools/call");
     assert_eq!(calls.len(), 3);
     let caps = &calls[0].body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
@@ -422,7 +422,7 @@ async fn input_required_is_answered_with_the_state_echoed_under_new_ids() {
         )
         .await
         .unwrap();
-    assert!(snodo::client::is_input_required(&unanswered));
+    assert!(snodo::client::is_input_required(&unanswered.to_wire()));
 }
 
 #[tokio::test]
@@ -447,7 +447,7 @@ async fn without_a_handler_input_required_goes_to_the_caller() {
         .await
         .unwrap();
     let result = client.call_tool("t", json!({})).await.unwrap();
-    assert_eq!(result["requestState"], "s");
+    assert_eq!(result.to_wire()["requestState"], "s");
     assert_eq!(server.calls("tools/call").len(), 1);
     // Answering by hand: the caller's responses and state go out as given.
     let mut responses = serde_json::Map::new();
@@ -500,7 +500,7 @@ async fn progress_over_sse_resets_the_timeout_under_a_total_cap() {
         .call_tool_with("slow", json!({}), opts)
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "slow");
+    assert_eq!(result.text_content(), "slow");
     assert_eq!(
         *seen.lock().unwrap(),
         vec![
@@ -670,7 +670,7 @@ async fn legacy_streams_resume_with_last_event_id_after_retry() {
     .await;
     let client = Client::connect(server.url.as_str()).await.unwrap();
     let result = client.call_tool("t", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "resumed");
+    assert_eq!(result.text_content(), "resumed");
     let reqs = server.requests();
     let call = reqs
         .iter()
@@ -812,7 +812,7 @@ async fn legacy_server_requests_are_answered_and_cancellation_is_posted() {
         .await
         .unwrap();
     let result = client.call_tool("ask", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "asked");
+    assert_eq!(result.text_content(), "asked");
     let answer = server
         .posts()
         .into_iter()
@@ -881,7 +881,7 @@ async fn a_broken_modern_stream_is_reissued_once_under_a_new_id() {
     .await;
     let client = Client::connect(server.url.as_str()).await.unwrap();
     let result = client.call_tool("flaky", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "second try");
+    assert_eq!(result.text_content(), "second try");
     let calls = server.calls("tools/call");
     assert_eq!(calls.len(), 2);
     assert_ne!(calls[0].id(), calls[1].id());

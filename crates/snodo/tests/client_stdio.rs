@@ -136,7 +136,7 @@ async fn progress_is_routed_by_token_and_timeouts_send_cancelled() {
         .call_tool_with("work", json!({"n": 1}), opts)
         .await
         .unwrap();
-    assert_eq!(result["content"][0]["text"], "ok");
+    assert_eq!(result.text_content(), "ok");
     assert_eq!(
         *seen.lock().unwrap(),
         vec![1.0, 2.0],
@@ -297,7 +297,7 @@ async fn legacy_server_requests_are_answered_by_the_handlers() {
         .await
         .unwrap();
     let result = client.call_tool("ask", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"], "thanks");
+    assert_eq!(result.text_content(), "thanks");
     let responses: Vec<Value> = peer
         .lines()
         .into_iter()

@@ -55,6 +55,21 @@ pub enum ClientError {
     Protocol(String),
     /// An application handler (elicitation, sampling, roots) failed.
     Handler(String),
+    /// The tool answered with `isError: true`; `message` is its text content.
+    /// Only [`Client::call_tool_as`](crate::Client::call_tool_as) reports it
+    /// as an error: [`Client::call_tool`](crate::Client::call_tool) returns
+    /// such results as they are.
+    ToolFailed {
+        /// The result's text blocks, joined by newlines.
+        message: String,
+    },
+    /// A result did not decode into the type asked for.
+    Decode {
+        /// What was being decoded (`structuredContent of tool "add"`).
+        what: String,
+        /// serde's reason, with the path of the offending field.
+        source: serde_json::Error,
+    },
 }
 
 impl ClientError {
@@ -157,6 +172,10 @@ impl fmt::Display for ClientError {
             }
             ClientError::Protocol(message) => write!(f, "protocol violation: {message}"),
             ClientError::Handler(message) => write!(f, "handler failed: {message}"),
+            ClientError::ToolFailed { message } => write!(f, "the tool failed: {message}"),
+            ClientError::Decode { what, source } => {
+                write!(f, "could not decode the {what}: {source}")
+            }
         }
     }
 }
@@ -165,6 +184,7 @@ impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ClientError::Rpc { error, .. } => Some(error),
+            ClientError::Decode { source, .. } => Some(source),
             ClientError::Transport {
                 source: Some(source),
                 ..

@@ -27,9 +27,9 @@
 //! let client = Client::connect(server).await.unwrap();
 //! assert_eq!(client.protocol_version(), "2026-07-28");
 //! let tools = client.list_tools().await.unwrap();
-//! assert_eq!(tools[0]["name"], "add");
+//! assert_eq!(tools[0].name, "add");
 //! let result = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
-//! assert_eq!(result["content"][0]["text"], "42");
+//! assert_eq!(result.text_content(), "42");
 //! client.close().await;
 //! # });
 //! ```
@@ -73,6 +73,8 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
 use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use snodo_rules::HeaderParam;
+
+use crate::tool::{ToolDefinition, ToolResult};
 use tokio::sync::{broadcast, mpsc};
 
 use negotiate::Negotiated;
@@ -409,7 +411,7 @@ impl Client {
 
     /// Every tool. Over HTTP (2026-07-28) tools whose `x-mcp-header`
     /// annotations are invalid are dropped, with a warning logged.
-    pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
+    pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
         let tools = self.list_all("tools/list").await?;
         let enforce = self.mirrors_headers();
         let mut kept = Vec::with_capacity(tools.len());
@@ -421,6 +423,13 @@ impl Client {
                 .unwrap_or("")
                 .to_string();
             let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+            let tool = match serde_json::from_value::<ToolDefinition>(tool) {
+                Ok(tool) => tool,
+                Err(e) => {
+                    log::warn!("snodo client: dropping tool {name:?}: malformed definition: {e}");
+                    continue;
+                }
+            };
             match snodo_rules::check_header_annotations(&schema) {
                 Ok(params) => {
                     cache.insert(name, params);
@@ -494,9 +503,43 @@ impl Client {
 
     /// Calls a tool with the client's defaults. `arguments` is a JSON object
     /// (or `null` for none).
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
         self.call_tool_with(name, arguments, RequestOptions::new())
             .await
+    }
+
+    /// Calls a tool and decodes its `structuredContent` into `T`. A result with
+    /// `isError: true` is [`ClientError::ToolFailed`]; a result without
+    /// structured content, or one that does not fit `T`, is
+    /// [`ClientError::Decode`].
+    ///
+    /// ```no_run
+    /// # async fn run(client: snodo::Client) -> Result<(), snodo::client::ClientError> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Sum { sum: i64 }
+    /// let Sum { sum } = client.call_tool_as::<Sum>("add", serde_json::json!({"a": 2, "b": 3})).await?;
+    /// assert_eq!(sum, 5);
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_tool_as<T: serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool(name, arguments).await?;
+        if result.is_error() {
+            return Err(ClientError::ToolFailed {
+                message: result.text_content(),
+            });
+        }
+        let what = format!("structuredContent of tool {name:?}");
+        let Some(structured) = result.structured_content() else {
+            return Err(ClientError::Decode {
+                what,
+                source: serde::de::Error::custom("the result has no structuredContent"),
+            });
+        };
+        T::deserialize(structured).map_err(|source| ClientError::Decode { what, source })
     }
 
     /// Calls a tool. `input_required` results are answered through the
@@ -507,7 +550,7 @@ impl Client {
         name: &str,
         arguments: Value,
         opts: RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<ToolResult, ClientError> {
         let args = match arguments {
             Value::Null => None,
             Value::Object(map) => Some(map),
@@ -523,17 +566,22 @@ impl Client {
             params.insert("arguments".into(), Value::Object(args.clone()));
         }
         let headers = self.param_headers(name, args.as_ref());
-        match mrtr::run(&self.shared, "tools/call", params.clone(), &opts, headers).await {
-            Err(e)
-                if e.code() == Some(crate::error::code::HEADER_MISMATCH)
-                    && self.mirrors_headers() =>
-            {
-                self.list_tools().await?;
-                let headers = self.param_headers(name, args.as_ref());
-                mrtr::run(&self.shared, "tools/call", params, &opts, headers).await
-            }
-            other => other,
-        }
+        let result =
+            match mrtr::run(&self.shared, "tools/call", params.clone(), &opts, headers).await {
+                Err(e)
+                    if e.code() == Some(crate::error::code::HEADER_MISMATCH)
+                        && self.mirrors_headers() =>
+                {
+                    self.list_tools().await?;
+                    let headers = self.param_headers(name, args.as_ref());
+                    mrtr::run(&self.shared, "tools/call", params, &opts, headers).await
+                }
+                other => other,
+            }?;
+        serde_json::from_value(result).map_err(|source| ClientError::Decode {
+            what: format!("result of tool {name:?}"),
+            source,
+        })
     }
 
     /// Reads a resource.

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// let block = Content::image("iVBORw0KGgo=", "image/png");
 /// assert_eq!(serde_json::to_value(&block).unwrap()["type"], "image");
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct Content(Map<String, Value>);
 

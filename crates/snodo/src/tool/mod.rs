@@ -87,9 +87,11 @@ pub trait Tool: Send + Sync + 'static {
     fn call(&self, args: Arguments, cx: Context) -> impl Future<Output = CallResult> + Send;
 }
 
-/// The protocol-neutral definition of a tool, as `tools/list` publishes it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The protocol-neutral definition of a tool, as `tools/list` publishes it
+/// (and as a client receives it).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The tool's name.
     pub name: String,
@@ -100,6 +102,7 @@ pub struct ToolDefinition {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The input schema, verbatim.
+    #[serde(default = "empty_object")]
     pub input_schema: Value,
     /// The output schema, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,6 +116,14 @@ pub struct ToolDefinition {
     /// The tool's `_meta`.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<Value>,
+    /// Members this version does not model (e.g. `execution`), kept as
+    /// received.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
 }
 
 /// The definition of any tool.
@@ -126,6 +137,7 @@ pub fn definition<T: Tool + ?Sized>(tool: &T) -> ToolDefinition {
         annotations: tool.annotations(),
         icons: tool.icons(),
         meta: tool.meta(),
+        extra: serde_json::Map::new(),
     }
 }
 

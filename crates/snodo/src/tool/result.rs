@@ -138,6 +138,55 @@ impl ToolResult {
         }
     }
 
+    /// The text of the result's text blocks, joined by newlines (empty when
+    /// there is none).
+    ///
+    /// ```
+    /// let r: snodo::ToolResult = serde_json::from_value(serde_json::json!({
+    ///     "content": [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": "image/png"},
+    ///                 {"type": "text", "text": "b"}],
+    ///     "isError": true
+    /// })).unwrap();
+    /// assert_eq!(r.text_content(), "a\nb");
+    /// assert!(r.is_error());
+    /// ```
+    pub fn text_content(&self) -> String {
+        match &self.kind {
+            Kind::Text(text) => text.clone(),
+            _ => {
+                let wire = self.to_wire();
+                let blocks = wire.get("content").and_then(Value::as_array);
+                blocks
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+        }
+    }
+
+    /// The content blocks, as sent on the wire.
+    pub fn content_blocks(&self) -> Vec<Content> {
+        let wire = self.to_wire();
+        let blocks = wire.get("content").and_then(Value::as_array).cloned();
+        blocks
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|b| serde_json::from_value(b).ok())
+            .collect()
+    }
+
+    /// The result's `_meta`: the members added with [`ToolResult::with_meta`],
+    /// or those a server sent.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        match &self.kind {
+            Kind::Raw(map) if self.meta.is_empty() => map.get("_meta").and_then(Value::as_object),
+            _ => (!self.meta.is_empty()).then_some(&self.meta),
+        }
+    }
+
     /// The input requests of an `input_required` result.
     pub fn as_input_required(&self) -> Option<&InputRequired> {
         match &self.kind {
@@ -188,6 +237,28 @@ impl ToolResult {
             }
         }
         Value::Object(out)
+    }
+}
+
+/// A result as received: every member kept, in order;
+/// [`ToolResult::to_wire`] gives them back unchanged.
+impl<'de> serde::Deserialize<'de> for ToolResult {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = Map::<String, Value>::deserialize(deserializer)?;
+        if map.get("content").is_some_and(|c| !c.is_array()) {
+            return Err(serde::de::Error::custom("`content` must be an array"));
+        }
+        if map.get("_meta").is_some_and(|m| !m.is_object()) {
+            return Err(serde::de::Error::custom("`_meta` must be an object"));
+        }
+        Ok(Self::raw(map))
+    }
+}
+
+/// The wire members, `_meta` included.
+impl Serialize for ToolResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_wire().serialize(serializer)
     }
 }
 
