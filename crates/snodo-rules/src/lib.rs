@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 mod component;
+mod error;
 mod header;
 mod keywords;
 mod name;
@@ -31,45 +32,9 @@ pub use component::{
     PromptShape, RESERVED_VARIABLES, ResourceShape, check_prompt, check_prompt_arguments,
     check_resource, check_resource_uri,
 };
+pub use error::{RuleError, escape_pointer_token};
 pub use header::{HeaderParam, HeaderType, check_header_annotations, is_token};
 pub use keywords::{MAX_SCHEMA_DEPTH, check_schema_keywords};
 pub use name::check_tool_name;
 pub use schema::{check_input_schema, check_output_schema};
 pub use template::{TemplateError, UriTemplate};
-
-use std::fmt;
-
-/// A definition rule that a tool, resource or prompt broke.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleError {
-    /// A JSON pointer into the offending document (`""` for the whole document).
-    pub pointer: String,
-    /// What the rule requires, as a sentence fragment.
-    pub message: String,
-}
-
-impl RuleError {
-    pub(crate) fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            pointer: pointer.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for RuleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.pointer.is_empty() {
-            f.write_str(&self.message)
-        } else {
-            write!(f, "{} (at {})", self.message, self.pointer)
-        }
-    }
-}
-
-impl std::error::Error for RuleError {}
-
-/// Escapes one JSON pointer reference token (RFC 6901).
-pub fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
