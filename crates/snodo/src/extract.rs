@@ -151,11 +151,11 @@ impl Rejection {
         }
     }
 
-    /// The tool call's outcome: an `isError` result, or the JSON-RPC error.
-    pub fn into_call_result(self) -> crate::CallResult {
+    /// The arguments message, or the JSON-RPC error.
+    pub(crate) fn split(self) -> Result<String, Error> {
         match self.kind {
-            RejectionKind::Arguments(message) => Ok(crate::ToolResult::error(message)),
-            RejectionKind::Error(error) => Err(error.into()),
+            RejectionKind::Arguments(message) => Ok(message),
+            RejectionKind::Error(error) => Err(error),
         }
     }
 }

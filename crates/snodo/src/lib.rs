@@ -70,7 +70,9 @@
 pub mod client;
 pub mod context;
 pub mod error;
+pub mod events;
 pub mod extract;
+pub mod future;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;
@@ -129,7 +131,7 @@ pub mod __private {
         serde_json::from_str(text).expect("checked at compile time")
     }
 
-    pub use crate::schema::derive::{DerivedOutput, NoOutput, OutputProbe};
+    pub use crate::tool::output::{DerivedOutput, NoOutput, OutputProbe};
 
     /// The first schema a parameter implies, else `{"type": "object"}`.
     pub fn input_schema(implied: &[Option<serde_json::Value>]) -> serde_json::Value {

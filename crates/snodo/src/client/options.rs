@@ -1,7 +1,6 @@
 //! Client configuration, per-request options and the application's handlers.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,8 +12,7 @@ use crate::BoxError;
 use crate::mrtr::{ElicitAction, ElicitResponse};
 use crate::protocol::LogLevel;
 
-/// A boxed, sendable future, as handlers return.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+pub use crate::future::BoxFuture;
 
 pub(crate) use crate::protocol::legacy::TOLERATED_LEGACY;
 pub use crate::protocol::legacy::{LEGACY_VERSIONS, MODERN_VERSIONS};
@@ -220,10 +218,13 @@ impl Root {
     }
 }
 
-pub(crate) type ElicitFn =
-    Arc<dyn Fn(ElicitRequest) -> BoxFuture<Result<ElicitResponse, BoxError>> + Send + Sync>;
-pub(crate) type SamplingFn = Arc<dyn Fn(Value) -> BoxFuture<Result<Value, BoxError>> + Send + Sync>;
-pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Result<Vec<Root>, BoxError>> + Send + Sync>;
+pub(crate) type ElicitFn = Arc<
+    dyn Fn(ElicitRequest) -> BoxFuture<'static, Result<ElicitResponse, BoxError>> + Send + Sync,
+>;
+pub(crate) type SamplingFn =
+    Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value, BoxError>> + Send + Sync>;
+pub(crate) type RootsFn =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<Vec<Root>, BoxError>> + Send + Sync>;
 pub(crate) type LogFn = Arc<dyn Fn(LogMessage) + Send + Sync>;
 pub(crate) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 pub(crate) type NotificationFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;

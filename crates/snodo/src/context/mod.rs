@@ -1,9 +1,11 @@
 //! What a handler knows about the request it serves.
 
 mod cancel;
+mod elicit;
 mod notify;
 
 pub use cancel::CancelSignal;
+pub use elicit::{ElicitAction, ElicitResponse};
 pub(crate) use notify::Sink;
 pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
 
@@ -56,7 +58,7 @@ pub(crate) struct RequestInfo {
     /// The request's `arguments` object, shared with the handler.
     pub(crate) arguments: Option<Arc<Value>>,
     /// The server's event hub.
-    pub(crate) events: crate::server::EventHub,
+    pub(crate) events: crate::events::EventHub,
     /// The state registered with `ServerBuilder::state`.
     pub(crate) state: Arc<http::Extensions>,
 }
@@ -111,7 +113,7 @@ impl Context {
                 request_state: None,
                 salient_params: Map::new(),
                 arguments: None,
-                events: crate::server::EventHub::default(),
+                events: crate::events::EventHub::default(),
                 state: Arc::default(),
             },
             CancelSignal::new(),
@@ -247,8 +249,8 @@ impl Context {
     }
 
     /// The client's answer to an elicitation, when it has the expected shape.
-    pub fn elicitation(&self, key: &str) -> Option<crate::mrtr::ElicitResponse> {
-        crate::mrtr::ElicitResponse::from_value(self.input_response(key)?)
+    pub fn elicitation(&self, key: &str) -> Option<ElicitResponse> {
+        ElicitResponse::from_value(self.input_response(key)?)
     }
 
     /// The echoed `requestState` of a retry. Untrusted: open sealed state with
@@ -280,7 +282,7 @@ impl Context {
     }
 
     /// The server's event hub, to announce list changes and resource updates.
-    pub fn events(&self) -> &crate::server::EventHub {
+    pub fn events(&self) -> &crate::events::EventHub {
         &self.inner.events
     }
 }

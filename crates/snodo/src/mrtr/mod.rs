@@ -100,7 +100,8 @@ impl InputRequired {
 mod elicit;
 mod state;
 
-pub use elicit::{ElicitAction, ElicitResponse, check_form_schema};
+pub use crate::context::{ElicitAction, ElicitResponse};
+pub use elicit::check_form_schema;
 pub use state::{DEFAULT_TTL, MAX_TTL, StateError, StateSealer};
 
 /// The client capability an input request needs, as a `ClientCapabilities`

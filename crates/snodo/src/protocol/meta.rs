@@ -194,3 +194,25 @@ impl RequestMeta {
         })
     }
 }
+
+/// Whether request params carry the 2026-07-28 claim,
+/// `_meta["io.modelcontextprotocol/protocolVersion"]`.
+pub fn claims_modern(params: &serde_json::Map<String, serde_json::Value>) -> bool {
+    params
+        .get("_meta")
+        .and_then(|m| m.get(keys::PROTOCOL_VERSION))
+        .is_some()
+}
+
+/// The request a `notifications/cancelled` notification cancels, if it names one.
+pub fn cancelled_request(
+    notification: &crate::wire::Notification,
+) -> Option<crate::wire::RequestId> {
+    if notification.method != "notifications/cancelled" {
+        return None;
+    }
+    notification
+        .params
+        .get("requestId")
+        .and_then(crate::wire::RequestId::from_value)
+}

@@ -13,6 +13,12 @@
 use std::fmt;
 use std::str::FromStr;
 
+/// The newest revision this library speaks.
+pub const LATEST_VERSION: &str = "2026-07-28";
+
+/// The revisions a server built by this library serves.
+pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_VERSION];
+
 /// One MCP protocol revision.
 ///
 /// ```

@@ -7,8 +7,8 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::Server;
 use super::dispatch::Admitted;
-use super::events::{Event, Slot};
 use super::reply::Failure;
+use crate::events::{Event, Slot};
 use crate::protocol::keys;
 use crate::wire::{RequestId, encode_notification};
 use crate::{CancelSignal, Error};
@@ -44,7 +44,7 @@ impl Filter {
     }
 
     fn covers(&self, uri: &str) -> bool {
-        self.uris.iter().any(|s| super::events::uri_covers(s, uri))
+        self.uris.iter().any(|s| crate::events::uri_covers(s, uri))
     }
 }
 

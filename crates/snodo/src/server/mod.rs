@@ -12,7 +12,6 @@ mod call;
 mod catalog;
 mod complete;
 mod dispatch;
-mod events;
 mod extension;
 pub mod legacy;
 mod list;
@@ -25,9 +24,9 @@ mod reply;
 mod resources;
 mod stream;
 
+pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
 pub use builder::{BuildError, ServerBuilder};
 pub use complete::MAX_COMPLETION_VALUES;
-pub use events::{Event, EventHub, LISTENER_QUEUE};
 pub use extension::Extension;
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use policy::{Item, Policy};

@@ -177,6 +177,16 @@ impl<T: DeserializeOwned> Args<T> {
     }
 }
 
+impl Rejection {
+    /// The tool call's outcome: an `isError` result, or the JSON-RPC error.
+    pub fn into_call_result(self) -> super::CallResult {
+        match self.split() {
+            Ok(message) => Ok(super::ToolResult::error(message)),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
 impl FromCall<Arguments> for Arguments {
     fn from_call(input: &Arguments, _cx: &Context) -> Result<Self, Rejection> {
         Ok(input.clone())

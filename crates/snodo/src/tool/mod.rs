@@ -26,131 +26,17 @@
 //! ```
 
 mod arguments;
+mod behaviour;
 mod content;
 mod function;
+#[doc(hidden)]
+pub mod output;
 mod result;
 
+pub use crate::future::BoxFuture;
 pub use arguments::{Args, ArgsError, ArgumentError, Arguments};
+pub(crate) use behaviour::DynTool;
+pub use behaviour::{Tool, ToolDefinition, definition};
 pub use content::Content;
 pub use function::{FnTool, from_fn};
 pub use result::{CallResult, IntoCallResult, Json, ResultShape, ToolResult};
-
-use std::future::Future;
-use std::pin::Pin;
-
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::Context;
-
-/// A tool: metadata as plain JSON, and an async call.
-pub trait Tool: Send + Sync + 'static {
-    /// The tool's name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`, unique in a server.
-    fn name(&self) -> &str;
-
-    /// A human-readable title.
-    fn title(&self) -> Option<&str> {
-        None
-    }
-
-    /// What the tool does, for the model.
-    fn description(&self) -> Option<&str> {
-        None
-    }
-
-    /// The input JSON Schema; its root must be `{"type": "object", ...}`.
-    /// Published verbatim in `tools/list`.
-    fn input_schema(&self) -> Value;
-
-    /// The output JSON Schema, if the tool returns structured content.
-    fn output_schema(&self) -> Option<Value> {
-        None
-    }
-
-    /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...), as a JSON object.
-    fn annotations(&self) -> Option<Value> {
-        None
-    }
-
-    /// Icons, as a JSON array of `Icon` objects.
-    fn icons(&self) -> Option<Value> {
-        None
-    }
-
-    /// The tool's `_meta` object.
-    fn meta(&self) -> Option<Value> {
-        None
-    }
-
-    /// Runs the tool. Required arguments are present; the installed validator has
-    /// accepted the arguments.
-    fn call(&self, args: Arguments, cx: Context) -> impl Future<Output = CallResult> + Send;
-}
-
-/// The protocol-neutral definition of a tool, as `tools/list` publishes it
-/// (and as a client receives it).
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct ToolDefinition {
-    /// The tool's name.
-    pub name: String,
-    /// A human-readable title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the tool does.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The input schema, verbatim.
-    #[serde(default = "empty_object")]
-    pub input_schema: Value,
-    /// The output schema, verbatim.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_schema: Option<Value>,
-    /// Behaviour hints.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Value>,
-    /// Icons.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub icons: Option<Value>,
-    /// The tool's `_meta`.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
-    /// Members this version does not model (e.g. `execution`), kept as
-    /// received.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, Value>,
-}
-
-fn empty_object() -> Value {
-    Value::Object(serde_json::Map::new())
-}
-
-/// The definition of any tool.
-pub fn definition<T: Tool + ?Sized>(tool: &T) -> ToolDefinition {
-    ToolDefinition {
-        name: tool.name().to_string(),
-        title: tool.title().map(str::to_string),
-        description: tool.description().map(str::to_string),
-        input_schema: tool.input_schema(),
-        output_schema: tool.output_schema(),
-        annotations: tool.annotations(),
-        icons: tool.icons(),
-        meta: tool.meta(),
-        extra: serde_json::Map::new(),
-    }
-}
-
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// The object-safe form of [`Tool`] the registry stores.
-pub(crate) trait DynTool: Send + Sync + 'static {
-    fn call_boxed(&self, args: Arguments, cx: Context) -> BoxFuture<'_, CallResult>;
-}
-
-impl<T: Tool> DynTool for T {
-    fn call_boxed(&self, args: Arguments, cx: Context) -> BoxFuture<'_, CallResult> {
-        Box::pin(self.call(args, cx))
-    }
-}

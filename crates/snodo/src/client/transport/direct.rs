@@ -75,13 +75,13 @@ impl Transport for DirectTransport {
         TransportKind::Direct
     }
 
-    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+    fn request(&self, out: Outgoing) -> BoxFuture<'static, Result<Exchange, ClientError>> {
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(run(self.server.clone(), out.body, tx, self.max_bytes));
         Box::pin(async move { Ok(rx) })
     }
 
-    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+    fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>> {
         let server = self.server.clone();
         Box::pin(async move {
             if let Ok(message) = wire::decode(&out.body, server.limits()) {
@@ -97,7 +97,7 @@ impl Transport for DirectTransport {
 
     fn set_legacy(&self, _legacy: bool) {}
 
-    fn close(&self) -> BoxFuture<()> {
+    fn close(&self) -> BoxFuture<'static, ()> {
         Box::pin(async {})
     }
 }

@@ -273,7 +273,7 @@ impl Transport for HttpTransport {
         TransportKind::Http
     }
 
-    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+    fn request(&self, out: Outgoing) -> BoxFuture<'static, Result<Exchange, ClientError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             inner.remember_version(&out);
@@ -314,7 +314,7 @@ impl Transport for HttpTransport {
         })
     }
 
-    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+    fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             inner.remember_version(&out);
@@ -377,7 +377,7 @@ impl Transport for HttpTransport {
     fn open_event_stream(
         &self,
         headers: Vec<(HeaderName, HeaderValue)>,
-    ) -> BoxFuture<Result<bool, ClientError>> {
+    ) -> BoxFuture<'static, Result<bool, ClientError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             if !inner.legacy() {
@@ -404,7 +404,7 @@ impl Transport for HttpTransport {
         })
     }
 
-    fn close(&self) -> BoxFuture<()> {
+    fn close(&self) -> BoxFuture<'static, ()> {
         Box::pin(end_session(self.inner.clone()))
     }
 }

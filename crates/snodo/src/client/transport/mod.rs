@@ -99,10 +99,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn kind(&self) -> TransportKind;
 
     /// Sends a request; the exchange carries what belongs to it.
-    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>>;
+    fn request(&self, out: Outgoing) -> BoxFuture<'static, Result<Exchange, ClientError>>;
 
     /// Sends a notification, or a response to a server request.
-    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>>;
+    fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>>;
 
     /// Cancels an in-flight request whose exchange is being dropped (stdio:
     /// `notifications/cancelled`; initialize-era HTTP: the same, POSTed;
@@ -121,13 +121,13 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn open_event_stream(
         &self,
         _headers: Vec<(HeaderName, HeaderValue)>,
-    ) -> BoxFuture<Result<bool, ClientError>> {
+    ) -> BoxFuture<'static, Result<bool, ClientError>> {
         Box::pin(async { Ok(false) })
     }
 
     /// Shuts the transport down (HTTP: `DELETE` of a session; stdio: close
     /// stdin, wait, terminate).
-    fn close(&self) -> BoxFuture<()>;
+    fn close(&self) -> BoxFuture<'static, ()>;
 
     /// The captured standard error of a stdio server.
     fn stderr(&self) -> Option<String> {

@@ -283,7 +283,7 @@ impl Transport for StdioTransport {
         TransportKind::Stdio
     }
 
-    fn request(&self, out: Outgoing) -> BoxFuture<Result<Exchange, ClientError>> {
+    fn request(&self, out: Outgoing) -> BoxFuture<'static, Result<Exchange, ClientError>> {
         let result = (|| {
             let id = out
                 .id
@@ -300,7 +300,7 @@ impl Transport for StdioTransport {
         Box::pin(async move { result })
     }
 
-    fn send(&self, out: Outgoing) -> BoxFuture<Result<(), ClientError>> {
+    fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>> {
         let result = self.write(out.body);
         Box::pin(async move { result })
     }
@@ -318,7 +318,7 @@ impl Transport for StdioTransport {
 
     fn set_legacy(&self, _legacy: bool) {}
 
-    fn close(&self) -> BoxFuture<()> {
+    fn close(&self) -> BoxFuture<'static, ()> {
         let _ = self.writer.send(WriterCmd::Close);
         let child = self.child.clone();
         Box::pin(async move {
