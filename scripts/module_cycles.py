@@ -1,6 +1,7 @@
 """Finds cycles in the module graph of the workspace's library crates.
 
-    python3 scripts/module_cycles.py [CRATE_SRC ...]     default: crates/*/src
+    python3 scripts/module_cycles.py [CRATE_SRC ...]
+        default: crates/*/src and conformance/src
 
 A module depends on another when it names one of its items (through `use`,
 a `crate::`/`super::`/`self::` path in code, or a `pub use` re-export). Names
@@ -81,14 +82,15 @@ class Crate:
     def __init__(self, src):
         self.src = pathlib.Path(src)
         self.files = {}  # module path (tuple) -> stripped text
-        self.load(self.src / "lib.rs", ())
+        root = self.src / "lib.rs"
+        self.load(root if root.exists() else self.src / "main.rs", ())
 
     def load(self, file, path):
         if not file.exists():
             return
         text = strip(file.read_text())
         self.files[path] = text
-        base = file.parent if file.name in ("lib.rs", "mod.rs") else file.with_suffix("")
+        base = file.parent if file.name in ("lib.rs", "main.rs", "mod.rs") else file.with_suffix("")
         for name in MOD.findall(text):
             child = path + (name,)
             for candidate in (base / f"{name}.rs", base / name / "mod.rs"):
@@ -205,8 +207,34 @@ def components(nodes, edges):
     return out
 
 
+def self_test():
+    """A cycle through a re-export is found; the same crate without it is clean."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "src"
+        (src / "a").mkdir(parents=True)
+        (src / "lib.rs").write_text("pub mod a;\npub mod b;\npub use b::Thing;\n")
+        (src / "a" / "mod.rs").write_text("mod leaf;\npub use leaf::Leaf;\npub struct A(crate::Thing);\n")
+        (src / "a" / "leaf.rs").write_text("pub struct Leaf;\n")
+        (src / "b.rs").write_text("pub struct Thing;\nfn f() -> crate::a::Leaf { crate::a::Leaf }\n")
+        crate = Crate(src)
+        clean = [c for c in components(crate.files, crate.edges()) if len(c) > 1]
+        (src / "b.rs").write_text("pub struct Thing(crate::a::A);\n")
+        crate = Crate(src)
+        cyclic = [sorted(c) for c in components(crate.files, crate.edges()) if len(c) > 1]
+    ok = clean == [] and cyclic == [[("a",), ("b",)]]
+    print(f"module_cycles self-test: {'ok' if ok else f'FAILED: {clean} {cyclic}'}")
+    return 0 if ok else 1
+
+
 def main(argv):
-    roots = argv or sorted(str(p) for p in pathlib.Path("crates").glob("*/src") if (p / "lib.rs").exists())
+    if argv == ["--self-test"]:
+        return self_test()
+    roots = argv or sorted(
+        str(p) for p in [*pathlib.Path("crates").glob("*/src"), pathlib.Path("conformance/src")]
+        if (p / "lib.rs").exists() or (p / "main.rs").exists()
+    )
     status = 0
     for src in roots:
         crate = Crate(src)

@@ -28,6 +28,8 @@ leg() { # leg TITLE COMMAND...
 
 leg "cargo test (every crate but the bench harness, all features)" cargo test --all-features --no-fail-fast
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
+leg "the module graph has no cycle (and the checker finds one when there is)" \
+    bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh

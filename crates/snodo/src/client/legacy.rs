@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::negotiate::Negotiated;
 use super::options::{
     ElicitMode, ElicitRequest, Handlers, LEGACY_VERSIONS, RequestOptions, TOLERATED_LEGACY,
     elicit_result,
 };
-use super::request::Wire;
+use super::version::Negotiated;
+use super::version::Wire;
 use super::{ClientError, Shared};
 use crate::Error;
 use crate::protocol::legacy as protocol;

@@ -10,67 +10,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::options::{LEGACY_VERSIONS, MODERN_VERSIONS, RequestOptions, VersionPolicy};
-use super::request::Wire;
+use super::version::{Negotiated, Wire};
 use super::{ClientError, Shared, legacy};
 use crate::error::code;
-use crate::protocol::keys;
-
-/// What the client learned about the server while connecting.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Negotiated {
-    pub(crate) version: String,
-    pub(crate) legacy: bool,
-    pub(crate) server_info: Option<Value>,
-    pub(crate) capabilities: Value,
-    pub(crate) instructions: Option<String>,
-    pub(crate) supported_versions: Vec<String>,
-    /// The discover result (modern) or the initialize result (legacy).
-    pub(crate) discover: Option<Value>,
-}
-
-impl Negotiated {
-    /// Reads a `DiscoverResult`; `None` when `result` is not one.
-    pub(crate) fn from_discover(version: &str, result: &Value) -> Option<Self> {
-        let supported: Vec<String> = result
-            .get("supportedVersions")?
-            .as_array()?
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
-        let server_info = result
-            .get("_meta")
-            .and_then(|m| m.get(keys::SERVER_INFO))
-            .or_else(|| result.get("serverInfo"))
-            .cloned();
-        Some(Self {
-            version: version.to_string(),
-            legacy: false,
-            server_info,
-            capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            supported_versions: supported,
-            discover: Some(result.clone()),
-        })
-    }
-
-    fn modern_without_discover(version: &str) -> Self {
-        Self {
-            version: version.to_string(),
-            legacy: false,
-            capabilities: json!({}),
-            ..Self::default()
-        }
-    }
-}
 
 /// The outcome of one probe.
 enum Probe {

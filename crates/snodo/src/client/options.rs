@@ -7,7 +7,6 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use super::{Client, ClientError, Target};
 use crate::BoxError;
 use crate::mrtr::{ElicitAction, ElicitResponse};
 use crate::protocol::LogLevel;
@@ -308,7 +307,7 @@ impl Config {
     }
 }
 
-/// Builds a [`Client`]: identity, revision, timeouts, headers and handlers.
+/// Builds a [`Client`](super::Client): identity, revision, timeouts, headers and handlers.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -501,14 +500,6 @@ impl ClientBuilder {
     ) -> Self {
         self.config.handlers.notification = Some(Arc::new(handler));
         self
-    }
-
-    /// Connects, negotiates the protocol revision and returns the client.
-    pub async fn connect(self, target: impl Into<Target>) -> Result<Client, ClientError> {
-        if let Some(error) = self.error {
-            return Err(ClientError::transport(error));
-        }
-        Client::open(self.config, target.into()).await
     }
 }
 

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::options::{LogMessage, Progress, RequestOptions};
 use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use super::version::Wire;
 use super::{ClientError, Shared, TimeoutKind, legacy};
 use crate::Error;
 use crate::protocol::keys;
@@ -18,17 +19,6 @@ use crate::wire::{Notification, Request, RequestId};
 
 /// Why a request failed when its response stream ended early.
 const STREAM_LOST: &str = "the connection closed before the response arrived";
-
-/// Which wire a message is written for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Wire {
-    /// The protocol revision.
-    pub(crate) version: String,
-    /// The initialize-era wire (no per-request `_meta`, sessions).
-    pub(crate) legacy: bool,
-    /// The `initialize` request itself (no version header yet).
-    pub(crate) handshake: bool,
-}
 
 /// Cancels a request when dropped before its response arrived.
 pub(crate) struct CancelGuard {

@@ -1,11 +1,11 @@
 //! Building a server: registration checks and compile-once work.
 
-use std::fmt;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
 use super::catalog::{Catalog, PromptEntry, ResourceEntry};
+use super::error::BuildError;
 use super::extension::Extension;
 use super::policy::Policy;
 use super::registry::ToolEntry;
@@ -19,62 +19,6 @@ use crate::resource::Resource;
 use crate::schema::{PassThrough, Validator};
 use crate::tool::Tool;
 use crate::wire::Limits;
-
-/// Why a server could not be built. Every variant names the component and
-/// the rule it broke.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildError {
-    /// A tool broke a definition rule (name, schema shape, `x-mcp-header`).
-    Tool {
-        /// The tool's name.
-        tool: String,
-        /// The broken rule.
-        rule: String,
-    },
-    /// Two tools share a name.
-    DuplicateTool(String),
-    /// The validator could not compile one of a tool's schemas.
-    Schema {
-        /// The tool's name.
-        tool: String,
-        /// `"input"` or `"output"`.
-        which: &'static str,
-        /// The validator's reason.
-        message: String,
-    },
-    /// A resource, prompt or extension broke a rule.
-    Component {
-        /// `"resource"`, `"prompt"` or `"extension"`.
-        kind: &'static str,
-        /// Its name.
-        name: String,
-        /// The broken rule.
-        rule: String,
-    },
-    /// A server setting is out of range.
-    Config(String),
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::Tool { tool, rule } => write!(f, "tool `{tool}`: {rule}"),
-            BuildError::DuplicateTool(name) => write!(f, "tool `{name}` is registered twice"),
-            BuildError::Schema {
-                tool,
-                which,
-                message,
-            } => write!(
-                f,
-                "tool `{tool}`: {which} schema refused by the validator: {message}"
-            ),
-            BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
-            BuildError::Config(message) => write!(f, "server configuration: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
 
 /// A tool waiting for the validator to compile its schemas.
 type MakeTool = Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>;
@@ -311,5 +255,13 @@ impl ServerBuilder {
                 input_timeout: self.input_timeout,
             }),
         })
+    }
+}
+
+impl Server {
+    /// Starts building a server with the name and version it reports in
+    /// `io.modelcontextprotocol/serverInfo`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name.into(), version.into())
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::BuildError;
+use super::error::BuildError;
 use super::extension::Extension;
 use super::list::Listing;
 use super::registry::{ToolEntry, ToolRegistry};

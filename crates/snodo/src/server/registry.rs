@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use snodo_rules::HeaderParam;
 
-use super::BuildError;
+use super::error::BuildError;
 use crate::schema::{CompiledSchema, Validator};
 use crate::tool::{DynTool, Tool, ToolDefinition, definition};
 

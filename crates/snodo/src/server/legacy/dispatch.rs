@@ -12,7 +12,7 @@ use super::super::Server;
 use super::super::dispatch::{Admitted, Route, Routed};
 use super::super::reply::{Dispatched, Failure, Reply};
 use super::super::stream::ResponseStream;
-use super::{Session, shape, shim};
+use super::{Session, shape};
 use crate::Error;
 use crate::context::{CancelSignal, Sink, TransportInfo};
 use crate::error::code;
@@ -469,7 +469,7 @@ impl Server {
                 if call.method == Method::ToolsCall
                     && matches!(
                         failure.error.code(),
-                        code::MISSING_CLIENT_CAPABILITY | shim::CLIENT_FAILED
+                        code::MISSING_CLIENT_CAPABILITY | shape::CLIENT_FAILED
                     ) =>
             {
                 // A tool can tell the model what went wrong: an `isError`
@@ -510,7 +510,7 @@ fn legacy_error(call: &Call, error: Error) -> Error {
             Error::internal("The client did not declare a capability this request needs")
                 .with_data(error.data().cloned().unwrap_or(Value::Null))
         }
-        shim::CLIENT_FAILED => Error::internal(error.message().to_string()),
+        shape::CLIENT_FAILED => Error::internal(error.message().to_string()),
         _ => error,
     }
 }

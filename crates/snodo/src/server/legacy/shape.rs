@@ -8,6 +8,10 @@ use serde_json::{Map, Value};
 use super::super::list::Listing;
 use crate::protocol::{Revision, keys};
 
+/// An internal code for "the client could not give the input": tools turn it
+/// into an `isError` result, other methods into -32603.
+pub(crate) const CLIENT_FAILED: i64 = -32099;
+
 /// Removes the 2026-07-28 members from a result object.
 pub(crate) fn result(map: &mut Map<String, Value>) {
     map.remove("resultType");

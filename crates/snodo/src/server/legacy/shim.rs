@@ -37,9 +37,7 @@ pub const MAX_INPUT_ROUNDS: usize = 8;
 /// request, by default (the builder's `input_timeout` changes it).
 pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// An internal code for "the client could not give the input": tools turn it
-/// into an `isError` result, other methods into -32603.
-pub(super) const CLIENT_FAILED: i64 = -32099;
+use super::shape::CLIENT_FAILED;
 
 fn client_failed(message: String) -> Failure {
     Failure::ok(Error::new(CLIENT_FAILED, message))

@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
 use super::body::McpBody;
-use super::service::{json, reject, status};
+use super::response::{json, reject, status};
 use super::session::SessionStore;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
 use crate::protocol::{Revision, claims_modern, headers};

@@ -27,6 +27,7 @@ mod guard;
 mod legacy;
 mod listener;
 mod options;
+mod response;
 mod service;
 mod session;
 mod sse;

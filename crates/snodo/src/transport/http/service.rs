@@ -19,6 +19,7 @@ use super::body::McpBody;
 use super::guard::Allowlist;
 use super::legacy::{self, Side};
 use super::options::HttpOptions;
+use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::sse::{Deadline, SseBody};
 use crate::server::Dispatched;
@@ -438,29 +439,4 @@ fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
             response
         }
     }
-}
-
-/// A JSON response.
-pub(super) fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
-    let mut response = Response::new(McpBody::full(body));
-    *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
-}
-
-/// A transport-level refusal: a JSON-RPC error without an id.
-pub(super) fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
-    json(
-        code,
-        wire::encode_error(None, &Error::invalid_request(message)).into(),
-    )
-}
-
-/// A response with only a status.
-pub(super) fn status(code: StatusCode) -> Response<McpBody> {
-    let mut response = Response::new(McpBody::empty());
-    *response.status_mut() = code;
-    response
 }

@@ -1,0 +1,647 @@
+//! The client handle: connecting, negotiating and every request it sends.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::AtomicI64;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+use ::http::{HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use crate::tool::{ToolDefinition, ToolResult};
+use tokio::sync::{broadcast, mpsc};
+
+use super::options::{Config, Handlers};
+use super::transport::{Incoming, Outgoing, Transport};
+use super::version::Negotiated;
+use super::{
+    ClientBuilder, ClientError, ListenFilter, RequestOptions, Shared, StdioCommand, Subscription,
+    Target, TransportKind, legacy, listen, mrtr, negotiate, request, transport,
+};
+
+/// A connected MCP client. Cheap to clone; every clone shares the
+/// connection.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.shared.state();
+        f.debug_struct("Client")
+            .field("transport", &self.shared.transport.kind())
+            .field("protocol_version", &state.version)
+            .field("server_info", &state.server_info)
+            .finish()
+    }
+}
+
+/// A reference to complete an argument of (`completion/complete`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionRef {
+    /// A prompt, by name (`ref/prompt`).
+    Prompt(String),
+    /// A resource or resource template, by URI (`ref/resource`).
+    Resource(String),
+}
+
+impl CompletionRef {
+    fn to_json(&self) -> Value {
+        match self {
+            CompletionRef::Prompt(name) => json!({"type": "ref/prompt", "name": name}),
+            CompletionRef::Resource(uri) => json!({"type": "ref/resource", "uri": uri}),
+        }
+    }
+}
+
+/// Handles what arrives outside any request: initialize-era server requests,
+/// log messages and change notifications.
+async fn background(
+    mut rx: mpsc::Receiver<Incoming>,
+    transport: Weak<dyn Transport>,
+    handlers: Handlers,
+    events: broadcast::Sender<crate::wire::Notification>,
+    version: Arc<Mutex<String>>,
+) {
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            Incoming::Notification(n) => request::dispatch_notification(&handlers, &events, n),
+            Incoming::Request(r) => {
+                let Some(transport) = transport.upgrade() else {
+                    return;
+                };
+                let handlers = handlers.clone();
+                let version = version.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                tokio::spawn(async move {
+                    let body = legacy::answer(&handlers, &version, r).await;
+                    let out = Outgoing {
+                        id: None,
+                        body,
+                        headers: Vec::new(),
+                        long_lived: false,
+                    };
+                    let _ = transport.send(out).await;
+                });
+            }
+            Incoming::Response { .. } => {}
+        }
+    }
+}
+
+fn tools_key(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tools/list" => "tools",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        "prompts/list" => "prompts",
+        _ => return None,
+    })
+}
+
+impl Client {
+    /// Connects with the default options (automatic negotiation, no handlers).
+    ///
+    /// `target` is an `http(s)://` URL, a command line for a stdio server
+    /// (`"python server.py"`), a [`StdioCommand`], or a [`Server`](crate::Server).
+    /// A command line whose program looks like a mistyped URL
+    /// (`"htp://..."`, `"localhost:3000/mcp"`) is refused without running
+    /// anything; [`Client::http`] and [`Client::spawn`] say which is meant.
+    pub async fn connect(target: impl Into<Target>) -> Result<Client, ClientError> {
+        ClientBuilder::new().connect(target).await
+    }
+
+    /// A builder for handlers, timeouts, headers and the revision.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// Connects to a Streamable HTTP endpoint (default options); never runs
+    /// a program, whatever `url` holds.
+    pub async fn http(url: &str) -> Result<Client, ClientError> {
+        if !Target::is_url(url) {
+            return Err(ClientError::transport(format!(
+                "`{url}` is not an http:// or https:// URL"
+            )));
+        }
+        Client::connect(Target::Http(url.trim().to_string())).await
+    }
+
+    /// Starts `command` (split like a shell would) and speaks to it over
+    /// stdio (default options).
+    pub async fn spawn(command: &str) -> Result<Client, ClientError> {
+        Client::connect(Target::Stdio(Self::command(command)?)).await
+    }
+
+    /// Parses a command line, refusing one whose program looks like a
+    /// mistyped URL.
+    fn command(line: &str) -> Result<StdioCommand, ClientError> {
+        if let Some(reason) = Target::mistyped_url(line) {
+            return Err(ClientError::transport(reason));
+        }
+        StdioCommand::parse(line)
+    }
+
+    pub(crate) async fn open(config: Config, target: Target) -> Result<Client, ClientError> {
+        let (utx, urx) = mpsc::channel(256);
+        let max = config.max_message_bytes;
+        let transport: Arc<dyn Transport> = match target {
+            Target::Http(url) => Arc::new(transport::http::HttpTransport::new(
+                &url,
+                config.headers.clone(),
+                utx,
+                max,
+            )?),
+            Target::Command(line) => Arc::new(transport::stdio::StdioTransport::spawn(
+                &Self::command(&line)?,
+                utx,
+                max,
+            )?),
+            Target::Stdio(cmd) => {
+                Arc::new(transport::stdio::StdioTransport::spawn(&cmd, utx, max)?)
+            }
+            Target::Direct(server) => {
+                Arc::new(transport::direct::DirectTransport::new(server, max))
+            }
+        };
+        let (events, _) = broadcast::channel(config.listen_buffer.max(16));
+        let version = Arc::new(Mutex::new(String::new()));
+        tokio::spawn(background(
+            urx,
+            Arc::downgrade(&transport),
+            config.handlers.clone(),
+            events.clone(),
+            version.clone(),
+        ));
+        let shared = Arc::new(Shared {
+            transport,
+            config,
+            state: RwLock::new(Negotiated::default()),
+            next_id: AtomicI64::new(1),
+            tool_headers: Mutex::new(HashMap::new()),
+            events,
+        });
+        match negotiate::negotiate(&shared).await {
+            Ok(n) => {
+                *version.lock().unwrap_or_else(|e| e.into_inner()) = n.version.clone();
+                *shared.state.write().unwrap_or_else(|e| e.into_inner()) = n;
+                Ok(Client { shared })
+            }
+            Err(e) => {
+                shared.transport.close().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The negotiated protocol revision (e.g. `"2026-07-28"`).
+    pub fn protocol_version(&self) -> String {
+        self.shared.state().version.clone()
+    }
+
+    /// Whether the initialize-era wire is in use.
+    pub fn is_legacy(&self) -> bool {
+        self.shared.state().legacy
+    }
+
+    /// The server's `Implementation` (`name`, `version`, ...), if it sent one.
+    pub fn server_info(&self) -> Option<Value> {
+        self.shared.state().server_info.clone()
+    }
+
+    /// The server's capabilities (from `server/discover` or `initialize`).
+    pub fn server_capabilities(&self) -> Value {
+        self.shared.state().capabilities.clone()
+    }
+
+    /// The server's instructions, if any.
+    pub fn instructions(&self) -> Option<String> {
+        self.shared.state().instructions.clone()
+    }
+
+    /// The revisions the server says it supports.
+    pub fn supported_versions(&self) -> Vec<String> {
+        self.shared.state().supported_versions.clone()
+    }
+
+    /// The `Mcp-Session-Id` of an initialize-era HTTP session.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.transport.session_id()
+    }
+
+    /// The transport in use.
+    pub fn transport_kind(&self) -> TransportKind {
+        self.shared.transport.kind()
+    }
+
+    /// The client capabilities declared on requests.
+    pub fn capabilities(&self) -> Value {
+        self.shared.config.capabilities(&self.protocol_version())
+    }
+
+    /// The captured standard error of a stdio server started with
+    /// [`StderrMode::Capture`](super::StderrMode::Capture).
+    pub fn stderr(&self) -> Option<String> {
+        self.shared.transport.stderr()
+    }
+
+    /// `server/discover`, fresh from the server (modern wire); on the
+    /// initialize-era wire, the `initialize` result.
+    pub async fn discover(&self) -> Result<Value, ClientError> {
+        if self.is_legacy() {
+            return Ok(self
+                .shared
+                .state()
+                .discover
+                .clone()
+                .unwrap_or_else(|| json!({})));
+        }
+        let result = self
+            .shared
+            .call(
+                "server/discover",
+                Map::new(),
+                &RequestOptions::new(),
+                Vec::new(),
+            )
+            .await?;
+        let version = self.protocol_version();
+        if let Some(n) = Negotiated::from_discover(&version, &result) {
+            *self.shared.state.write().unwrap_or_else(|e| e.into_inner()) = n;
+        }
+        Ok(result)
+    }
+
+    /// One page of a list method (`tools/list`, `resources/list`,
+    /// `resources/templates/list`, `prompts/list`).
+    pub async fn list_page(
+        &self,
+        method: &str,
+        cursor: Option<&str>,
+    ) -> Result<Value, ClientError> {
+        let mut params = Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), cursor.into());
+        }
+        let result = self
+            .shared
+            .call(method, params, &RequestOptions::new(), Vec::new())
+            .await?;
+        if !result.is_object() {
+            return Err(ClientError::protocol(format!(
+                "{method} answered with a non-object result"
+            )));
+        }
+        Ok(result)
+    }
+
+    /// Every item of a list method, following `nextCursor` to the end.
+    async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
+        let key = tools_key(method)
+            .ok_or_else(|| ClientError::protocol(format!("{method} is not a list method")))?;
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..self.shared.config.max_pages {
+            let mut page = self.list_page(method, cursor.as_deref()).await?;
+            match page.get_mut(key).map(Value::take) {
+                Some(Value::Array(list)) => items.extend(list),
+                None | Some(Value::Null) => {}
+                Some(_) => {
+                    return Err(ClientError::protocol(format!(
+                        "{method}: {key} must be an array"
+                    )));
+                }
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(ClientError::protocol(format!(
+                            "{method} repeated the cursor {next:?}"
+                        )));
+                    }
+                    cursor = Some(next.clone());
+                }
+                _ => return Ok(items),
+            }
+        }
+        Err(ClientError::protocol(format!(
+            "{method} has more than {} pages",
+            self.shared.config.max_pages
+        )))
+    }
+
+    /// Every tool. Over HTTP (2026-07-28) tools whose `x-mcp-header`
+    /// annotations are invalid are dropped, with a warning logged.
+    pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
+        let tools = self.list_all("tools/list").await?;
+        let enforce = self.mirrors_headers();
+        let mut kept = Vec::with_capacity(tools.len());
+        let mut cache = HashMap::new();
+        for tool in tools {
+            let name = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+            let tool = match serde_json::from_value::<ToolDefinition>(tool) {
+                Ok(tool) => tool,
+                Err(e) => {
+                    log::warn!("snodo client: dropping tool {name:?}: malformed definition: {e}");
+                    continue;
+                }
+            };
+            match snodo_rules::check_header_annotations(&schema) {
+                Ok(params) => {
+                    cache.insert(name, params);
+                    kept.push(tool);
+                }
+                Err(e) if enforce => {
+                    log::warn!(
+                        "snodo client: dropping tool {name:?}: invalid x-mcp-header annotation: {e}"
+                    );
+                }
+                Err(_) => kept.push(tool),
+            }
+        }
+        *self
+            .shared
+            .tool_headers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = cache;
+        Ok(kept)
+    }
+
+    /// Every resource.
+    pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/list").await
+    }
+
+    /// Every resource template.
+    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/templates/list").await
+    }
+
+    /// Every prompt.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("prompts/list").await
+    }
+
+    /// Whether `Mcp-Param-*` headers are sent (modern Streamable HTTP).
+    fn mirrors_headers(&self) -> bool {
+        self.transport_kind() == TransportKind::Http && !self.is_legacy()
+    }
+
+    /// The `Mcp-Param-*` headers of a call, from the cached tool schema.
+    fn param_headers(
+        &self,
+        name: &str,
+        args: Option<&Map<String, Value>>,
+    ) -> Vec<(HeaderName, HeaderValue)> {
+        let (true, Some(args)) = (self.mirrors_headers(), args) else {
+            return Vec::new();
+        };
+        let cache = self
+            .shared
+            .tool_headers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let Some(params) = cache.get(name) else {
+            return Vec::new();
+        };
+        params
+            .iter()
+            .filter_map(|p| {
+                let value = crate::protocol::headers::value_at(args, &p.path)?;
+                let text = crate::protocol::headers::stringify(value)?;
+                let name =
+                    HeaderName::try_from(format!("mcp-param-{}", p.header.to_ascii_lowercase()))
+                        .ok()?;
+                Some((name, request::header_value(&text)))
+            })
+            .collect()
+    }
+
+    /// Calls a tool with the client's defaults. `arguments` is a JSON object
+    /// (or `null` for none).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
+        self.call_tool_with(name, arguments, RequestOptions::new())
+            .await
+    }
+
+    /// Calls a tool and decodes its `structuredContent` into `T`. A result with
+    /// `isError: true` is [`ClientError::ToolFailed`]; a result without
+    /// structured content, or one that does not fit `T`, is
+    /// [`ClientError::Decode`].
+    ///
+    /// ```no_run
+    /// # async fn run(client: snodo::Client) -> Result<(), snodo::client::ClientError> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Sum { sum: i64 }
+    /// let Sum { sum } = client.call_tool_as::<Sum>("add", serde_json::json!({"a": 2, "b": 3})).await?;
+    /// assert_eq!(sum, 5);
+    /// # Ok(()) }
+    /// ```
+    pub async fn call_tool_as<T: serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool(name, arguments).await?;
+        if result.is_error() {
+            return Err(ClientError::ToolFailed {
+                message: result.text_content(),
+            });
+        }
+        let what = format!("structuredContent of tool {name:?}");
+        let Some(structured) = result.structured_content() else {
+            return Err(ClientError::Decode {
+                what,
+                source: serde::de::Error::custom("the result has no structuredContent"),
+            });
+        };
+        T::deserialize(structured).map_err(|source| ClientError::Decode { what, source })
+    }
+
+    /// Calls a tool. `input_required` results are answered through the
+    /// client's handlers; a `-32020` header mismatch re-lists the tools and
+    /// retries once.
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+    ) -> Result<ToolResult, ClientError> {
+        let args = match arguments {
+            Value::Null => None,
+            Value::Object(map) => Some(map),
+            _ => {
+                return Err(ClientError::protocol(
+                    "tool arguments must be a JSON object",
+                ));
+            }
+        };
+        let mut params = Map::new();
+        params.insert("name".into(), name.into());
+        if let Some(args) = &args {
+            params.insert("arguments".into(), Value::Object(args.clone()));
+        }
+        let headers = self.param_headers(name, args.as_ref());
+        let result =
+            match mrtr::run(&self.shared, "tools/call", params.clone(), &opts, headers).await {
+                Err(e)
+                    if e.code() == Some(crate::error::code::HEADER_MISMATCH)
+                        && self.mirrors_headers() =>
+                {
+                    self.list_tools().await?;
+                    let headers = self.param_headers(name, args.as_ref());
+                    mrtr::run(&self.shared, "tools/call", params, &opts, headers).await
+                }
+                other => other,
+            }?;
+        serde_json::from_value(result).map_err(|source| ClientError::Decode {
+            what: format!("result of tool {name:?}"),
+            source,
+        })
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
+        self.read_resource_with(uri, RequestOptions::new()).await
+    }
+
+    /// Reads a resource with options.
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        opts: RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let mut params = Map::new();
+        params.insert("uri".into(), uri.into());
+        mrtr::run(&self.shared, "resources/read", params, &opts, Vec::new()).await
+    }
+
+    /// Gets a prompt. `arguments` is an object of strings (or `null`).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        self.get_prompt_with(name, arguments, RequestOptions::new())
+            .await
+    }
+
+    /// Gets a prompt with options.
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let mut params = Map::new();
+        params.insert("name".into(), name.into());
+        match arguments {
+            Value::Null => {}
+            Value::Object(map) => {
+                params.insert("arguments".into(), Value::Object(map));
+            }
+            _ => {
+                return Err(ClientError::protocol(
+                    "prompt arguments must be a JSON object",
+                ));
+            }
+        }
+        mrtr::run(&self.shared, "prompts/get", params, &opts, Vec::new()).await
+    }
+
+    /// Asks for completions of one argument (`completion/complete`).
+    /// `context` holds arguments already resolved.
+    pub async fn complete(
+        &self,
+        reference: CompletionRef,
+        argument: &str,
+        value: &str,
+        context: Option<Map<String, Value>>,
+    ) -> Result<Value, ClientError> {
+        let mut params = Map::new();
+        params.insert("ref".into(), reference.to_json());
+        params.insert("argument".into(), json!({"name": argument, "value": value}));
+        if let Some(context) = context {
+            params.insert("context".into(), json!({"arguments": context}));
+        }
+        self.shared
+            .call(
+                "completion/complete",
+                params,
+                &RequestOptions::new(),
+                Vec::new(),
+            )
+            .await
+    }
+
+    /// Sends any request and returns its result. `params` is an object (or
+    /// `null`); the client adds the protocol `_meta`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        self.request_with(method, params, RequestOptions::new())
+            .await
+    }
+
+    /// Sends any request with options.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let params = match params {
+            Value::Null => Map::new(),
+            Value::Object(map) => map,
+            _ => {
+                return Err(ClientError::protocol(
+                    "request params must be a JSON object",
+                ));
+            }
+        };
+        match method {
+            "tools/call" | "resources/read" | "prompts/get" => {
+                mrtr::run(&self.shared, method, params, &opts, Vec::new()).await
+            }
+            _ => self.shared.call(method, params, &opts, Vec::new()).await,
+        }
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        let params = match params {
+            Value::Null => Map::new(),
+            Value::Object(map) => map,
+            _ => {
+                return Err(ClientError::protocol(
+                    "notification params must be a JSON object",
+                ));
+            }
+        };
+        let wire = self.shared.wire();
+        self.shared.notify_on(&wire, method, params).await
+    }
+
+    /// Opens a subscription to change notifications. On 2026-07-28 this is a
+    /// `subscriptions/listen` request (acknowledged before this returns); on
+    /// the initialize-era wire, the notifications the server pushes, filtered.
+    pub async fn listen(&self, filter: ListenFilter) -> Result<Subscription, ClientError> {
+        listen::listen(&self.shared, filter).await
+    }
+
+    /// Closes the connection: `DELETE`s an initialize-era HTTP session, or
+    /// closes a stdio server's stdin, waits, then terminates it.
+    pub async fn close(&self) {
+        self.shared.transport.close().await;
+    }
+}
+
+// `ClientBuilder` lives with the options; connecting is the handle's work.
+impl ClientBuilder {
+    /// Connects, negotiates the protocol revision and returns the client.
+    pub async fn connect(self, target: impl Into<Target>) -> Result<Client, ClientError> {
+        if let Some(error) = self.error {
+            return Err(ClientError::transport(error));
+        }
+        Client::open(self.config, target.into()).await
+    }
+}

@@ -1,0 +1,59 @@
+//! Why a server could not be built.
+
+use std::fmt;
+
+/// Why a server could not be built. Every variant names the component and
+/// the rule it broke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// A tool broke a definition rule (name, schema shape, `x-mcp-header`).
+    Tool {
+        /// The tool's name.
+        tool: String,
+        /// The broken rule.
+        rule: String,
+    },
+    /// Two tools share a name.
+    DuplicateTool(String),
+    /// The validator could not compile one of a tool's schemas.
+    Schema {
+        /// The tool's name.
+        tool: String,
+        /// `"input"` or `"output"`.
+        which: &'static str,
+        /// The validator's reason.
+        message: String,
+    },
+    /// A resource, prompt or extension broke a rule.
+    Component {
+        /// `"resource"`, `"prompt"` or `"extension"`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// The broken rule.
+        rule: String,
+    },
+    /// A server setting is out of range.
+    Config(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Tool { tool, rule } => write!(f, "tool `{tool}`: {rule}"),
+            BuildError::DuplicateTool(name) => write!(f, "tool `{name}` is registered twice"),
+            BuildError::Schema {
+                tool,
+                which,
+                message,
+            } => write!(
+                f,
+                "tool `{tool}`: {which} schema refused by the validator: {message}"
+            ),
+            BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
+            BuildError::Config(message) => write!(f, "server configuration: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}

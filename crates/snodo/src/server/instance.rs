@@ -1,0 +1,190 @@
+//! The server: an immutable, cheaply cloned handle on the registry and its
+//! settings. Requests are handled by the `impl Server` blocks of `dispatch`,
+//! `listen`, `complete` and the transports.
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
+
+use super::catalog::{Catalog, PromptEntry, ResourceEntry};
+use super::error::BuildError;
+use super::policy;
+use super::registry::ToolEntry;
+use crate::events::EventHub;
+use crate::prompt::Prompt;
+use crate::protocol::CacheHints;
+use crate::resource::Resource;
+use crate::schema::Validator;
+use crate::tool::Tool;
+use crate::wire::Limits;
+
+/// An MCP server: cheap to clone, immutable once built (except for the
+/// explicit runtime-change methods).
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) info: Value,
+    /// `"resultType":"complete","_meta":{serverInfo}`, encoded once for
+    /// results spliced from encoded parts.
+    pub(crate) result_tail: String,
+    pub(crate) instructions: Option<String>,
+    pub(crate) catalog: RwLock<Arc<Catalog>>,
+    pub(crate) validator: Arc<dyn Validator>,
+    pub(crate) policy: Option<Arc<dyn policy::Policy>>,
+    pub(crate) events: EventHub,
+    /// Typed state handed to handlers through `State<S>`.
+    pub(crate) state: Arc<http::Extensions>,
+    pub(crate) discover_cache: CacheHints,
+    pub(crate) list_cache: CacheHints,
+    pub(crate) read_cache: CacheHints,
+    pub(crate) page_size: usize,
+    pub(crate) limits: Limits,
+    /// The revisions served, newest first.
+    pub(crate) revisions: Vec<crate::protocol::Revision>,
+    /// How long the input-required shim waits for a legacy client's answer.
+    pub(crate) input_timeout: std::time::Duration,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.inner.info)
+            .field("tools", &self.catalog().tools.len())
+            .finish()
+    }
+}
+
+impl Server {
+    /// The server's `Implementation` object (`name`, `version`, ...).
+    pub fn info(&self) -> &Value {
+        &self.inner.info
+    }
+
+    /// The capabilities `server/discover` advertises.
+    pub fn capabilities(&self) -> Value {
+        self.catalog().capabilities.clone()
+    }
+
+    /// The decoding limits transports apply to incoming messages.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// The event hub: announce resource updates, or end every listen stream
+    /// with [`EventHub::shutdown`].
+    pub fn events(&self) -> &EventHub {
+        &self.inner.events
+    }
+
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.inner
+            .catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Replaces the catalog with one built from modified parts.
+    fn change(
+        &self,
+        edit: impl FnOnce(
+            &mut Vec<Arc<ToolEntry>>,
+            &mut Vec<ResourceEntry>,
+            &mut Vec<PromptEntry>,
+        ) -> Result<bool, BuildError>,
+    ) -> Result<bool, BuildError> {
+        let mut slot = self
+            .inner
+            .catalog
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        let (mut tools, mut resources, mut prompts, extensions) = slot.parts();
+        if !edit(&mut tools, &mut resources, &mut prompts)? {
+            return Ok(false);
+        }
+        *slot = Arc::new(Catalog::new(tools, resources, prompts, extensions)?);
+        Ok(true)
+    }
+
+    /// Adds a tool at runtime, invalidates `tools/list` cursors and announces
+    /// `notifications/tools/list_changed` to listeners.
+    pub fn add_tool<T: Tool>(&self, tool: T) -> Result<(), BuildError> {
+        let entry = Arc::new(ToolEntry::new(tool, self.inner.validator.as_ref())?);
+        self.change(|tools, _, _| {
+            tools.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.tools_changed();
+        Ok(())
+    }
+
+    /// Removes a tool at runtime; returns whether it was registered.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self
+            .change(|tools, _, _| {
+                let before = tools.len();
+                tools.retain(|t| t.definition.name != name);
+                Ok(tools.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.tools_changed();
+        }
+        removed
+    }
+
+    /// Adds a resource or template at runtime and announces the change.
+    pub fn add_resource<R: Resource>(&self, resource: R) -> Result<(), BuildError> {
+        let entry = ResourceEntry::new(resource)?;
+        self.change(|_, resources, _| {
+            resources.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.resources_changed();
+        Ok(())
+    }
+
+    /// Removes a resource or template by name; returns whether it was registered.
+    pub fn remove_resource(&self, name: &str) -> bool {
+        let removed = self
+            .change(|_, resources, _| {
+                let before = resources.len();
+                resources.retain(|r| r.name != name);
+                Ok(resources.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.resources_changed();
+        }
+        removed
+    }
+
+    /// Adds a prompt at runtime and announces the change.
+    pub fn add_prompt<P: Prompt>(&self, prompt: P) -> Result<(), BuildError> {
+        let entry = PromptEntry::new(prompt)?;
+        self.change(|_, _, prompts| {
+            prompts.push(entry);
+            Ok(true)
+        })?;
+        self.inner.events.prompts_changed();
+        Ok(())
+    }
+
+    /// Removes a prompt by name; returns whether it was registered.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self
+            .change(|_, _, prompts| {
+                let before = prompts.len();
+                prompts.retain(|p| p.name != name);
+                Ok(prompts.len() != before)
+            })
+            .unwrap_or(false);
+        if removed {
+            self.inner.events.prompts_changed();
+        }
+        removed
+    }
+}

@@ -1,0 +1,34 @@
+//! The plain HTTP responses both the 2026-07-28 service and the
+//! initialize-era session handling send.
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, HeaderValue};
+use http::{Response, StatusCode};
+
+use super::body::McpBody;
+use crate::{Error, wire};
+
+/// A JSON response.
+pub(super) fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::full(body));
+    *response.status_mut() = code;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A transport-level refusal: a JSON-RPC error without an id.
+pub(super) fn reject(code: StatusCode, message: &str) -> Response<McpBody> {
+    json(
+        code,
+        wire::encode_error(None, &Error::invalid_request(message)).into(),
+    )
+}
+
+/// A response with only a status.
+pub(super) fn status(code: StatusCode) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::empty());
+    *response.status_mut() = code;
+    response
+}
