@@ -406,9 +406,10 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
                     if c.opts.json {
                         print_json(&r);
                     }
-                    return Err(ClientError::Protocol(
-                        "the server asked for input the CLI cannot give (sampling, or a declined form)".into(),
-                    ));
+                    return Err(ClientError::Protocol {
+                        kind: snodo::client::ProtocolErrorKind::InputRequest,
+                        message: "the server asked for input the CLI cannot give (sampling, or a declined form)".into(),
+                    });
                 }
                 let is_error = r.get("isError").and_then(Value::as_bool) == Some(true);
                 if c.opts.json {

@@ -12,7 +12,8 @@ pub struct RuleError {
 }
 
 impl RuleError {
-    pub(crate) fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    /// A broken rule at `pointer` (`""` for the whole definition).
+    pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             pointer: pointer.into(),
             message: message.into(),
@@ -31,6 +32,20 @@ impl fmt::Display for RuleError {
 }
 
 impl std::error::Error for RuleError {}
+
+/// A rule about the whole definition (no pointer).
+impl From<String> for RuleError {
+    fn from(message: String) -> Self {
+        Self::new("", message)
+    }
+}
+
+/// A rule about the whole definition (no pointer).
+impl From<&str> for RuleError {
+    fn from(message: &str) -> Self {
+        Self::new("", message)
+    }
+}
 
 /// Escapes one JSON pointer reference token (RFC 6901).
 pub fn escape_pointer_token(token: &str) -> String {

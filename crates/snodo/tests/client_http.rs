@@ -406,7 +406,11 @@ async fn input_required_is_answered_with_the_state_echoed_under_new_ids() {
     assert_eq!(ids.len(), 3, "every retry has a new id");
 
     let err = client.call_tool("forever", json!({})).await.unwrap_err();
-    assert!(matches!(err, ClientError::Protocol(_)), "{err:?}");
+    assert_eq!(
+        err.protocol_kind(),
+        Some(snodo::client::ProtocolErrorKind::InputRequest),
+        "{err:?}"
+    );
     let forever = server
         .calls("tools/call")
         .into_iter()
@@ -733,7 +737,11 @@ async fn pagination_follows_cursors_and_stops_on_a_loop() {
         .collect();
     assert_eq!(cursors, [Value::Null, json!("a"), json!("")]);
     let err = client.list_resources().await.unwrap_err();
-    assert!(matches!(err, ClientError::Protocol(_)), "{err:?}");
+    assert_eq!(
+        err.protocol_kind(),
+        Some(snodo::client::ProtocolErrorKind::Pagination),
+        "{err:?}"
+    );
     assert_eq!(server.calls("resources/list").len(), 2);
 }
 

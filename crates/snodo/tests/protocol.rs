@@ -368,6 +368,10 @@ async fn step_two_required_arguments_are_enforced_whatever_the_validator() {
         refused.to_string(),
         "tool `needs`: `required` must be an array of strings (at /required)"
     );
+    let snodo::BuildError::Tool { rule, .. } = refused else {
+        panic!("a tool rule: {refused:?}");
+    };
+    assert_eq!(rule.pointer, "/required");
     let passthrough = Server::builder("p", "1")
         .tool(fixture(
             "needs",

@@ -14,11 +14,31 @@ use crate::Error;
 
 /// Which deadline expired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TimeoutKind {
     /// The per-request timeout (possibly reset by progress notifications).
     Request,
     /// The maximum total time, which progress never extends.
     MaxTotal,
+}
+
+/// How the peer broke the protocol, in a [`ClientError::Protocol`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProtocolErrorKind {
+    /// No protocol revision in common, or an answer in a revision this client
+    /// does not speak.
+    Version,
+    /// A result of the wrong shape: not an object, a list member that is not
+    /// an array, a response with neither `result` nor `error`.
+    MalformedResult,
+    /// A list that does not end: a repeated cursor, or more pages than allowed.
+    Pagination,
+    /// An `input_required` result or input request the client cannot act on,
+    /// or more input rounds than allowed.
+    InputRequest,
+    /// A subscription the server ended before acknowledging it.
+    Subscription,
 }
 
 /// A failed client operation.
@@ -52,9 +72,24 @@ pub enum ClientError {
     },
     /// The peer broke the protocol: a malformed result, a repeated page
     /// cursor, too many pages or input rounds, an unsupported revision.
-    Protocol(String),
-    /// An application handler (elicitation, sampling, roots) failed.
-    Handler(String),
+    Protocol {
+        /// Which rule.
+        kind: ProtocolErrorKind,
+        /// What exactly.
+        message: String,
+    },
+    /// The caller passed something the protocol cannot carry (arguments that
+    /// are not a JSON object, a method that is not a list method). Nothing was
+    /// sent.
+    InvalidArgument(String),
+    /// An application handler (elicitation, sampling, roots) failed, or none
+    /// is installed for what the server asked.
+    Handler {
+        /// What failed.
+        message: String,
+        /// The handler's own error, if it returned one.
+        source: Option<crate::BoxError>,
+    },
     /// The tool answered with `isError: true`; `message` is its text content.
     /// Only [`Client::call_tool_as`](crate::Client::call_tool_as) reports it
     /// as an error: [`Client::call_tool`](crate::Client::call_tool) returns
@@ -108,8 +143,30 @@ impl ClientError {
         }
     }
 
-    pub(crate) fn protocol(message: impl Into<String>) -> Self {
-        ClientError::Protocol(message.into())
+    pub(crate) fn protocol(kind: ProtocolErrorKind, message: impl Into<String>) -> Self {
+        ClientError::Protocol {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
+        ClientError::InvalidArgument(message.into())
+    }
+
+    pub(crate) fn handler(message: impl Into<String>, source: Option<crate::BoxError>) -> Self {
+        ClientError::Handler {
+            message: message.into(),
+            source,
+        }
+    }
+
+    /// The kind of protocol breach, for a [`ClientError::Protocol`].
+    pub fn protocol_kind(&self) -> Option<ProtocolErrorKind> {
+        match self {
+            ClientError::Protocol { kind, .. } => Some(*kind),
+            _ => None,
+        }
     }
 
     /// The peer's JSON-RPC error, if this is one.
@@ -123,9 +180,10 @@ impl ClientError {
     /// The JSON-RPC error code, if the peer answered with an error.
     ///
     /// ```
-    /// use snodo::client::ClientError;
-    /// let err = ClientError::Protocol("bad".into());
+    /// use snodo::client::{ClientError, ProtocolErrorKind};
+    /// let err = ClientError::Protocol { kind: ProtocolErrorKind::Pagination, message: "loop".into() };
     /// assert_eq!(err.code(), None);
+    /// assert_eq!(err.protocol_kind(), Some(ProtocolErrorKind::Pagination));
     /// ```
     pub fn code(&self) -> Option<i64> {
         self.rpc_error().map(Error::code)
@@ -170,8 +228,9 @@ impl fmt::Display for ClientError {
                     elapsed.as_secs_f64()
                 )
             }
-            ClientError::Protocol(message) => write!(f, "protocol violation: {message}"),
-            ClientError::Handler(message) => write!(f, "handler failed: {message}"),
+            ClientError::Protocol { message, .. } => write!(f, "protocol violation: {message}"),
+            ClientError::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
+            ClientError::Handler { message, .. } => write!(f, "handler failed: {message}"),
             ClientError::ToolFailed { message } => write!(f, "the tool failed: {message}"),
             ClientError::Decode { what, source } => {
                 write!(f, "could not decode the {what}: {source}")
@@ -185,6 +244,10 @@ impl std::error::Error for ClientError {
         match self {
             ClientError::Rpc { error, .. } => Some(error),
             ClientError::Decode { source, .. } => Some(source),
+            ClientError::Handler {
+                source: Some(source),
+                ..
+            } => Some(source.as_ref()),
             ClientError::Transport {
                 source: Some(source),
                 ..

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::tool::{ToolDefinition, ToolResult};
 use tokio::sync::{broadcast, mpsc};
 
+use super::ProtocolErrorKind;
 use super::options::{Config, Handlers};
 use super::transport::{Incoming, Outgoing, Transport};
 use super::version::Negotiated;
@@ -287,17 +288,19 @@ impl Client {
             .call(method, params, &RequestOptions::new(), Vec::new())
             .await?;
         if !result.is_object() {
-            return Err(ClientError::protocol(format!(
-                "{method} answered with a non-object result"
-            )));
+            return Err(ClientError::protocol(
+                ProtocolErrorKind::MalformedResult,
+                format!("{method} answered with a non-object result"),
+            ));
         }
         Ok(result)
     }
 
     /// Every item of a list method, following `nextCursor` to the end.
     async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
-        let key = tools_key(method)
-            .ok_or_else(|| ClientError::protocol(format!("{method} is not a list method")))?;
+        let key = tools_key(method).ok_or_else(|| {
+            ClientError::invalid_argument(format!("{method} is not a list method"))
+        })?;
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
@@ -307,27 +310,32 @@ impl Client {
                 Some(Value::Array(list)) => items.extend(list),
                 None | Some(Value::Null) => {}
                 Some(_) => {
-                    return Err(ClientError::protocol(format!(
-                        "{method}: {key} must be an array"
-                    )));
+                    return Err(ClientError::protocol(
+                        ProtocolErrorKind::MalformedResult,
+                        format!("{method}: {key} must be an array"),
+                    ));
                 }
             }
             match page.get("nextCursor") {
                 Some(Value::String(next)) => {
                     if !seen.insert(next.clone()) {
-                        return Err(ClientError::protocol(format!(
-                            "{method} repeated the cursor {next:?}"
-                        )));
+                        return Err(ClientError::protocol(
+                            ProtocolErrorKind::Pagination,
+                            format!("{method} repeated the cursor {next:?}"),
+                        ));
                     }
                     cursor = Some(next.clone());
                 }
                 _ => return Ok(items),
             }
         }
-        Err(ClientError::protocol(format!(
-            "{method} has more than {} pages",
-            self.shared.config.max_pages
-        )))
+        Err(ClientError::protocol(
+            ProtocolErrorKind::Pagination,
+            format!(
+                "{method} has more than {} pages",
+                self.shared.config.max_pages
+            ),
+        ))
     }
 
     /// Every tool. Over HTTP (2026-07-28) tools whose `x-mcp-header`
@@ -476,7 +484,7 @@ impl Client {
             Value::Null => None,
             Value::Object(map) => Some(map),
             _ => {
-                return Err(ClientError::protocol(
+                return Err(ClientError::invalid_argument(
                     "tool arguments must be a JSON object",
                 ));
             }
@@ -542,7 +550,7 @@ impl Client {
                 params.insert("arguments".into(), Value::Object(map));
             }
             _ => {
-                return Err(ClientError::protocol(
+                return Err(ClientError::invalid_argument(
                     "prompt arguments must be a JSON object",
                 ));
             }
@@ -593,7 +601,7 @@ impl Client {
             Value::Null => Map::new(),
             Value::Object(map) => map,
             _ => {
-                return Err(ClientError::protocol(
+                return Err(ClientError::invalid_argument(
                     "request params must be a JSON object",
                 ));
             }
@@ -612,7 +620,7 @@ impl Client {
             Value::Null => Map::new(),
             Value::Object(map) => map,
             _ => {
-                return Err(ClientError::protocol(
+                return Err(ClientError::invalid_argument(
                     "notification params must be a JSON object",
                 ));
             }

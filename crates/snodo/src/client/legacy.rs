@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::ProtocolErrorKind;
 use super::options::{
     ElicitMode, ElicitRequest, Handlers, LEGACY_VERSIONS, RequestOptions, TOLERATED_LEGACY,
     elicit_result,
@@ -39,14 +40,22 @@ pub(crate) async fn initialize(
     let answered = result
         .get("protocolVersion")
         .and_then(Value::as_str)
-        .ok_or_else(|| ClientError::protocol("the initialize result has no protocolVersion"))?
+        .ok_or_else(|| {
+            ClientError::protocol(
+                ProtocolErrorKind::MalformedResult,
+                "the initialize result has no protocolVersion",
+            )
+        })?
         .to_string();
     if !LEGACY_VERSIONS.contains(&answered.as_str())
         && !TOLERATED_LEGACY.contains(&answered.as_str())
     {
-        return Err(ClientError::protocol(format!(
-            "the server answered initialize with protocol version {answered}, which this client does not speak"
-        )));
+        return Err(ClientError::protocol(
+            ProtocolErrorKind::Version,
+            format!(
+                "the server answered initialize with protocol version {answered}, which this client does not speak"
+            ),
+        ));
     }
     let wire = Wire {
         version: answered.clone(),

@@ -15,6 +15,7 @@ use futures_util::Stream;
 use serde_json::{Map, Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use super::ProtocolErrorKind;
 use super::request::{CancelGuard, parse_response};
 use super::transport::{Incoming, subscription_id};
 use super::{ClientError, Shared, TimeoutKind};
@@ -224,6 +225,7 @@ pub(crate) async fn listen(
                 guard.disarm();
                 parse_response(&message, status)?;
                 return Err(ClientError::protocol(
+                    ProtocolErrorKind::Subscription,
                     "the server ended the subscription before acknowledging it",
                 ));
             }

@@ -59,7 +59,7 @@ mod target;
 mod transport;
 mod version;
 
-pub use error::{ClientError, TimeoutKind};
+pub use error::{ClientError, ProtocolErrorKind, TimeoutKind};
 pub use handle::{Client, CompletionRef};
 pub use listen::{ChangeNotification, ListenFilter, Subscription};
 pub use mrtr::is_input_required;

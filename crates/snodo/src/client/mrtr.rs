@@ -13,6 +13,7 @@ use std::sync::Arc;
 use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
+use super::ProtocolErrorKind;
 use super::options::{ElicitMode, ElicitRequest, Handlers, RequestOptions, Root, elicit_result};
 use super::request::STATE_ONLY_PAUSE;
 use super::{ClientError, Shared};
@@ -49,16 +50,21 @@ fn answerable(handlers: &Handlers, requests: &Map<String, Value>) -> bool {
 /// Answers one input request.
 async fn fulfil(handlers: &Handlers, request: &Value) -> Result<Value, ClientError> {
     let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-    let failed = |what: &str, e: crate::BoxError| ClientError::Handler(format!("{what}: {e}"));
+    let failed =
+        |what: &str, e: crate::BoxError| ClientError::handler(format!("{what}: {e}"), Some(e));
     match request.get("method").and_then(Value::as_str) {
         Some("elicitation/create") => {
-            let req = ElicitRequest::from_params(&params)
-                .ok_or_else(|| ClientError::protocol("a malformed elicitation request"))?;
+            let req = ElicitRequest::from_params(&params).ok_or_else(|| {
+                ClientError::protocol(
+                    ProtocolErrorKind::InputRequest,
+                    "a malformed elicitation request",
+                )
+            })?;
             let handler = match req.mode {
                 ElicitMode::Form { .. } => handlers.form.clone(),
                 ElicitMode::Url { .. } => handlers.url.clone(),
             }
-            .ok_or_else(|| ClientError::Handler("no elicitation handler for this mode".into()))?;
+            .ok_or_else(|| ClientError::handler("no elicitation handler for this mode", None))?;
             let answer = handler(req).await.map_err(|e| failed("elicitation", e))?;
             Ok(elicit_result(&answer))
         }
@@ -66,20 +72,21 @@ async fn fulfil(handlers: &Handlers, request: &Value) -> Result<Value, ClientErr
             let handler = handlers
                 .sampling
                 .clone()
-                .ok_or_else(|| ClientError::Handler("no sampling handler".into()))?;
+                .ok_or_else(|| ClientError::handler("no sampling handler", None))?;
             handler(params).await.map_err(|e| failed("sampling", e))
         }
         Some("roots/list") => {
             let handler = handlers
                 .roots
                 .clone()
-                .ok_or_else(|| ClientError::Handler("no roots handler".into()))?;
+                .ok_or_else(|| ClientError::handler("no roots handler", None))?;
             let roots = handler().await.map_err(|e| failed("roots", e))?;
             Ok(json!({"roots": roots.iter().map(Root::to_json).collect::<Vec<_>>()}))
         }
-        other => Err(ClientError::protocol(format!(
-            "an input request with an unknown method {other:?}"
-        ))),
+        other => Err(ClientError::protocol(
+            ProtocolErrorKind::InputRequest,
+            format!("an input request with an unknown method {other:?}"),
+        )),
     }
 }
 
@@ -114,15 +121,26 @@ pub(crate) async fn run(
         let requests = match result.get("inputRequests") {
             Some(Value::Object(map)) => map.clone(),
             None | Some(Value::Null) => Map::new(),
-            Some(_) => return Err(ClientError::protocol("inputRequests must be an object")),
+            Some(_) => {
+                return Err(ClientError::protocol(
+                    ProtocolErrorKind::InputRequest,
+                    "inputRequests must be an object",
+                ));
+            }
         };
         let next_state = match result.get("requestState") {
             Some(Value::String(s)) => Some(s.clone()),
             None | Some(Value::Null) => None,
-            Some(_) => return Err(ClientError::protocol("requestState must be a string")),
+            Some(_) => {
+                return Err(ClientError::protocol(
+                    ProtocolErrorKind::InputRequest,
+                    "requestState must be a string",
+                ));
+            }
         };
         if requests.is_empty() && next_state.is_none() {
             return Err(ClientError::protocol(
+                ProtocolErrorKind::InputRequest,
                 "an input_required result with neither inputRequests nor requestState",
             ));
         }
@@ -130,9 +148,10 @@ pub(crate) async fn run(
             return Ok(result);
         }
         if round >= max_rounds {
-            return Err(ClientError::protocol(format!(
-                "the server still asks for input after {max_rounds} rounds"
-            )));
+            return Err(ClientError::protocol(
+                ProtocolErrorKind::InputRequest,
+                format!("the server still asks for input after {max_rounds} rounds"),
+            ));
         }
         round += 1;
         if requests.is_empty() {

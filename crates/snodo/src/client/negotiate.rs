@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::ProtocolErrorKind;
 use super::options::{LEGACY_VERSIONS, MODERN_VERSIONS, RequestOptions, VersionPolicy};
 use super::version::{Negotiated, Wire};
 use super::{ClientError, Shared, legacy};
@@ -66,7 +67,7 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
         },
         Err(ClientError::Timeout { .. }) => Ok(Probe::Legacy),
         Err(e @ ClientError::Transport { status: None, .. }) => Err(e),
-        Err(ClientError::Transport { .. }) | Err(ClientError::Protocol(_)) => Ok(Probe::Legacy),
+        Err(ClientError::Transport { .. }) | Err(ClientError::Protocol { .. }) => Ok(Probe::Legacy),
         Err(e) => Err(e),
     }
 }
@@ -85,8 +86,12 @@ async fn initialize_any(
             Err(e) => return Err(e),
         }
     }
-    Err(last
-        .unwrap_or_else(|| ClientError::protocol("no protocol revision in common with the server")))
+    Err(last.unwrap_or_else(|| {
+        ClientError::protocol(
+            ProtocolErrorKind::Version,
+            "no protocol revision in common with the server",
+        )
+    }))
 }
 
 /// Picks the revision and learns the server's identity and capabilities.
@@ -97,10 +102,13 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
         }
         VersionPolicy::Pin(version) => match probe(shared, version).await? {
             Probe::Modern(n) => Ok(*n),
-            Probe::Unsupported(list) => Err(ClientError::protocol(format!(
-                "the server does not support protocol version {version} (it supports {})",
-                list.join(", ")
-            ))),
+            Probe::Unsupported(list) => Err(ClientError::protocol(
+                ProtocolErrorKind::Version,
+                format!(
+                    "the server does not support protocol version {version} (it supports {})",
+                    list.join(", ")
+                ),
+            )),
             Probe::Legacy => Ok(Negotiated::modern_without_discover(version)),
         },
         VersionPolicy::Auto => {
@@ -124,10 +132,13 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
                     {
                         return match probe(shared, modern).await? {
                             Probe::Modern(n) => Ok(*n),
-                            Probe::Unsupported(again) => Err(ClientError::protocol(format!(
-                                "the server rejected protocol version {modern} it claims to support ({})",
-                                again.join(", ")
-                            ))),
+                            Probe::Unsupported(again) => Err(ClientError::protocol(
+                                ProtocolErrorKind::Version,
+                                format!(
+                                    "the server rejected protocol version {modern} it claims to support ({})",
+                                    again.join(", ")
+                                ),
+                            )),
                             Probe::Legacy => Ok(Negotiated::modern_without_discover(modern)),
                         };
                     }
@@ -137,10 +148,13 @@ pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, Client
                         .map(|v| v.to_string())
                         .collect();
                     if legacy.is_empty() {
-                        return Err(ClientError::protocol(format!(
-                            "no protocol revision in common with the server (it supports {})",
-                            list.join(", ")
-                        )));
+                        return Err(ClientError::protocol(
+                            ProtocolErrorKind::Version,
+                            format!(
+                                "no protocol revision in common with the server (it supports {})",
+                                list.join(", ")
+                            ),
+                        ));
                     }
                     initialize_any(shared, &legacy).await
                 }

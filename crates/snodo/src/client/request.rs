@@ -9,6 +9,7 @@ use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
+use super::ProtocolErrorKind;
 use super::options::{LogMessage, Progress, RequestOptions};
 use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use super::version::Wire;
@@ -75,7 +76,10 @@ pub(crate) fn parse_response(message: &Value, status: Option<u16>) -> Result<Val
     }
     match message.get("result") {
         Some(result) => Ok(result.clone()),
-        None => Err(ClientError::protocol("a response without result or error")),
+        None => Err(ClientError::protocol(
+            ProtocolErrorKind::MalformedResult,
+            "a response without result or error",
+        )),
     }
 }
 

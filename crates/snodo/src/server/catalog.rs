@@ -98,7 +98,7 @@ pub(crate) struct ResourceEntry {
 impl ResourceEntry {
     pub(crate) fn new<R: Resource>(resource: R) -> Result<Self, BuildError> {
         let name = resource.name().to_string();
-        let fail = |rule: String| BuildError::Component {
+        let fail = |rule: snodo_rules::RuleError| BuildError::Component {
             kind: "resource",
             name: name.clone(),
             rule,
@@ -111,7 +111,7 @@ impl ResourceEntry {
             completes: resource.completes(),
         };
         let template = snodo_rules::check_resource(&shape)
-            .map_err(|broken| fail(broken[0].message.clone()))?
+            .map_err(|mut broken| fail(broken.swap_remove(0)))?
             .map(Arc::new);
         let uri = resource.uri().map(str::to_string);
         let mut listed = Map::new();
@@ -159,7 +159,7 @@ pub(crate) struct PromptEntry {
 impl PromptEntry {
     pub(crate) fn new<P: Prompt>(prompt: P) -> Result<Self, BuildError> {
         let name = prompt.name().to_string();
-        let fail = |rule: String| BuildError::Component {
+        let fail = |rule: snodo_rules::RuleError| BuildError::Component {
             kind: "prompt",
             name: name.clone(),
             rule,
@@ -171,7 +171,7 @@ impl PromptEntry {
             arguments: Some(&declared),
             completes: prompt.completes(),
         };
-        snodo_rules::check_prompt(&shape).map_err(|broken| fail(broken[0].to_string()))?;
+        snodo_rules::check_prompt(&shape).map_err(|mut broken| fail(broken.swap_remove(0)))?;
         let mut listed = Map::new();
         listed.insert("name".into(), name.clone().into());
         if let Some(t) = prompt.title() {
@@ -259,7 +259,7 @@ impl Catalog {
                 return Err(BuildError::Component {
                     kind: "resource",
                     name: r.name.clone(),
-                    rule: format!("uri {uri:?} is registered twice"),
+                    rule: format!("uri {uri:?} is registered twice").into(),
                 });
             }
             if let Some(t) = templates.iter().find(|t| {
@@ -273,7 +273,8 @@ impl Catalog {
                     rule: format!(
                         "uri {uri:?} is already matched by the template of `{}`",
                         t.name
-                    ),
+                    )
+                    .into(),
                 });
             }
         }
@@ -288,7 +289,7 @@ impl Catalog {
                 return Err(BuildError::Component {
                     kind: "resource",
                     name: t.name.clone(),
-                    rule: format!("uri template {text:?} is registered twice"),
+                    rule: format!("uri template {text:?} is registered twice").into(),
                 });
             }
         }
@@ -322,7 +323,7 @@ impl Catalog {
                     return Err(BuildError::Component {
                         kind: "extension",
                         name,
-                        rule: format!("method {method:?} is already taken"),
+                        rule: format!("method {method:?} is already taken").into(),
                     });
                 }
             }

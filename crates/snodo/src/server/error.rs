@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+pub use snodo_rules::RuleError;
+
 /// Why a server could not be built. Every variant names the component and
 /// the rule it broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -10,8 +12,9 @@ pub enum BuildError {
     Tool {
         /// The tool's name.
         tool: String,
-        /// The broken rule.
-        rule: String,
+        /// The broken rule: what it requires and, inside a schema or an
+        /// attribute, the JSON pointer of the offending place.
+        rule: RuleError,
     },
     /// Two tools share a name.
     DuplicateTool(String),
@@ -30,8 +33,9 @@ pub enum BuildError {
         kind: &'static str,
         /// Its name.
         name: String,
-        /// The broken rule.
-        rule: String,
+        /// The broken rule: what it requires and, inside a schema or an
+        /// attribute, the JSON pointer of the offending place.
+        rule: RuleError,
     },
     /// A server setting is out of range.
     Config(String),

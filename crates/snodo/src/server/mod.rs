@@ -29,7 +29,7 @@ mod stream;
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
 pub use builder::ServerBuilder;
 pub use complete::MAX_COMPLETION_VALUES;
-pub use error::BuildError;
+pub use error::{BuildError, RuleError};
 pub use extension::Extension;
 pub(crate) use instance::Inner;
 pub use instance::Server;

@@ -29,9 +29,9 @@ impl ToolEntry {
     pub(crate) fn new<T: Tool>(tool: T, validator: &dyn Validator) -> Result<Self, BuildError> {
         let def = definition(&tool);
         let name = def.name.clone();
-        let rule = |e: snodo_rules::RuleError| BuildError::Tool {
+        let rule = |rule: snodo_rules::RuleError| BuildError::Tool {
             tool: name.clone(),
-            rule: e.to_string(),
+            rule,
         };
         snodo_rules::check_tool_name(&name).map_err(rule)?;
         let headers = snodo_rules::check_input_schema(&def.input_schema).map_err(rule)?;
@@ -42,7 +42,7 @@ impl ToolEntry {
             if value.as_ref().is_some_and(|v| !v.is_object()) {
                 return Err(BuildError::Tool {
                     tool: name.clone(),
-                    rule: format!("{field} must be a JSON object"),
+                    rule: format!("{field} must be a JSON object").into(),
                 });
             }
         }
