@@ -31,7 +31,7 @@
 //!     (hits.0.fetch_add(1, Ordering::Relaxed) + 1).to_string()
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let server = Server::builder("counter", "0.1.0")
 //!     .state(Hits::default())
 //!     .tool(hit)

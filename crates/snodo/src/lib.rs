@@ -20,7 +20,7 @@
 //!     Ok(format!("Hello, {}!", args.str("name")?).into())
 //! }
 //!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let server = Server::builder("greeter", "0.1.0").tool(greet).build().unwrap();
 //! let reply = server
 //!     .call_tool("greet", json!({"name": "Ada"}))

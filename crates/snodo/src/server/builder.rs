@@ -20,6 +20,12 @@ use crate::schema::{PassThrough, Validator};
 use crate::tool::Tool;
 use crate::wire::Limits;
 
+/// The default of [`ServerBuilder::request_timeout`].
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest [`ServerBuilder::request_timeout`] accepted.
+const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// A tool waiting for the validator to compile its schemas.
 type MakeTool = Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>;
 
@@ -42,6 +48,7 @@ pub struct ServerBuilder {
     limits: Limits,
     revisions: Vec<Revision>,
     input_timeout: Duration,
+    request_timeout: Duration,
 }
 
 impl ServerBuilder {
@@ -67,6 +74,7 @@ impl ServerBuilder {
             limits: Limits::default(),
             revisions: Revision::ALL.to_vec(),
             input_timeout: super::legacy::DEFAULT_INPUT_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 
@@ -150,6 +158,15 @@ impl ServerBuilder {
     /// ```
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.state.insert(state);
+        self
+    }
+
+    /// How long a request may run before its handler is cancelled and the
+    /// request fails with `-32603 Request timed out` (default 60 s, at most
+    /// one day). One setting for stdio, Streamable HTTP and in-process calls;
+    /// `subscriptions/listen` streams are not limited.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout.min(MAX_REQUEST_TIMEOUT);
         self
     }
 
@@ -253,6 +270,7 @@ impl ServerBuilder {
                 limits: self.limits,
                 revisions: self.revisions,
                 input_timeout: self.input_timeout,
+                request_timeout: self.request_timeout,
             }),
         })
     }

@@ -51,7 +51,7 @@ impl Server {
     /// Decodes one message (within the server's limits) and dispatches it.
     ///
     /// ```
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use snodo::{Dispatched, Server, TransportInfo};
     /// let server = Server::builder("demo", "1.0.0").build().unwrap();
     /// let out = server.dispatch(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{
@@ -312,11 +312,28 @@ impl Server {
                 events: self.inner.events.clone(),
                 state: self.inner.state.clone(),
             },
-            cancel,
+            // The handler's own signal: the transport's cancellations reach it,
+            // and a request timeout fires it without silencing the answer.
+            cancel.child(),
         )
     }
 
+    /// Routes an admitted request under the server's request timeout
+    /// ([`ServerBuilder::request_timeout`](crate::ServerBuilder::request_timeout)):
+    /// past it the handler's cancellation signal fires and the request fails
+    /// with `-32603 Request timed out`, whatever the transport.
     pub(super) async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
+        let signal = cx.cancellation().clone();
+        match tokio::time::timeout(self.inner.request_timeout, self.route_now(admitted, cx)).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                signal.cancel();
+                Err(Failure::ok(Error::internal("Request timed out")))
+            }
+        }
+    }
+
+    async fn route_now(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
         let Admitted {
             route,
             params,

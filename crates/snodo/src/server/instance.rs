@@ -44,6 +44,8 @@ pub(crate) struct Inner {
     pub(crate) limits: Limits,
     /// The revisions served, newest first.
     pub(crate) revisions: Vec<crate::protocol::Revision>,
+    /// How long a request may run before it fails with `Request timed out`.
+    pub(crate) request_timeout: std::time::Duration,
     /// How long the input-required shim waits for a legacy client's answer.
     pub(crate) input_timeout: std::time::Duration,
 }
@@ -66,6 +68,14 @@ impl Server {
     /// The capabilities `server/discover` advertises.
     pub fn capabilities(&self) -> Value {
         self.catalog().capabilities.clone()
+    }
+
+    /// How long a request may run, on every transport, before its handler is
+    /// cancelled and the request fails with `-32603 Request timed out`
+    /// (`subscriptions/listen` streams excepted: they stay open until
+    /// cancelled).
+    pub fn request_timeout(&self) -> std::time::Duration {
+        self.inner.request_timeout
     }
 
     /// The decoding limits transports apply to incoming messages.

@@ -27,7 +27,7 @@ mod resources;
 mod stream;
 
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
-pub use builder::ServerBuilder;
+pub use builder::{DEFAULT_REQUEST_TIMEOUT, ServerBuilder};
 pub use complete::MAX_COMPLETION_VALUES;
 pub use error::{BuildError, RuleError};
 pub use extension::Extension;

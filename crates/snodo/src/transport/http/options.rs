@@ -14,8 +14,6 @@ const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default number of connections the listener serves at once.
 const DEFAULT_MAX_CONNECTIONS: usize = 1024;
-/// The default time one request may take.
-const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default time in-flight requests get to finish at shutdown.
 const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Longer timeouts are cut to this (about a year), so that deadlines never
@@ -32,7 +30,7 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// | [`allowed_origins`](Self::allowed_origins) | `http(s)://` + the same hosts and ports | service, listener |
 /// | [`max_body_bytes`](Self::max_body_bytes) | the server's [`Limits::max_bytes`](crate::wire::Limits) (2 MiB) | service, listener |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | service, listener |
-/// | [`request_timeout`](Self::request_timeout) | 60 s | service, listener |
+/// | [`request_timeout`](Self::request_timeout) | the server's [`request_timeout`](crate::Server::request_timeout) (60 s) | service, listener |
 /// | [`max_header_bytes`](Self::max_header_bytes) | 16 KiB | listener |
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | listener |
 /// | [`max_connections`](Self::max_connections) | 1024 | listener |
@@ -61,7 +59,7 @@ pub struct HttpOptions {
     pub(super) max_header_bytes: usize,
     pub(super) header_read_timeout: Duration,
     pub(super) body_read_timeout: Duration,
-    pub(super) request_timeout: Duration,
+    pub(super) request_timeout: Option<Duration>,
     pub(super) max_connections: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
@@ -88,7 +86,7 @@ impl Default for HttpOptions {
             max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
-            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            request_timeout: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
@@ -196,14 +194,17 @@ impl HttpOptions {
         self
     }
 
-    /// How long one request may run once its body is read (default 60 s).
+    /// How long one request may run once its body is read, over HTTP only
+    /// (default: the server's
+    /// [`ServerBuilder::request_timeout`](crate::ServerBuilder::request_timeout),
+    /// which every transport applies; set this only to tighten HTTP further).
     ///
     /// Past it the request's [`CancelSignal`](crate::CancelSignal) fires, the
     /// handler future is dropped, and the client gets a JSON-RPC `-32603`
     /// "Request timed out" error carrying the request id (HTTP 200, as for
     /// other errors of admitted requests).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
-        self.request_timeout = timeout.min(MAX_TIMEOUT);
+        self.request_timeout = Some(timeout.min(MAX_TIMEOUT));
         self
     }
 

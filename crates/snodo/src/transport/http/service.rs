@@ -154,7 +154,9 @@ impl McpService {
             bound_port: None,
             max_body_bytes: options.max_body_bytes.unwrap_or(server.limits().max_bytes),
             body_read_timeout: options.body_read_timeout,
-            request_timeout: options.request_timeout,
+            request_timeout: options
+                .request_timeout
+                .unwrap_or_else(|| server.request_timeout()),
             sessions: options
                 .sessions
                 .clone()
