@@ -28,6 +28,7 @@ pub const LISTENER_QUEUE: usize = 256;
 
 /// Something listeners may want to hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Event {
     /// The tool list changed.
     ToolsListChanged,

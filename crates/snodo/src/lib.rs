@@ -30,6 +30,17 @@
 //! # });
 //! ```
 //!
+//! ## Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `macros` | yes | `#[snodo::tool]`, `#[snodo::resource]`, `#[snodo::prompt]` |
+//! | `http` | yes | the Streamable HTTP listener and the tower `Service` ([`transport::http`]) |
+//! | `schemars` | yes | schemas derived from types: [`Args<T>`](Args) in, [`Json<T>`](Json) out |
+//! | `client` | no | [`Client`](crate::client): Streamable HTTP (rustls), stdio child processes, in process |
+//! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
+//! | `testing` | no | `snodo::testing`: request builders for in-process tests |
+//!
 //! ## Layers
 //!
 //! - [`wire`]: the JSON-RPC 2.0 envelope (bounded decoding, ids, encoding);
@@ -66,7 +77,10 @@
 //! assert!(server.is_ok());
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod context;
 pub mod error;
@@ -79,12 +93,15 @@ pub mod protocol;
 pub mod resource;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 pub mod tool;
 pub mod transport;
 pub mod wire;
 
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::Client;
 pub use context::{CancelSignal, Context, Principal, TransportInfo, TransportKind};
 pub use error::{BoxError, Error};
@@ -92,6 +109,7 @@ pub use extract::State;
 pub use mrtr::InputRequired;
 /// The `schemars` crate snodo derives schemas with (the `schemars` feature).
 #[cfg(feature = "schemars")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
 pub use schemars;
 pub use server::{BuildError, Dispatched, Server, ServerBuilder};
 pub use tool::{
@@ -101,6 +119,7 @@ pub use tool::{
 // The attribute macros live in the macro namespace, so `snodo::tool`,
 // `snodo::resource` and `snodo::prompt` name both a macro and a module.
 #[cfg(feature = "macros")]
+#[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use snodo_macros::{prompt, resource, tool};
 
 /// The names most programs need.

@@ -520,10 +520,7 @@ async fn roots_are_asked_for_with_a_real_request() {
 
 #[tokio::test]
 async fn answers_are_read_even_when_every_slot_is_taken() {
-    let options = StdioOptions {
-        max_in_flight: 1,
-        ..StdioOptions::default()
-    };
+    let options = StdioOptions::new().max_in_flight(1);
     let mut pipe = Pipe::start_with(server(), options);
     pipe.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}"#)
         .await;

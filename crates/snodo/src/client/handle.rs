@@ -39,6 +39,7 @@ impl std::fmt::Debug for Client {
 
 /// A reference to complete an argument of (`completion/complete`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CompletionRef {
     /// A prompt, by name (`ref/prompt`).
     Prompt(String),

@@ -18,6 +18,7 @@ pub use crate::protocol::legacy::{LEGACY_VERSIONS, MODERN_VERSIONS};
 
 /// Which protocol revision the client speaks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum VersionPolicy {
     /// Probe with `server/discover` at 2026-07-28 and fall back to the
     /// `initialize` handshake (2025-11-25, then 2025-06-18) when the server
@@ -83,6 +84,7 @@ impl LogMessage {
 
 /// How the server wants the user to answer an elicitation.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitMode {
     /// Fill a form described by a flat JSON Schema object.
     Form {

@@ -9,6 +9,7 @@ use crate::Server;
 
 /// What happens to a stdio server's standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum StderrMode {
     /// Passed through to this process's standard error (the default).
     #[default]
@@ -100,6 +101,7 @@ impl StdioCommand {
 /// assert!(matches!(Target::from("python server.py"), Target::Command(_)));
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Target {
     /// A Streamable HTTP endpoint URL.
     Http(String),

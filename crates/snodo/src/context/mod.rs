@@ -78,6 +78,7 @@ pub struct TransportInfo {
 
 /// The transport that carried a request.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// Called in process, without a transport.
     #[default]

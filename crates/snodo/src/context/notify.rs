@@ -29,6 +29,7 @@ pub const MAX_PROGRESS_MESSAGE: usize = 4096;
 
 /// Why a progress report was not sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ProgressError {
     /// The request carried no `progressToken`: reporting is a no-op.
     NotRequested,

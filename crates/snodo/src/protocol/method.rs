@@ -2,6 +2,7 @@
 
 /// A client-to-server request method this library knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// `server/discover`
     Discover,

@@ -28,6 +28,7 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_VERSION];
 /// assert_eq!(Revision::negotiate("2024-11-05", Revision::ALL), Some(Revision::V2025_11_25));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Revision {
     /// `2025-06-18`: the first revision with structured output, form
     /// elicitation and the `MCP-Protocol-Version` header.

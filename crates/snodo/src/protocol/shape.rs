@@ -6,6 +6,7 @@ use super::keys;
 
 /// Who may cache a result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Any cache, shared between users.
     Public,
@@ -34,6 +35,11 @@ pub struct CacheHints {
 }
 
 impl CacheHints {
+    /// Hints: fresh for `ttl_ms` milliseconds, cacheable by `scope`.
+    pub fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        Self { ttl_ms, scope }
+    }
+
     /// Writes `ttlMs` and `cacheScope` into a result object.
     pub fn apply(&self, result: &mut Map<String, Value>) {
         result.insert("ttlMs".into(), self.ttl_ms.into());

@@ -18,6 +18,7 @@ mod validator;
 
 pub use basic::Basic;
 #[cfg(feature = "jsonschema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jsonschema")))]
 pub use full::Full;
 pub use passthrough::PassThrough;
 pub use validator::{CompiledSchema, SchemaError, ValidationError, Validator, Violation};

@@ -44,6 +44,7 @@ impl std::error::Error for SchemaError {}
 
 /// Why validation did not accept an instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ValidationError {
     /// The instance violates the schema.
     Invalid(Violation),

@@ -1,5 +1,6 @@
 //! Building a server: registration checks and compile-once work.
 
+use std::fmt;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
@@ -25,6 +26,19 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest [`ServerBuilder::request_timeout`] accepted.
 const MAX_REQUEST_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+impl fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .field("tools", &self.tools.len())
+            .field("resources", &self.resources.len())
+            .field("prompts", &self.prompts.len())
+            .field("limits", &self.limits)
+            .field("request_timeout", &self.request_timeout)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A tool waiting for the validator to compile its schemas.
 type MakeTool = Box<dyn FnOnce(&dyn Validator) -> Result<ToolEntry, BuildError> + Send>;

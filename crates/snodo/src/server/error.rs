@@ -7,6 +7,7 @@ pub use snodo_rules::RuleError;
 /// Why a server could not be built. Every variant names the component and
 /// the rule it broke.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BuildError {
     /// A tool broke a definition rule (name, schema shape, `x-mcp-header`).
     Tool {

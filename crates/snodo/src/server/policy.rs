@@ -5,6 +5,7 @@ use crate::{Context, Error};
 
 /// A component a policy decides about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Item<'a> {
     /// A tool, by name.
     Tool(&'a str),

@@ -8,6 +8,7 @@ use crate::wire::{RequestId, encode_error};
 
 /// The outcome of dispatching one incoming message.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Dispatched {
     /// Nothing to send: a notification, or a response from the peer.
     Nothing,

@@ -29,6 +29,15 @@ pub struct FnTool<F> {
     handler: F,
 }
 
+impl<F> std::fmt::Debug for FnTool<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnTool")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A tool named `name` whose calls run `handler`. The input schema defaults
 /// to `{"type": "object"}`.
 pub fn from_fn<F, Fut>(name: impl Into<String>, handler: F) -> FnTool<F>

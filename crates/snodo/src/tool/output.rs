@@ -13,6 +13,7 @@ use crate::schema::derive::DerivedSchema;
 /// resolution picks [`DerivedOutput`] when its bounds hold and falls back to
 /// [`NoOutput`] otherwise.
 #[doc(hidden)]
+#[derive(Debug)]
 pub struct OutputProbe<R>(std::marker::PhantomData<fn() -> R>);
 
 impl<R> OutputProbe<R> {

@@ -43,6 +43,7 @@ enum Kind {
 
 /// The shape of a [`ToolResult`], as the output-schema check sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResultShape {
     /// Text or content blocks without structured content.
     Unstructured,

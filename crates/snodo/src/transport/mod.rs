@@ -4,6 +4,7 @@
 //! it never re-implements a protocol rule.
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod stdio;
 

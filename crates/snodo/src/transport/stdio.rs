@@ -38,6 +38,7 @@ use crate::{Error, Server};
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct StdioOptions {
     /// Longest line accepted, in bytes (default: `None`, the server's
     /// message limit, [`Limits::max_bytes`](crate::wire::Limits::max_bytes)).
@@ -48,6 +49,31 @@ pub struct StdioOptions {
     pub max_in_flight: usize,
     /// How long in-flight requests may run after end of input (default 5 s).
     pub shutdown_grace: Duration,
+}
+
+impl StdioOptions {
+    /// The defaults (see each field).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the longest line accepted, in bytes.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = Some(bytes);
+        self
+    }
+
+    /// Sets how many requests may run at once (at least 1).
+    pub fn max_in_flight(mut self, requests: usize) -> Self {
+        self.max_in_flight = requests.max(1);
+        self
+    }
+
+    /// Sets how long in-flight requests may run after end of input.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
 }
 
 impl Default for StdioOptions {

@@ -8,6 +8,7 @@ use crate::Error;
 
 /// Bounds applied while decoding one message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest message, in bytes (the transport sets it; default 2 MiB).
     pub max_bytes: usize,
@@ -15,6 +16,31 @@ pub struct Limits {
     pub max_depth: usize,
     /// Most digits in one number literal (default 64).
     pub max_digits: usize,
+}
+
+impl Limits {
+    /// The defaults: 2 MiB, 64 levels, 64 digits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the largest message, in bytes.
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
+    }
+
+    /// Sets the deepest nesting of arrays and objects.
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Sets the most digits in one number literal.
+    pub fn max_digits(mut self, digits: usize) -> Self {
+        self.max_digits = digits;
+        self
+    }
 }
 
 impl Default for Limits {

@@ -84,6 +84,7 @@ pub(crate) struct Outgoing {
 
 /// Which transport a client uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// Streamable HTTP.
     Http,
