@@ -70,21 +70,7 @@ pub(crate) async fn initialize(
     // is fine), waiting briefly so that it is in place before the next call.
     let opening = tokio::spawn(shared.transport.open_event_stream(Vec::new()));
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), opening).await;
-    Ok(Negotiated {
-        version: answered.clone(),
-        legacy: true,
-        server_info: result.get("serverInfo").cloned(),
-        capabilities: result
-            .get("capabilities")
-            .cloned()
-            .unwrap_or_else(|| json!({})),
-        instructions: result
-            .get("instructions")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        supported_versions: vec![answered],
-        discover: Some(result),
-    })
+    Ok(Negotiated::from_initialize(answered, result))
 }
 
 /// The capabilities declared in `initialize`, shaped for the revision.

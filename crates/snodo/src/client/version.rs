@@ -32,9 +32,32 @@ impl Negotiated {
             .and_then(|m| m.get(keys::SERVER_INFO))
             .or_else(|| result.get("serverInfo"))
             .cloned();
-        Some(Self {
+        Some(Self::from_result(
+            version,
+            false,
+            server_info,
+            supported,
+            result.clone(),
+        ))
+    }
+
+    /// Reads an `InitializeResult` answered in `version`.
+    pub(crate) fn from_initialize(version: String, result: Value) -> Self {
+        let server_info = result.get("serverInfo").cloned();
+        Self::from_result(&version.clone(), true, server_info, vec![version], result)
+    }
+
+    /// The facts both handshakes carry: capabilities and instructions.
+    fn from_result(
+        version: &str,
+        legacy: bool,
+        server_info: Option<Value>,
+        supported_versions: Vec<String>,
+        result: Value,
+    ) -> Self {
+        Self {
             version: version.to_string(),
-            legacy: false,
+            legacy,
             server_info,
             capabilities: result
                 .get("capabilities")
@@ -44,9 +67,9 @@ impl Negotiated {
                 .get("instructions")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            supported_versions: supported,
-            discover: Some(result.clone()),
-        })
+            supported_versions,
+            discover: Some(result),
+        }
     }
 
     pub(crate) fn modern_without_discover(version: &str) -> Self {

@@ -261,23 +261,34 @@ impl Server {
     /// non-blocking mode does not leak to anyone else holding the same pipe.
     /// Terminals, files and sockets use the portable path.
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve_stdio_with(StdioOptions::default()).await
+    }
+
+    /// [`serve_stdio`](Self::serve_stdio) with options: line length, requests
+    /// in flight, shutdown grace.
+    ///
+    /// ```no_run
+    /// # async fn run(server: snodo::Server) -> std::io::Result<()> {
+    /// use std::time::Duration;
+    /// use snodo::transport::stdio::StdioOptions;
+    /// let options = StdioOptions::new()
+    ///     .max_in_flight(32)
+    ///     .shutdown_grace(Duration::from_secs(2));
+    /// server.serve_stdio_with(options).await
+    /// # }
+    /// ```
+    pub async fn serve_stdio_with(&self, options: StdioOptions) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         {
             use tokio::net::unix::pipe::OpenOptions;
             let input = OpenOptions::new().open_receiver("/proc/self/fd/0");
             let output = OpenOptions::new().open_sender("/proc/self/fd/1");
             if let (Ok(input), Ok(output)) = (input, output) {
-                return self
-                    .serve_lines(input, output, StdioOptions::default())
-                    .await;
+                return self.serve_lines(input, output, options).await;
             }
         }
-        self.serve_lines(
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-            StdioOptions::default(),
-        )
-        .await
+        self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
+            .await
     }
 
     /// Serves newline-delimited JSON from `input` to `output` until `input`
