@@ -159,7 +159,9 @@ class Crate:
                 target = self.absolute(module, use_path)
                 if target is not None:
                     targets.append(target)
-            for m in PATH.finditer(text):
+            # Paths in code; `use` items were read above (a `use a::{b, c}`
+            # would otherwise read as a path to `a` itself).
+            for m in PATH.finditer(USE.sub("", text)):
                 target = self.absolute(module, m.group(1) + m.group(2))
                 if target is not None:
                     targets.append(target)

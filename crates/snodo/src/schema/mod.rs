@@ -14,6 +14,8 @@ pub mod derive;
 #[cfg(feature = "jsonschema")]
 mod full;
 mod passthrough;
+#[cfg(test)]
+mod test_support;
 mod validator;
 
 pub use basic::Basic;
