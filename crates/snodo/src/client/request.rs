@@ -15,7 +15,8 @@ use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use super::version::Wire;
 use super::{ClientError, Shared, TimeoutKind, legacy};
 use crate::Error;
-use crate::protocol::keys;
+use crate::protocol::headers as protocol_headers;
+use crate::protocol::{Method, keys};
 use crate::wire::{Notification, Request, RequestId};
 
 /// Why a request failed when its response stream ended early.
@@ -141,19 +142,24 @@ impl Shared {
         if self.transport.kind() == TransportKind::Http {
             if !wire.handshake {
                 headers.push((
-                    HeaderName::from_static("mcp-protocol-version"),
+                    HeaderName::from_static(protocol_headers::PROTOCOL_VERSION),
                     header_value(&wire.version),
                 ));
             }
             if !wire.legacy {
-                headers.push((HeaderName::from_static("mcp-method"), header_value(method)));
-                let name = match method {
-                    "tools/call" | "prompts/get" => params.get("name"),
-                    "resources/read" => params.get("uri"),
-                    _ => None,
-                };
+                headers.push((
+                    HeaderName::from_static(protocol_headers::METHOD),
+                    header_value(method),
+                ));
+                // The server's own table says where `Mcp-Name` comes from.
+                let name = Method::parse(method)
+                    .and_then(Method::name_param)
+                    .and_then(|param| params.get(param));
                 if let Some(Value::String(name)) = name {
-                    headers.push((HeaderName::from_static("mcp-name"), header_value(name)));
+                    headers.push((
+                        HeaderName::from_static(protocol_headers::NAME),
+                        header_value(name),
+                    ));
                 }
                 headers.extend(extra);
             }
@@ -230,7 +236,8 @@ impl Shared {
             Vec::new(),
         );
         if self.transport.kind() == TransportKind::Http && !wire.legacy {
-            out.headers.retain(|(n, _)| n.as_str() != "mcp-name");
+            out.headers
+                .retain(|(n, _)| n.as_str() != protocol_headers::NAME);
         }
         self.transport.send(out).await
     }

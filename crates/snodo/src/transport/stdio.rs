@@ -28,11 +28,12 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::stream::{SelectAll, Stream};
 use futures_util::{FutureExt, StreamExt};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
 use crate::server::legacy::Session;
 use crate::server::{Dispatched, ResponseStream};
+use crate::wire::lines::{Line, LineReader, trim_line};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
 
@@ -84,86 +85,6 @@ impl Default for StdioOptions {
             shutdown_grace: Duration::from_secs(5),
         }
     }
-}
-
-/// One line read from the input.
-enum Line {
-    /// A complete line (without the newline).
-    Data(Vec<u8>),
-    /// A line longer than the limit; its bytes were discarded.
-    TooLong,
-    /// End of input.
-    Eof,
-}
-
-/// Reads bounded lines. Partial lines live in the reader, not in the
-/// future, so a read abandoned by `select!` loses nothing.
-struct LineReader<R> {
-    reader: BufReader<R>,
-    line: Vec<u8>,
-    overflow: bool,
-    max: usize,
-}
-
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    fn new(input: R, max: usize) -> Self {
-        Self {
-            reader: BufReader::new(input),
-            line: Vec::new(),
-            overflow: false,
-            max,
-        }
-    }
-
-    /// The next line of at most `max` bytes; the rest of a longer one is
-    /// discarded. Cancel-safe.
-    async fn next(&mut self) -> io::Result<Line> {
-        loop {
-            let buf = self.reader.fill_buf().await?;
-            if buf.is_empty() {
-                let line = std::mem::take(&mut self.line);
-                return Ok(if std::mem::take(&mut self.overflow) {
-                    Line::TooLong
-                } else if line.is_empty() {
-                    Line::Eof
-                } else {
-                    Line::Data(line)
-                });
-            }
-            let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => (&buf[..i], Some(i + 1)),
-                None => (buf, None),
-            };
-            if !self.overflow {
-                if self.line.len() + chunk.len() > self.max {
-                    self.overflow = true;
-                    self.line = Vec::new();
-                } else {
-                    self.line.extend_from_slice(chunk);
-                }
-            }
-            let used = done.unwrap_or(buf.len());
-            self.reader.consume(used);
-            if done.is_some() {
-                let line = std::mem::take(&mut self.line);
-                return Ok(if std::mem::take(&mut self.overflow) {
-                    Line::TooLong
-                } else {
-                    Line::Data(line)
-                });
-            }
-        }
-    }
-}
-
-fn trim_line(mut line: &[u8]) -> &[u8] {
-    if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
-        line = rest;
-    }
-    if let Some(rest) = line.strip_suffix(b"\r") {
-        line = rest;
-    }
-    line
 }
 
 /// What one in-flight request yields to the serving loop.
@@ -566,33 +487,7 @@ async fn write_frame<W: AsyncWrite + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn long_lines_are_skipped_whole() {
-        let data = format!("{}\nok\n\nlast", "x".repeat(100));
-        let mut lines = LineReader {
-            reader: BufReader::with_capacity(8, data.as_bytes()),
-            line: Vec::new(),
-            overflow: false,
-            max: 10,
-        };
-        assert!(matches!(lines.next().await.unwrap(), Line::TooLong));
-        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"ok"));
-        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l.is_empty()));
-        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"last"));
-        assert!(matches!(lines.next().await.unwrap(), Line::Eof));
-    }
-
-    #[tokio::test]
-    async fn a_read_abandoned_mid_line_loses_nothing() {
-        let (mut tx, rx) = tokio::io::duplex(64);
-        let mut lines = LineReader::new(rx, 1024);
-        tx.write_all(b"{\"half\":").await.unwrap();
-        let first = tokio::time::timeout(Duration::from_millis(50), lines.next()).await;
-        assert!(first.is_err(), "no line yet");
-        tx.write_all(b"1}\n").await.unwrap();
-        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"{\"half\":1}"));
-    }
+    use tokio::io::{AsyncBufReadExt as _, BufReader};
 
     #[tokio::test]
     async fn a_cancelled_request_frees_its_slot_even_if_its_handler_never_wakes() {

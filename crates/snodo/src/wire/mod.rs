@@ -7,6 +7,7 @@
 mod decode;
 mod encode;
 mod id;
+pub(crate) mod lines;
 mod scan;
 
 pub use decode::{DecodeError, Limits, Message, Notification, Request, decode, decode_value};

@@ -33,7 +33,7 @@ const MAX_RESUMES: u32 = 5;
 /// The resume delay when the server sent no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const SESSION_HEADER: &str = crate::protocol::legacy::SESSION_ID_HEADER;
-const VERSION_HEADER: &str = "mcp-protocol-version";
+const VERSION_HEADER: &str = crate::protocol::headers::PROTOCOL_VERSION;
 
 type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
 

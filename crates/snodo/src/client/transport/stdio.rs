@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
@@ -22,6 +22,7 @@ use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::client::target::{StderrMode, StdioCommand};
 use crate::wire::RequestId;
+use crate::wire::lines::{Line, LineReader, trim_line};
 
 /// How much captured standard error is kept.
 const STDERR_KEEP: usize = 64 * 1024;
@@ -153,11 +154,7 @@ impl StdioTransport {
         });
         let (writer, commands) = mpsc::unbounded_channel();
         tokio::spawn(write_lines(stdin, commands));
-        tokio::spawn(read_lines(
-            BufReader::new(stdout),
-            router.clone(),
-            max_bytes,
-        ));
+        tokio::spawn(read_lines(stdout, router.clone(), max_bytes));
         Ok(Self {
             child: Arc::new(tokio::sync::Mutex::new(Some(child))),
             writer,
@@ -209,69 +206,26 @@ async fn write_lines(mut stdin: ChildStdin, mut commands: mpsc::UnboundedReceive
     let _ = stdin.shutdown().await;
 }
 
-/// Reads one line of at most `max` bytes; `Ok(None)` at end of input,
-/// `Ok(Some(None))` for a line over the limit (skipped).
-async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    max: usize,
-) -> std::io::Result<Option<Option<Vec<u8>>>> {
-    let mut line = Vec::new();
-    let mut too_long = false;
+async fn read_lines<R: AsyncRead + Unpin>(reader: R, router: Arc<Router>, max: usize) {
+    let mut lines = LineReader::new(reader, max);
     loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if line.is_empty() && !too_long {
-                None
-            } else {
-                Some((!too_long).then_some(line))
-            });
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                if !too_long && line.len() + i <= max {
-                    line.extend_from_slice(&buf[..i]);
-                } else {
-                    too_long = true;
-                }
-                reader.consume(i + 1);
-                return Ok(Some((!too_long).then_some(line)));
-            }
-            None => {
-                let n = buf.len();
-                if !too_long && line.len() + n <= max {
-                    line.extend_from_slice(buf);
-                } else {
-                    too_long = true;
-                    line.clear();
-                }
-                reader.consume(n);
-            }
-        }
-    }
-}
-
-async fn read_lines<R: AsyncBufRead + Unpin>(mut reader: R, router: Arc<Router>, max: usize) {
-    loop {
-        match read_line(&mut reader, max).await {
-            Ok(Some(Some(mut line))) => {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                if line.starts_with(&[0xEF, 0xBB, 0xBF]) {
-                    line.drain(..3);
-                }
+        match lines.next().await {
+            Ok(Line::Data(line)) => {
+                let line = trim_line(&line);
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                match Incoming::decode(&line, max) {
+                match Incoming::decode(line, max) {
                     Some(msg) => router.route(msg),
                     None => {
                         log::debug!("snodo client: the server wrote a line that is not JSON-RPC")
                     }
                 }
             }
-            Ok(Some(None)) => log::warn!("snodo client: skipped a server message over {max} bytes"),
-            Ok(None) | Err(_) => break,
+            Ok(Line::TooLong) => {
+                log::warn!("snodo client: skipped a server message over {max} bytes")
+            }
+            Ok(Line::Eof) | Err(_) => break,
         }
     }
     router.closed.store(true, Ordering::Release);

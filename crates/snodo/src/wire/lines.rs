@@ -1,0 +1,121 @@
+//! Newline-delimited framing, for both ends of a stdio connection: bounded
+//! lines, read without losing a partial line to a cancelled read.
+
+use std::io;
+
+use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader};
+
+/// One line read from the input.
+pub(crate) enum Line {
+    /// A complete line (without the newline).
+    Data(Vec<u8>),
+    /// A line longer than the limit; its bytes were discarded.
+    TooLong,
+    /// End of input.
+    Eof,
+}
+
+/// Reads bounded lines. Partial lines live in the reader, not in the
+/// future, so a read abandoned by `select!` loses nothing.
+pub(crate) struct LineReader<R> {
+    reader: BufReader<R>,
+    line: Vec<u8>,
+    overflow: bool,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub(crate) fn new(input: R, max: usize) -> Self {
+        Self {
+            reader: BufReader::new(input),
+            line: Vec::new(),
+            overflow: false,
+            max,
+        }
+    }
+
+    /// The next line of at most `max` bytes; the rest of a longer one is
+    /// discarded. Cancel-safe.
+    pub(crate) async fn next(&mut self) -> io::Result<Line> {
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                let line = std::mem::take(&mut self.line);
+                return Ok(if std::mem::take(&mut self.overflow) {
+                    Line::TooLong
+                } else if line.is_empty() {
+                    Line::Eof
+                } else {
+                    Line::Data(line)
+                });
+            }
+            let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], Some(i + 1)),
+                None => (buf, None),
+            };
+            if !self.overflow {
+                if self.line.len() + chunk.len() > self.max {
+                    self.overflow = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let used = done.unwrap_or(buf.len());
+            self.reader.consume(used);
+            if done.is_some() {
+                let line = std::mem::take(&mut self.line);
+                return Ok(if std::mem::take(&mut self.overflow) {
+                    Line::TooLong
+                } else {
+                    Line::Data(line)
+                });
+            }
+        }
+    }
+}
+
+/// A line without a leading byte-order mark and a trailing `\r`.
+pub(crate) fn trim_line(mut line: &[u8]) -> &[u8] {
+    if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+        line = rest;
+    }
+    if let Some(rest) = line.strip_suffix(b"\r") {
+        line = rest;
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt as _;
+
+    #[tokio::test]
+    async fn long_lines_are_skipped_whole() {
+        let data = format!("{}\nok\n\nlast", "x".repeat(100));
+        let mut lines = LineReader {
+            reader: BufReader::with_capacity(8, data.as_bytes()),
+            line: Vec::new(),
+            overflow: false,
+            max: 10,
+        };
+        assert!(matches!(lines.next().await.unwrap(), Line::TooLong));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"ok"));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l.is_empty()));
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"last"));
+        assert!(matches!(lines.next().await.unwrap(), Line::Eof));
+    }
+
+    #[tokio::test]
+    async fn a_read_abandoned_mid_line_loses_nothing() {
+        let (mut tx, rx) = tokio::io::duplex(64);
+        let mut lines = LineReader::new(rx, 1024);
+        tx.write_all(b"{\"half\":").await.unwrap();
+        let first = tokio::time::timeout(Duration::from_millis(50), lines.next()).await;
+        assert!(first.is_err(), "no line yet");
+        tx.write_all(b"1}\n").await.unwrap();
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"{\"half\":1}"));
+    }
+}
