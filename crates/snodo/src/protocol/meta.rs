@@ -1,6 +1,8 @@
 //! Per-request `_meta` validation.
 
-use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use serde_json::{Map, Value, json};
 
 use super::keys;
 use crate::Error;
@@ -215,4 +217,38 @@ pub fn cancelled_request(
         .params
         .get("requestId")
         .and_then(crate::wire::RequestId::from_value)
+}
+
+static NEXT_ID: AtomicI64 = AtomicI64::new(1);
+
+/// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities
+/// (for `Server::call_tool` and `snodo::testing`).
+pub(crate) fn in_process_meta() -> Value {
+    json!({
+        keys::PROTOCOL_VERSION: super::LATEST_VERSION,
+        keys::CLIENT_CAPABILITIES: {},
+        keys::CLIENT_INFO: {"name": "snodo-test", "version": "0.0.0"},
+    })
+}
+
+/// A complete 2026-07-28 request: a fresh integer id, `params` with `_meta`
+/// filled in (keys already in `params._meta` win).
+pub(crate) fn in_process_request(method: &str, params: Value) -> Value {
+    let mut params = match params {
+        Value::Object(map) => map,
+        _ => Default::default(),
+    };
+    let mut full_meta = in_process_meta();
+    if let (Some(Value::Object(given)), Value::Object(base)) =
+        (params.remove("_meta"), &mut full_meta)
+    {
+        base.extend(given);
+    }
+    params.insert("_meta".into(), full_meta);
+    json!({
+        "jsonrpc": "2.0",
+        "id": NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        "method": method,
+        "params": params,
+    })
 }

@@ -9,6 +9,9 @@ mod method;
 mod revision;
 mod shape;
 
+#[cfg(feature = "testing")]
+pub(crate) use meta::in_process_meta;
+pub(crate) use meta::in_process_request;
 pub use meta::{LogLevel, RequestMeta};
 pub use meta::{cancelled_request, claims_modern};
 pub use method::Method;

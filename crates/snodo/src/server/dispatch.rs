@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use http::StatusCode;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
@@ -64,11 +63,7 @@ impl Server {
     pub async fn dispatch(&self, bytes: &[u8], transport: TransportInfo) -> Dispatched {
         match wire::decode(bytes, &self.inner.limits) {
             Ok(message) => self.handle(message, transport, CancelSignal::new()).await,
-            Err(e) => Dispatched::Reply(Reply::error(
-                StatusCode::BAD_REQUEST,
-                e.id.as_ref(),
-                &e.error,
-            )),
+            Err(e) => Dispatched::Reply(Reply::undecodable(&e)),
         }
     }
 
@@ -167,8 +162,10 @@ impl Server {
     /// Calls a tool in process with a well-formed 2026-07-28 request and
     /// returns its result object, or the JSON-RPC error.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, Error> {
-        let request =
-            crate::testing::request("tools/call", json!({"name": name, "arguments": arguments}));
+        let request = protocol::in_process_request(
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
         let response = self
             .dispatch_value(request)
             .await

@@ -47,6 +47,13 @@ impl Reply {
             body: encode_error(id, error).into(),
         }
     }
+
+    /// The answer to bytes that did not decode, the same on every transport:
+    /// the decoder's error (`-32700` or `-32600`), with the id when one could
+    /// be read, HTTP 400.
+    pub(crate) fn undecodable(e: &crate::wire::DecodeError) -> Self {
+        Self::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)
+    }
 }
 
 /// An error together with the HTTP status it maps to.

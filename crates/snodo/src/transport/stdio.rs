@@ -32,7 +32,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
 use crate::server::legacy::Session;
-use crate::server::{Dispatched, ResponseStream};
+use crate::server::{Dispatched, Reply, ResponseStream};
 use crate::wire::lines::{Line, LineReader, trim_line};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
@@ -285,7 +285,7 @@ impl Server {
                     let message = match wire::decode(line, self.limits()) {
                         Ok(message) => message,
                         Err(e) => {
-                            write_frame(&mut out, &wire::encode_error(e.id.as_ref(), &e.error)).await?;
+                            write_frame(&mut out, &Reply::undecodable(&e).body).await?;
                             continue;
                         }
                     };

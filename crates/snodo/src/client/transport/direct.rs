@@ -29,7 +29,7 @@ async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usi
     let message = match wire::decode(&body, server.limits()) {
         Ok(m) => m,
         Err(e) => {
-            let bytes = wire::encode_error(e.id.as_ref(), &e.error);
+            let bytes = crate::server::Reply::undecodable(&e).body;
             if let Some(msg) = Incoming::decode(&bytes, max) {
                 let _ = tx.send(msg).await;
             }

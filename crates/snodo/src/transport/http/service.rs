@@ -22,7 +22,7 @@ use super::options::HttpOptions;
 use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::sse::{Deadline, SseBody};
-use crate::server::Dispatched;
+use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
 
@@ -296,13 +296,13 @@ where
             }
         }
         Ok(message) => run(&server, message, transport, config.request_timeout).await,
-        // The core words (and picks the status of) every decoding error.
-        Err(_) => {
+        // Worded (and given its status) where every transport's are.
+        Err(e) => {
             let deadline = Deadline {
                 at: tokio::time::Instant::now() + config.request_timeout,
                 id: None,
             };
-            respond(server.dispatch(&bytes, transport).await, deadline)
+            respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
         }
     }
 }
