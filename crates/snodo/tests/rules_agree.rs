@@ -248,8 +248,10 @@ fn attributes(source: &str) -> Vec<(String, BTreeMap<String, Value>)> {
     found
 }
 
-/// The index of the `)` closing a group whose `(` was just consumed.
-fn closing(text: &str) -> usize {
+/// Calls `visit(index, char, depth)` for every character outside string
+/// literals, `depth` counting the brackets open before it; stops when `visit`
+/// returns `false`.
+fn scan(text: &str, mut visit: impl FnMut(usize, char, usize) -> bool) {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -263,52 +265,47 @@ fn closing(text: &str) -> usize {
             }
             continue;
         }
+        if !visit(i, c, depth) {
+            return;
+        }
         match c {
             '"' => in_string = true,
             '(' | '[' | '{' => depth += 1,
-            ')' if depth == 0 => return i,
-            ')' | ']' | '}' => depth -= 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    text.len()
+}
+
+/// The index of the `)` closing a group whose `(` was just consumed.
+fn closing(text: &str) -> usize {
+    let mut end = text.len();
+    scan(text, |i, c, depth| {
+        if c == ')' && depth == 0 {
+            end = i;
+            return false;
+        }
+        true
+    });
+    end
 }
 
 /// Splits `key = value, ...` at top-level commas.
 fn keys(body: &str) -> BTreeMap<String, Value> {
+    let mut cuts = vec![0];
+    scan(body, |i, c, depth| {
+        if c == ',' && depth == 0 {
+            cuts.push(i + 1);
+        }
+        true
+    });
+    cuts.push(body.len() + 1);
     let mut out = BTreeMap::new();
-    let mut start = 0;
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut parts = Vec::new();
-    for (i, c) in body.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
+    for pair in cuts.windows(2) {
+        let part = &body[pair[0]..pair[1] - 1];
+        if let Some((key, value)) = part.split_once('=') {
+            out.insert(key.trim().to_string(), json_of(value.trim()));
         }
-        match c {
-            '"' => in_string = true,
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&body[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&body[start..]);
-    for part in parts {
-        let Some((key, value)) = part.split_once('=') else {
-            continue;
-        };
-        out.insert(key.trim().to_string(), json_of(value.trim()));
     }
     out
 }
@@ -316,29 +313,18 @@ fn keys(body: &str) -> BTreeMap<String, Value> {
 /// A value as JSON: trailing commas dropped, an integer suffix dropped, and
 /// anything else unparsable kept as its text.
 fn json_of(text: &str) -> Value {
-    let mut cleaned = String::with_capacity(text.len());
-    let chars: Vec<char> = text.chars().collect();
-    let mut in_string = false;
-    let mut escaped = false;
-    for (i, &c) in chars.iter().enumerate() {
-        if !in_string && c == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}' | ']')) {
-                continue;
-            }
+    let mut trailing = Vec::new();
+    scan(text, |i, c, _| {
+        if c == ',' && matches!(text[i + 1..].trim_start().chars().next(), Some('}' | ']')) {
+            trailing.push(i);
         }
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-        }
-        cleaned.push(c);
-    }
+        true
+    });
+    let cleaned: String = text
+        .char_indices()
+        .filter(|(i, _)| !trailing.contains(i))
+        .map(|(_, c)| c)
+        .collect();
     let unsuffixed = cleaned.trim_end_matches("u64");
     serde_json::from_str(unsuffixed).unwrap_or_else(|_| Value::String(cleaned))
 }

@@ -43,4 +43,21 @@ impl<V: Validator> Checker<V> {
             Err(e) => e.message,
         }
     }
+
+    /// Asserts that no violation's rule or location contains any of `values`.
+    pub(crate) fn never_repeats(
+        &self,
+        cases: impl IntoIterator<Item = (Value, Value)>,
+        values: &[&str],
+    ) {
+        for (schema, instance) in cases {
+            let v = self.violation(schema.clone(), instance);
+            for text in [&v.rule, &v.location] {
+                assert!(
+                    values.iter().all(|value| !text.contains(value)),
+                    "{schema}: {v:?}"
+                );
+            }
+        }
+    }
 }

@@ -19,9 +19,6 @@ fn compile(schema: Value) -> Arc<dyn CompiledSchema> {
 fn accepts(schema: Value, instance: Value) {
     CHECK.accepts(schema, instance)
 }
-fn violation(schema: Value, instance: Value) -> Violation {
-    CHECK.violation(schema, instance)
-}
 fn rejects(schema: Value, instance: Value, location: &str, rule: &str) {
     CHECK.rejects(schema, instance, location, rule)
 }
@@ -784,15 +781,7 @@ fn violations_never_contain_the_value() {
         (json!({"maxProperties": 0}), json!({"k": SECRET})),
         (json!(false), json!(SECRET)),
     ];
-    for (schema, instance) in cases {
-        let v = violation(schema.clone(), instance);
-        for text in [&v.rule, &v.location] {
-            assert!(
-                !text.contains(SECRET) && !text.contains("123456789"),
-                "{schema}: {v:?}"
-            );
-        }
-    }
+    CHECK.never_repeats(cases, &[SECRET, "123456789"]);
 }
 
 #[test]

@@ -392,8 +392,14 @@ async fn run(
     let at = tokio::time::Instant::now() + timeout;
     let cancel = CancelSignal::new();
     let guard = CancelOnDrop(Some(cancel.clone()));
-    let outcome =
-        tokio::time::timeout_at(at, server.handle(message, transport, cancel.clone())).await;
+    let handled = server.handle(message, transport, cancel.clone());
+    // The server's own request timeout already bounds the handler; a second
+    // timer is armed only when `HttpOptions` asks for a tighter one.
+    let outcome = if timeout < server.request_timeout() {
+        tokio::time::timeout_at(at, handled).await
+    } else {
+        Ok(handled.await)
+    };
     guard.disarm();
     match outcome {
         Ok(dispatched) => respond(dispatched, Deadline { at, id }),
