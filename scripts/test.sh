@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: the Rust workspace, the official conformance suite
-# (server and client legs), and the interop checks against MCP clients and
-# servers no one here wrote. On first run it installs what it needs (Node 22,
-# the pinned npm packages, the Python SDK) into a cache outside the clone.
+# The whole test suite: the Rust workspace, a smoke run of every fuzz target,
+# the official conformance suite (server and client legs), and the interop
+# checks against MCP clients and servers no one here wrote. On first run it
+# installs what it needs (Node 22, the pinned npm packages, the Python SDK,
+# cargo-fuzz) into a cache outside the clone.
 # Every leg runs even when an earlier one fails; the last line totals every
 # check that ran (a failed leg whose output has no count counts as one failed
 # check; the conformance failures conformance/baseline.yml lists are counted
@@ -30,6 +31,7 @@ leg "cargo test (every crate but the bench harness, all features)" cargo test --
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
+leg "fuzz: every target builds, replays its regressions and runs 10 s (smoke)" scripts/fuzz.sh 10
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # scripts/tools.sh - installs the non-Rust tools that snodo's tests use, from the
-# npm registry and PyPI only, into a per-user cache outside the clone.
+# npm registry, PyPI and crates.io only, into a per-user cache outside the clone.
 #
 #   Node 22 (npm package `node@22`)          -> <cache>/node22
 #   MCP conformance runner (conformance/)    -> conformance/node_modules  (npm ci)
 #   MCP Inspector v2 + server-everything     -> interop/node/node_modules (npm ci)
 #   Python `mcp` SDK (interop/python/)       -> <cache>/py-mcp-<version>  (venv)
+#   cargo-fuzz (crates.io, scripts/fuzz.sh)   -> <cache>/cargo-fuzz-<version>
 #   npm and pip download caches              -> <cache>/npm, <cache>/pip
 #
 # <cache> is ${SNODO_TOOLS_DIR:-$HOME/.cache/snodo-tools}.
@@ -16,6 +17,7 @@
 #   conformance="$(ensure_conformance)"  # path of the runner's bin (needs Node 22 on PATH)
 #   inspector="$(ensure_inspector)"      # path of the mcp-inspector bin (needs Node 22 on PATH)
 #   python="$(ensure_python_mcp)"        # python of a venv that has the pinned `mcp`
+#   PATH="$(ensure_cargo_fuzz):$PATH"    # `cargo fuzz` now runs
 #
 # or run it:
 #   scripts/tools.sh                      # ensure everything, print name=path lines
@@ -244,6 +246,29 @@ ensure_python_mcp() (
     printf '%s\n' "$venv/bin/python"
 )
 
+# The cargo-fuzz version scripts/fuzz.sh uses (from crates.io).
+SNODO_CARGO_FUZZ_VERSION=0.13.2
+
+# Installs cargo-fuzz $SNODO_CARGO_FUZZ_VERSION into <cache>/cargo-fuzz-<version>
+# (cargo install --locked) and prints the folder that holds `cargo-fuzz`.
+ensure_cargo_fuzz() (
+    _snodo_strict
+    local version="$SNODO_CARGO_FUZZ_VERSION" root start
+    root="$(snodo_tools_dir)/cargo-fuzz-$version"
+    if [[ -x "$root/bin/cargo-fuzz" ]]; then
+        printf '%s\n' "$root/bin"
+        return 0
+    fi
+    _snodo_lock "cargo-fuzz-$version"
+    if [[ ! -x "$root/bin/cargo-fuzz" ]]; then
+        start=$SECONDS
+        _snodo_log "installing cargo-fuzz $version into $root"
+        cargo install cargo-fuzz --version "$version" --locked --root "$root" >&2
+        _snodo_log "cargo-fuzz $version ready in $(_snodo_elapsed "$start")"
+    fi
+    printf '%s\n' "$root/bin"
+)
+
 # Runs one of the tools with Node 22 on PATH: conformance, inspector,
 # server-everything, python, node, npm, npx.
 snodo_run_tool() (
@@ -277,8 +302,9 @@ _snodo_tools_main() (
             printf 'conformance=%s\n' "$(ensure_conformance)"
             printf 'inspector=%s\n' "$(ensure_inspector)"
             printf 'python_mcp=%s\n' "$(ensure_python_mcp)"
+            printf 'cargo_fuzz_bin=%s\n' "$(ensure_cargo_fuzz)"
             ;;
-        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp)
+        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_cargo_fuzz)
             [[ $# -eq 1 ]] || _snodo_die "$1 takes no arguments"
             "$1"
             ;;

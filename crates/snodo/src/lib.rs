@@ -40,6 +40,7 @@
 //! | `client` | no | [`Client`](crate::client): Streamable HTTP (rustls), stdio child processes, in process |
 //! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
 //! | `testing` | no | `snodo::testing`: request builders for in-process tests |
+//! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
 //! ## Layers
 //!
@@ -87,6 +88,9 @@ pub mod error;
 pub mod events;
 pub mod extract;
 pub mod future;
+#[cfg(feature = "fuzzing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fuzzing")))]
+pub mod fuzzing;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;

@@ -270,9 +270,14 @@ fn results_and_definitions_decode_from_literal_json() {
     assert_eq!(result.structured_content(), Some(&json!({"sum": 3})));
     assert_eq!(result.meta().unwrap()["k"], 1);
     assert!(!result.is_error());
+    // Member order is serde_json's map order; the members and values are what
+    // a peer reads.
     assert_eq!(
-        serde_json::to_string(&result).unwrap(),
-        r#"{"resultType":"complete","content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},"_meta":{"k":1}}"#
+        serde_json::to_value(&result).unwrap(),
+        serde_json::from_str::<serde_json::Value>(
+            r#"{"resultType":"complete","content":[{"type":"text","text":"{\"sum\":3}"}],"structuredContent":{"sum":3},"_meta":{"k":1}}"#
+        )
+        .unwrap()
     );
     assert!(serde_json::from_str::<ToolResult>(r#"{"content":"text"}"#).is_err());
 

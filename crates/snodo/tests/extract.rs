@@ -258,7 +258,8 @@ fn context_state_is_readable_directly() {
         },
         "additionalProperties": false
     },
-    output_schema = { "type": "object", "properties": { "z": {}, "a": {} } }
+    output_schema = { "type": "object", "properties": { "z": {}, "a": {} } },
+    icons = [{ "src": "https://example.com/ordered.png" }]
 )]
 async fn ordered(_args: Arguments) -> snodo::CallResult {
     Ok(snodo::ToolResult::structured(json!({"z": 1, "a": 2})))
@@ -278,6 +279,11 @@ async fn tools_list_publishes_schemas_in_source_order() {
         panic!("one reply expected");
     };
     let body = std::str::from_utf8(&reply.body).unwrap();
+    assert_schemas_in_source_order(body);
+}
+
+/// `body` carries `ordered`'s schemas exactly as they were written.
+fn assert_schemas_in_source_order(body: &str) {
     assert!(
         body.contains(
             r#""inputSchema":{"type":"object","required":["zeta"],"properties":{"zeta":{"type":"string","maxLength":8,"description":"last letter"},"alpha":{"type":"integer"}},"additionalProperties":false}"#
@@ -287,5 +293,86 @@ async fn tools_list_publishes_schemas_in_source_order() {
     assert!(
         body.contains(r#""outputSchema":{"type":"object","properties":{"z":{},"a":{}}}"#),
         "{body}"
+    );
+}
+
+/// The initialize era lists the tool without its icons (a re-encoded item),
+/// and still with its schemas as written.
+#[tokio::test]
+async fn initialize_era_tools_list_keeps_source_order() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let server = Server::builder("order", "0.1.0")
+        .tool(ordered)
+        .build()
+        .unwrap();
+    let (client, server_side) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server_side);
+    let serving = tokio::spawn(async move {
+        server
+            .serve_lines(server_in, server_out, Default::default())
+            .await
+    });
+    let (read, mut write) = tokio::io::split(client);
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    ];
+    for line in lines {
+        write.write_all(line.as_bytes()).await.unwrap();
+        write.write_all(b"\n").await.unwrap();
+    }
+    let mut output = BufReader::new(read).lines();
+    let mut listed = None;
+    while listed.is_none() {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(5), output.next_line())
+            .await
+            .expect("a line within 5 s")
+            .unwrap()
+            .expect("the server is still writing");
+        if line.contains(r#""id":1"#) {
+            listed = Some(line);
+        }
+    }
+    let listed = listed.unwrap();
+    assert!(!listed.contains("icons"), "{listed}");
+    assert_schemas_in_source_order(&listed);
+    drop(write);
+    drop(output);
+    serving.await.unwrap().unwrap();
+}
+
+/// A hand-written tool whose schema text says something else than its schema.
+struct Mismatched;
+
+impl snodo::Tool for Mismatched {
+    fn name(&self) -> &str {
+        "mismatched"
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"a": {"type": "string"}}})
+    }
+
+    fn input_schema_text(&self) -> Option<&str> {
+        Some(r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#)
+    }
+
+    async fn call(&self, _args: Arguments, _cx: Context) -> snodo::CallResult {
+        Ok(snodo::ToolResult::text("unreachable"))
+    }
+}
+
+#[test]
+fn schema_text_must_encode_the_schema() {
+    let error = Server::builder("order", "0.1.0")
+        .tool(Mismatched)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("mismatched") && error.contains("inputSchema text"),
+        "{error}"
     );
 }

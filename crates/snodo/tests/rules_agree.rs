@@ -326,5 +326,5 @@ fn json_of(text: &str) -> Value {
         .map(|(_, c)| c)
         .collect();
     let unsuffixed = cleaned.trim_end_matches("u64");
-    serde_json::from_str(unsuffixed).unwrap_or_else(|_| Value::String(cleaned))
+    serde_json::from_str(unsuffixed).unwrap_or(Value::String(cleaned))
 }

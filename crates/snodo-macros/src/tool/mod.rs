@@ -21,6 +21,7 @@ use syn::spanned::Spanned as _;
 use syn::{Ident, ItemFn, LitStr};
 
 use crate::common::{self, Parts, json_expr, optional_json, optional_str};
+use crate::json::Node;
 use attr::ToolAttr;
 use signature::{TOOL, ToolSignature};
 
@@ -46,6 +47,8 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     let description = parts.description(attr.description.as_ref());
     let title = optional_str("title", attr.title.as_ref());
 
+    let input_text = schema_text("input_schema_text", attr.input_schema.as_ref());
+    let output_text = schema_text("output_schema_text", attr.output_schema.as_ref());
     let input_schema = match &attr.input_schema {
         Some(node) => json_expr(node),
         None => {
@@ -102,7 +105,9 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
                 #input_schema
             }
 
+            #input_text
             #output_schema
+            #output_text
             #annotations
             #icons
             #meta
@@ -116,6 +121,21 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
                 let __snodo_output = #inner(#(#call_args),*).await;
                 #convert
             }
+        }
+    }
+}
+
+/// `fn NAME(&self) -> Option<&str>` returning the schema's text as written,
+/// or nothing.
+fn schema_text(name: &str, node: Option<&Node>) -> TokenStream {
+    let Some(node) = node else {
+        return TokenStream::new();
+    };
+    let method = Ident::new(name, Span::call_site());
+    let text = LitStr::new(&node.to_json(), Span::call_site());
+    quote! {
+        fn #method(&self) -> ::core::option::Option<&str> {
+            ::core::option::Option::Some(#text)
         }
     }
 }

@@ -56,7 +56,7 @@ mod options;
 mod request;
 mod shared;
 mod target;
-mod transport;
+pub(crate) mod transport;
 mod version;
 
 pub use error::{ClientError, ProtocolErrorKind, TimeoutKind};

@@ -262,6 +262,40 @@ mod tests {
     }
 
     #[test]
+    fn numbers_open_exactly_as_they_were_sealed() {
+        // Found by the `request_state` fuzz target: without serde_json's
+        // `float_roundtrip`, 1.5555555555555555e22 came back as ...557e22.
+        // (The workspace's dev-dependency on jsonschema turns that feature on
+        // in tests too; fuzz/regressions/request_state/ holds the case for a
+        // build without it.)
+        let sealer = StateSealer::new("k", [9u8; 32]).unwrap();
+        let cx = Context::detached();
+        // Rust's own literals, exact doubles (parsing JSON text here would
+        // hide the bug behind the same imprecision twice).
+        let data = json!([
+            1.5555555555555555e22_f64,
+            0.1_f64,
+            2.2250738585072014e-308_f64,
+            9007199254740992.0_f64,
+            123456.789e100_f64,
+            -0.0_f64
+        ]);
+        let opened = sealer.open_token(&cx, &sealer.seal(&cx, &data)).unwrap();
+        for (sealed, opened) in data
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(opened.as_array().unwrap())
+        {
+            assert_eq!(
+                sealed.as_f64().unwrap().to_bits(),
+                opened.as_f64().unwrap().to_bits(),
+                "{sealed} came back as {opened}"
+            );
+        }
+    }
+
+    #[test]
     fn tampering_anywhere_fails_without_data() {
         let sealer = StateSealer::new("k", [9u8; 32]).unwrap();
         let cx = Context::detached();

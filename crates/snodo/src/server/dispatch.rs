@@ -7,7 +7,10 @@
 //! plain request, or inside a [`ResponseStream`] when it asked for
 //! notifications (`progressToken`, `logLevel`) or is a subscription.
 
+use std::future::Future as _;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -319,15 +322,30 @@ impl Server {
     /// ([`ServerBuilder::request_timeout`](crate::ServerBuilder::request_timeout)):
     /// past it the handler's cancellation signal fires and the request fails
     /// with `-32603 Request timed out`, whatever the transport.
+    ///
+    /// The timer is armed only once the request has to wait: most requests
+    /// finish on their first poll and never touch the timer wheel.
     pub(super) async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
         let signal = cx.cancellation().clone();
-        match tokio::time::timeout(self.inner.request_timeout, self.route_now(admitted, cx)).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                signal.cancel();
-                Err(Failure::ok(Error::internal("Request timed out")))
+        let deadline = tokio::time::Instant::now() + self.inner.request_timeout;
+        let work = self.route_now(admitted, cx);
+        tokio::pin!(work);
+        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        let finished = std::future::poll_fn(|task| {
+            if let Poll::Ready(outcome) = work.as_mut().poll(task) {
+                return Poll::Ready(Some(outcome));
             }
-        }
+            timer
+                .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)))
+                .as_mut()
+                .poll(task)
+                .map(|()| None)
+        })
+        .await;
+        finished.unwrap_or_else(|| {
+            signal.cancel();
+            Err(Failure::ok(Error::internal("Request timed out")))
+        })
     }
 
     async fn route_now(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {

@@ -26,25 +26,66 @@ pub(crate) fn catalog_digest<T: AsRef<str>>(encoded: &[T]) -> u64 {
     hasher.finish()
 }
 
-/// One listed collection: the items as JSON (for policies), their encoded
-/// text (spliced into responses, never re-serialized) and their digest.
+/// Members of a listed item published as written rather than re-encoded
+/// from its `Value` (a tool's schemas, whose key order a `Value` does not
+/// keep): member name and JSON text.
+pub(crate) type Written = Vec<(&'static str, Box<str>)>;
+
+/// One listed collection: the items as JSON (for policies), the members
+/// published as written, their encoded text (spliced into responses, never
+/// re-serialized) and their digest.
 #[derive(Default)]
 pub(crate) struct Listing {
     pub(crate) items: Vec<Value>,
+    pub(crate) written: Vec<Written>,
     pub(crate) encoded: Vec<String>,
     pub(crate) digest: u64,
 }
 
 impl Listing {
+    /// Items encoded from their values alone.
     pub(crate) fn new(items: Vec<Value>) -> Self {
-        let encoded: Vec<String> = items.iter().map(Value::to_string).collect();
+        Self::with_written(items.into_iter().map(|v| (v, Written::new())).collect())
+    }
+
+    /// Items with members published as written.
+    pub(crate) fn with_written(items: Vec<(Value, Written)>) -> Self {
+        let (items, written): (Vec<Value>, Vec<Written>) = items.into_iter().unzip();
+        let encoded: Vec<String> = items
+            .iter()
+            .zip(&written)
+            .map(|(item, written)| encode_item(item, written))
+            .collect();
         let digest = catalog_digest(&encoded);
         Self {
             items,
+            written,
             encoded,
             digest,
         }
     }
+}
+
+/// Compact JSON for `item`, with each top-level member named in `written`
+/// spelled as its written text.
+pub(crate) fn encode_item(item: &Value, written: &Written) -> String {
+    let Some(map) = item.as_object().filter(|_| !written.is_empty()) else {
+        return item.to_string();
+    };
+    let mut out = String::from("{");
+    for (i, (key, value)) in map.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::from(key.as_str()).to_string());
+        out.push(':');
+        match written.iter().find(|(name, _)| name == key) {
+            Some((_, text)) => out.push_str(text),
+            None => out.push_str(&value.to_string()),
+        }
+    }
+    out.push('}');
+    out
 }
 
 /// Binds a catalog digest to the protocol revision the list is served in.

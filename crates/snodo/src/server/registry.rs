@@ -7,6 +7,7 @@ use serde_json::Value;
 use snodo_rules::HeaderParam;
 
 use super::error::BuildError;
+use super::list::{Listing, Written};
 use crate::schema::{CompiledSchema, Validator};
 use crate::tool::{DynTool, Tool, ToolDefinition, definition};
 
@@ -22,6 +23,9 @@ pub(crate) struct ToolEntry {
     pub(crate) headers: Vec<HeaderParam>,
     /// The definition as `tools/list` publishes it.
     pub(crate) listed: Value,
+    /// Its schemas as written (`inputSchema`, `outputSchema`), when the tool
+    /// gives their text.
+    pub(crate) written: Written,
 }
 
 impl ToolEntry {
@@ -64,8 +68,32 @@ impl ToolEntry {
             Some(schema) => Some(compile(schema, "output")?),
             None => None,
         };
+        let mut written = Written::new();
+        for (member, text, schema) in [
+            (
+                "inputSchema",
+                tool.input_schema_text(),
+                Some(&def.input_schema),
+            ),
+            (
+                "outputSchema",
+                tool.output_schema_text(),
+                def.output_schema.as_ref(),
+            ),
+        ] {
+            let Some(text) = text else { continue };
+            if serde_json::from_str::<Value>(text).ok().as_ref() != schema {
+                return Err(BuildError::Tool {
+                    tool: name.clone(),
+                    rule: format!("the {member} text does not encode the same JSON as the schema")
+                        .into(),
+                });
+            }
+            written.push((member, text.into()));
+        }
         Ok(Self {
             required: required_of(&def.input_schema),
+            written,
             listed: serde_json::to_value(&def).unwrap_or(Value::Null),
             definition: def,
             tool: Arc::new(tool),
@@ -82,7 +110,7 @@ pub(crate) struct ToolRegistry {
     entries: Vec<Arc<ToolEntry>>,
     index: HashMap<String, usize>,
     /// The definitions in `tools/list` order, encoded once.
-    pub(crate) listing: super::list::Listing,
+    pub(crate) listing: Listing,
 }
 
 impl ToolRegistry {
@@ -94,7 +122,12 @@ impl ToolRegistry {
                 return Err(BuildError::DuplicateTool(e.definition.name.clone()));
             }
         }
-        let listing = super::list::Listing::new(entries.iter().map(|e| e.listed.clone()).collect());
+        let listing = Listing::with_written(
+            entries
+                .iter()
+                .map(|e| (e.listed.clone(), e.written.clone()))
+                .collect(),
+        );
         Ok(Self {
             entries,
             index,

@@ -33,6 +33,26 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The input schema as JSON text, in the order it was written.
+    ///
+    /// A `serde_json::Value` keeps object members sorted by key (unless the
+    /// application turns on serde_json's `preserve_order`), so
+    /// [`input_schema`](Tool::input_schema) forgets the order a schema was
+    /// written in. When this returns text, `tools/list` publishes it instead;
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build) refuses text that
+    /// does not parse to the same JSON as `input_schema`. `#[snodo::tool]`
+    /// returns the schema written in its attribute.
+    fn input_schema_text(&self) -> Option<&str> {
+        None
+    }
+
+    /// The output schema as JSON text, in the order it was written; as
+    /// [`input_schema_text`](Tool::input_schema_text) for
+    /// [`output_schema`](Tool::output_schema).
+    fn output_schema_text(&self) -> Option<&str> {
+        None
+    }
+
     /// Behaviour hints (`readOnlyHint`, `destructiveHint`, ...), as a JSON object.
     fn annotations(&self) -> Option<Value> {
         None

@@ -655,7 +655,8 @@ mod tests {
     }
 
     #[test]
-    fn bom_and_cr_are_trimmed() {
-        assert_eq!(trim_line(b"\xEF\xBB\xBF{}\r"), b"{}");
+    fn cr_is_trimmed_and_the_bom_left_to_the_decoder() {
+        assert_eq!(trim_line(b"{}\r"), b"{}");
+        assert_eq!(trim_line(b"\xEF\xBB\xBF{}\r"), b"\xEF\xBB\xBF{}");
     }
 }

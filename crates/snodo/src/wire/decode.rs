@@ -113,6 +113,9 @@ impl DecodeError {
 
 /// Decodes one message from bytes, within `limits`. Never panics.
 ///
+/// One leading UTF-8 byte-order mark is ignored, whatever the transport (see
+/// [`strip_bom`]).
+///
 /// ```
 /// use snodo::wire::{decode, Limits, Message};
 /// let msg = decode(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#, &Limits::default()).unwrap();
@@ -121,6 +124,7 @@ impl DecodeError {
 /// assert_eq!(err.error.code(), -32600);
 /// ```
 pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
+    let bytes = strip_bom(bytes);
     if bytes.len() > limits.max_bytes {
         return Err(DecodeError::invalid(None, "Message exceeds the size limit"));
     }
@@ -134,6 +138,20 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
     let value: Value =
         serde_json::from_slice(bytes).map_err(|_| DecodeError::parse("Parse error"))?;
     decode_value(value)
+}
+
+/// `bytes` without one leading UTF-8 byte-order mark (`EF BB BF`).
+///
+/// The one rule for every transport: some Windows tools write a mark before
+/// JSON text; RFC 8259 lets a parser ignore it, and snodo does, once, on
+/// stdio lines, HTTP bodies and in-process messages alike.
+///
+/// ```
+/// assert_eq!(snodo::wire::strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+/// assert_eq!(snodo::wire::strip_bom(b"{}"), b"{}");
+/// ```
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// Decodes one message from an already parsed JSON value.

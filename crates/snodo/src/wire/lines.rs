@@ -75,15 +75,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 }
 
-/// A line without a leading byte-order mark and a trailing `\r`.
-pub(crate) fn trim_line(mut line: &[u8]) -> &[u8] {
-    if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
-        line = rest;
-    }
-    if let Some(rest) = line.strip_suffix(b"\r") {
-        line = rest;
-    }
-    line
+/// A line without its trailing `\r` (a byte-order mark is the decoder's
+/// business: [`strip_bom`](super::strip_bom)).
+pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 #[cfg(test)]

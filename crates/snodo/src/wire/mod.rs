@@ -10,6 +10,8 @@ mod id;
 pub(crate) mod lines;
 mod scan;
 
-pub use decode::{DecodeError, Limits, Message, Notification, Request, decode, decode_value};
+pub use decode::{
+    DecodeError, Limits, Message, Notification, Request, decode, decode_value, strip_bom,
+};
 pub use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
 pub use id::RequestId;

@@ -26,7 +26,7 @@ use super::sse::Parser;
 use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use crate::client::ClientError;
 use crate::client::options::BoxFuture;
-use crate::wire::RequestId;
+use crate::wire::{self, RequestId};
 
 /// Most times a broken initialize-era response stream is resumed.
 const MAX_RESUMES: u32 = 5;
@@ -249,7 +249,7 @@ async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
 
 /// The JSON-RPC messages of a JSON body (one object, or a batch array).
 fn messages(body: &[u8], max: usize, status: u16) -> Option<Vec<Incoming>> {
-    let value: Value = serde_json::from_slice(body).ok()?;
+    let value: Value = serde_json::from_slice(wire::strip_bom(body)).ok()?;
     let items = match value {
         Value::Array(items) => items,
         other => vec![other],

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::list::Listing;
+use super::super::list::{Listing, encode_item};
 use crate::protocol::{Revision, keys};
 
 /// An internal code for "the client could not give the input": tools turn it
@@ -103,9 +103,10 @@ pub(crate) fn adapt_listing(listing: &Listing, revision: Revision) -> Option<Vec
         listing
             .items
             .iter()
-            .map(|v| item(v, revision))
-            .map(|v| {
-                let text = v.to_string();
+            .zip(&listing.written)
+            .map(|(v, written)| {
+                let v = item(v, revision);
+                let text = encode_item(&v, written);
                 (v, text)
             })
             .collect(),

@@ -29,6 +29,11 @@ enum Kind {
 }
 
 impl McpBody {
+    /// Whether this is a streamed body (server-sent events), not one buffer.
+    pub(super) fn is_stream(&self) -> bool {
+        matches!(self.kind, Kind::Boxed(_))
+    }
+
     /// An empty body.
     pub fn empty() -> Self {
         Self {

@@ -9,16 +9,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use http::StatusCode;
 use http::{Request, Response};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::admission::{Admission, Conn, Refused, StreamSlot, Ticket};
 use super::body::McpBody;
 use super::options::HttpOptions;
+use super::response::reject;
 use super::service::{McpService, ResponseFuture};
 use crate::Server;
 
@@ -26,6 +29,11 @@ use crate::Server;
 const MIN_HTTP1_BUFFER: usize = 8192;
 /// How long to pause accepting after an error such as "too many open files".
 const ACCEPT_ERROR_PAUSE: Duration = Duration::from_millis(50);
+/// How long a connection asked to close (to make room) may take to finish
+/// what it is doing.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// What a client refused a stream is told to wait, in seconds.
+const STREAM_RETRY_AFTER: &str = "1";
 /// How often an HTTP/2 connection is pinged, to find peers that vanished.
 const HTTP2_PING_INTERVAL: Duration = Duration::from_secs(30);
 /// How long a ping may go unanswered before the connection is closed.
@@ -81,8 +89,10 @@ impl Server {
 /// # }
 /// ```
 ///
-/// Connections beyond [`HttpOptions::max_connections`] wait in the accept
-/// backlog. With the default allowlists, only `localhost`, `127.0.0.1` and
+/// Connections share [`HttpOptions::max_connections`] and long-lived streams
+/// [`HttpOptions::max_streams`], with caps per peer; see
+/// [`HttpOptions::max_connections`] for how room is made. With the default
+/// allowlists, only `localhost`, `127.0.0.1` and
 /// `[::1]` on the bound port are accepted as `Host`/`Origin`: a listener bound
 /// to another interface needs [`HttpOptions::allowed_hosts`].
 #[derive(Debug)]
@@ -94,13 +104,23 @@ pub struct HttpListener {
 }
 
 impl HttpListener {
-    /// Binds `addr` (port 0 picks a free port).
+    /// Binds `addr` (port 0 picks a free port) with an accept queue of
+    /// [`HttpOptions::accept_backlog`].
     ///
     /// # Errors
     ///
     /// When the address cannot be bound.
     pub async fn bind(server: &Server, addr: SocketAddr, options: HttpOptions) -> io::Result<Self> {
-        Self::from_listener(server, TcpListener::bind(addr).await?, options)
+        let socket = if addr.is_ipv4() {
+            TcpSocket::new_v4()?
+        } else {
+            TcpSocket::new_v6()?
+        };
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        let listener = socket.listen(options.accept_backlog)?;
+        Self::from_listener(server, listener, options)
     }
 
     /// Wraps an already bound listener.
@@ -158,21 +178,16 @@ impl HttpListener {
             ..
         } = self;
         let builder = Arc::new(connection_builder(&options));
-        let slots = Arc::new(Semaphore::new(options.max_connections));
+        let admission = Arc::new(Admission::new(&options));
         let (stop, stopped) = watch::channel(());
         let mut connections = JoinSet::new();
         tokio::pin!(shutdown);
         loop {
-            let slot = tokio::select! {
-                biased;
-                () = &mut shutdown => break,
-                slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore is never closed"),
-            };
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 biased;
                 () = &mut shutdown => break,
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _peer)) => stream,
+                    Ok(accepted) => accepted,
                     Err(e) => {
                         if !is_per_connection(&e) {
                             tokio::time::sleep(ACCEPT_ERROR_PAUSE).await;
@@ -181,14 +196,28 @@ impl HttpListener {
                     }
                 },
             };
+            let ticket = tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                admitted = admission.admit(peer.ip()) => match admitted {
+                    Ok(ticket) => ticket,
+                    // Over its peer's cap: closed at once.
+                    Err(_) => continue,
+                },
+            };
             while connections.try_join_next().is_some() {}
             connections.spawn(serve_connection(
                 stream,
                 Arc::clone(&builder),
-                service.clone(),
+                HyperService {
+                    inner: service.clone(),
+                    seen: Arc::new(AtomicBool::new(false)),
+                    admission: Arc::clone(&admission),
+                    conn: Arc::clone(ticket.conn()),
+                },
                 options.header_read_timeout,
                 stopped.clone(),
-                slot,
+                ticket,
             ));
         }
         drop(listener);
@@ -232,22 +261,19 @@ fn is_per_connection(e: &io::Error) -> bool {
     )
 }
 
-/// Drives one connection until it ends, its first request is overdue, or
-/// shutdown (then gracefully). Holds its connection slot throughout.
+/// Drives one connection until it ends, its first request is overdue,
+/// admission asks it to make room, or shutdown (then gracefully). Holds its
+/// admission ticket throughout.
 async fn serve_connection(
     stream: TcpStream,
     builder: Arc<auto::Builder<TokioExecutor>>,
-    service: McpService,
+    hyper_service: HyperService,
     first_request_timeout: Duration,
     mut stopped: watch::Receiver<()>,
-    _slot: OwnedSemaphorePermit,
+    ticket: Ticket,
 ) {
     let _ = stream.set_nodelay(true);
-    let seen = Arc::new(AtomicBool::new(false));
-    let hyper_service = HyperService {
-        inner: service,
-        seen: Arc::clone(&seen),
-    };
+    let seen = Arc::clone(&hyper_service.seen);
     let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
     tokio::pin!(connection);
     // hyper's header timeout starts once it knows the protocol; this bounds the
@@ -269,15 +295,26 @@ async fn serve_connection(
                 let _ = connection.await;
                 return;
             }
+            () = ticket.closing() => {
+                // Idle when chosen: an idle HTTP/1.1 connection closes at
+                // once; one caught starting a request gets a moment to finish.
+                connection.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(CLOSE_GRACE, connection).await;
+                return;
+            }
         }
     }
 }
 
-/// Adapts [`McpService`] to hyper's `&self` service trait and notes that a
-/// request arrived.
+/// Adapts [`McpService`] to hyper's `&self` service trait, notes that a
+/// request arrived, and keeps admission informed: a request in flight keeps
+/// its connection busy, and a streamed response takes a stream slot (or is
+/// answered 503).
 struct HyperService {
     inner: McpService,
     seen: Arc<AtomicBool>,
+    admission: Arc<Admission>,
+    conn: Arc<Conn>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for HyperService {
@@ -287,6 +324,60 @@ impl hyper::service::Service<Request<Incoming>> for HyperService {
 
     fn call(&self, request: Request<Incoming>) -> ResponseFuture {
         self.seen.store(true, Ordering::Relaxed);
-        self.inner.respond_to(request)
+        let busy = self.conn.busy(&self.admission);
+        let admission = Arc::clone(&self.admission);
+        let conn = Arc::clone(&self.conn);
+        self.inner.respond_to_then(request, move |response| {
+            let response = if response.body().is_stream() {
+                match admission.open_stream(&conn) {
+                    Ok(slot) => response.map(|body| McpBody::new(Slotted { body, _slot: slot })),
+                    Err(refused) => too_many_streams(refused),
+                }
+            } else {
+                response
+            };
+            drop(busy);
+            response
+        })
+    }
+}
+
+/// The 503 for a stream over the stream budget or its peer's cap.
+fn too_many_streams(refused: Refused) -> Response<McpBody> {
+    let message = match refused {
+        Refused::PeerStreams => "Too many open streams from this client",
+        Refused::Streams | Refused::PeerConnections => "Too many open streams",
+    };
+    let mut response = reject(StatusCode::SERVICE_UNAVAILABLE, message);
+    response.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from_static(STREAM_RETRY_AFTER),
+    );
+    response
+}
+
+/// A streamed body holding its stream slot until it ends or is dropped.
+struct Slotted {
+    body: McpBody,
+    _slot: StreamSlot,
+}
+
+impl hyper::body::Body for Slotted {
+    type Data = bytes::Bytes;
+    type Error = crate::BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }

@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+mod admission;
 mod body;
 mod guard;
 mod legacy;

@@ -14,6 +14,17 @@ const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default number of connections the listener serves at once.
 const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// The default number of long-lived streams the listener keeps open at once.
+const DEFAULT_MAX_STREAMS: usize = 4096;
+/// The default number of connections one peer may hold.
+const DEFAULT_MAX_CONNECTIONS_PER_PEER: usize = 512;
+/// The default number of streams one peer may hold open.
+const DEFAULT_MAX_STREAMS_PER_PEER: usize = 512;
+/// The default length of the listening socket's accept queue.
+const DEFAULT_ACCEPT_BACKLOG: u32 = 1024;
+/// The default number of bytes of an oversized body read and discarded so
+/// that the client reads the 413.
+const DEFAULT_MAX_DISCARD_BYTES: usize = 8 * 1024 * 1024;
 /// The default time in-flight requests get to finish at shutdown.
 const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// Longer timeouts are cut to this (about a year), so that deadlines never
@@ -29,11 +40,17 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// | [`allowed_hosts`](Self::allowed_hosts) | `localhost`, `127.0.0.1`, `[::1]` (any port; the bound port behind [`HttpListener`](super::HttpListener)) | service, listener |
 /// | [`allowed_origins`](Self::allowed_origins) | `http(s)://` + the same hosts and ports | service, listener |
 /// | [`max_body_bytes`](Self::max_body_bytes) | the server's [`Limits::max_bytes`](crate::wire::Limits) (2 MiB) | service, listener |
+/// | [`max_discard_bytes`](Self::max_discard_bytes) | 8 MiB | service, listener |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | service, listener |
 /// | [`request_timeout`](Self::request_timeout) | the server's [`request_timeout`](crate::Server::request_timeout) (60 s) | service, listener |
 /// | [`max_header_bytes`](Self::max_header_bytes) | 16 KiB | listener |
 /// | [`header_read_timeout`](Self::header_read_timeout) | 10 s | listener |
-/// | [`max_connections`](Self::max_connections) | 1024 | listener |
+/// | [`max_connections`](Self::max_connections) | 1024 (connections without a stream) | listener |
+/// | [`max_streams`](Self::max_streams) | 4096 | listener |
+/// | [`max_connections_per_peer`](Self::max_connections_per_peer) | 512 (not for loopback peers) | listener |
+/// | [`max_streams_per_peer`](Self::max_streams_per_peer) | 512 (not for loopback peers) | listener |
+/// | [`peer_limits_on_loopback`](Self::peer_limits_on_loopback) | off | listener |
+/// | [`accept_backlog`](Self::accept_backlog) | 1024 | [`HttpListener::bind`](super::HttpListener::bind) |
 /// | [`shutdown_grace`](Self::shutdown_grace) | 10 s | listener |
 ///
 /// Timeouts longer than about a year count as a year, so `Duration::MAX`
@@ -61,6 +78,12 @@ pub struct HttpOptions {
     pub(super) body_read_timeout: Duration,
     pub(super) request_timeout: Option<Duration>,
     pub(super) max_connections: usize,
+    pub(super) max_streams: usize,
+    pub(super) max_connections_per_peer: usize,
+    pub(super) max_streams_per_peer: usize,
+    pub(super) peer_limits_on_loopback: bool,
+    pub(super) accept_backlog: u32,
+    pub(super) max_discard_bytes: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
 }
@@ -72,6 +95,11 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("request_timeout", &self.request_timeout)
             .field("max_connections", &self.max_connections)
+            .field("max_streams", &self.max_streams)
+            .field("max_connections_per_peer", &self.max_connections_per_peer)
+            .field("max_streams_per_peer", &self.max_streams_per_peer)
+            .field("peer_limits_on_loopback", &self.peer_limits_on_loopback)
+            .field("accept_backlog", &self.accept_backlog)
             .finish_non_exhaustive()
     }
 }
@@ -88,6 +116,12 @@ impl Default for HttpOptions {
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             request_timeout: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_streams: DEFAULT_MAX_STREAMS,
+            max_connections_per_peer: DEFAULT_MAX_CONNECTIONS_PER_PEER,
+            max_streams_per_peer: DEFAULT_MAX_STREAMS_PER_PEER,
+            peer_limits_on_loopback: false,
+            accept_backlog: DEFAULT_ACCEPT_BACKLOG,
+            max_discard_bytes: DEFAULT_MAX_DISCARD_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
         }
@@ -208,15 +242,76 @@ impl HttpOptions {
         self
     }
 
-    /// How many connections the listener serves at once (default 1024, at
-    /// least 1).
+    /// How many connections without an open stream the listener serves at
+    /// once (default 1024, at least 1).
     ///
-    /// Further connections are not closed: they **wait** in the operating
-    /// system's accept backlog until a slot frees up. Idle HTTP/1.1
-    /// connections give their slot back after the
+    /// A connection whose response became a long-lived stream counts against
+    /// [`max_streams`](Self::max_streams) instead, so open streams never keep
+    /// a call waiting. When the budget is full, the connection idle for
+    /// longest (no request in flight, idle for at least 250 ms) is closed to
+    /// make room for a new one; only when none is does a new connection wait (in the
+    /// [accept backlog](Self::accept_backlog)) until one frees up. Idle
+    /// HTTP/1.1 connections also close after the
     /// [header read timeout](Self::header_read_timeout). Listener only.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
+        self
+    }
+
+    /// How many long-lived streams the listener keeps open at once (default
+    /// 4096, at least 1): `subscriptions/listen` streams, initialize-era GET
+    /// streams and streamed responses. A stream over the budget is answered
+    /// 503 with `Retry-After`. Listener only.
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams.max(1);
+        self
+    }
+
+    /// How many connections one peer (by IP address) may hold, streams
+    /// included (default 512, at least 1). Further connections from it are
+    /// closed at once. Loopback peers are exempt unless
+    /// [`peer_limits_on_loopback`](Self::peer_limits_on_loopback) is set.
+    /// Listener only.
+    pub fn max_connections_per_peer(mut self, connections: usize) -> Self {
+        self.max_connections_per_peer = connections.max(1);
+        self
+    }
+
+    /// How many streams one peer (by IP address) may hold open (default 512,
+    /// at least 1); further ones are answered 503. Loopback peers are exempt
+    /// unless [`peer_limits_on_loopback`](Self::peer_limits_on_loopback) is
+    /// set. Listener only.
+    pub fn max_streams_per_peer(mut self, streams: usize) -> Self {
+        self.max_streams_per_peer = streams.max(1);
+        self
+    }
+
+    /// Applies the per-peer caps to loopback peers too (default off: behind a
+    /// reverse proxy on the same host every client shares the loopback
+    /// address, and a local client is trusted). Listener only.
+    pub fn peer_limits_on_loopback(mut self, on: bool) -> Self {
+        self.peer_limits_on_loopback = on;
+        self
+    }
+
+    /// The length of the listening socket's accept queue (default 1024, at
+    /// least 1), set by [`HttpListener::bind`](super::HttpListener::bind); the
+    /// operating system may cap it (`net.core.somaxconn` on Linux). A
+    /// listener passed to [`HttpListener::from_listener`] keeps its own.
+    ///
+    /// [`HttpListener::from_listener`]: super::HttpListener::from_listener
+    pub fn accept_backlog(mut self, backlog: u32) -> Self {
+        self.accept_backlog = backlog.max(1);
+        self
+    }
+
+    /// How many bytes of an oversized request body are read and thrown away
+    /// before the 413 is sent (default 8 MiB), so that a client that writes
+    /// its whole body before reading still reads the answer. A body declared
+    /// or found larger than [`max_body_bytes`](Self::max_body_bytes) plus this
+    /// gets the 413 at once, and the connection is closed after every 413.
+    pub fn max_discard_bytes(mut self, bytes: usize) -> Self {
+        self.max_discard_bytes = bytes;
         self
     }
 

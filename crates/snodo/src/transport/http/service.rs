@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Buf as _;
 use bytes::Bytes;
-use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::{ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use hyper::body::Body;
 
 use super::body::McpBody;
@@ -73,7 +74,10 @@ impl Server {
 /// 4. GET and DELETE go to the initialize-era session they name (see
 ///    below);
 /// 5. a `Content-Length` over the body limit gets 413, and so does a body that
-///    grows past it while read; a body not read in time gets 408;
+///    grows past it while read (read and thrown away up to
+///    [`HttpOptions::max_discard_bytes`] first, so that a client writing its
+///    whole body before reading gets the answer; the connection then closes);
+///    a body not read in time gets 408;
 /// 6. the message is classified: a request carrying the 2026-07-28 `_meta`
 ///    goes to [`Server::handle`] with the request headers (the core checks
 ///    `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` and
@@ -121,6 +125,7 @@ struct Config {
     /// The listener's port, which the local allowlists pin to.
     bound_port: Option<u16>,
     max_body_bytes: usize,
+    max_discard_bytes: usize,
     body_read_timeout: Duration,
     request_timeout: Duration,
     /// Initialize-era sessions.
@@ -153,6 +158,7 @@ impl McpService {
             origins: options.origins.clone(),
             bound_port: None,
             max_body_bytes: options.max_body_bytes.unwrap_or(server.limits().max_bytes),
+            max_discard_bytes: options.max_discard_bytes,
             body_read_timeout: options.body_read_timeout,
             request_timeout: options
                 .request_timeout
@@ -186,10 +192,22 @@ impl McpService {
         B::Data: Send,
         B::Error: Into<BoxError>,
     {
+        self.respond_to_then(request, |response| response)
+    }
+
+    /// Answers one request and passes the response through `then` (the
+    /// listener's admission bookkeeping) in the same future.
+    pub(super) fn respond_to_then<B, F>(&self, request: Request<B>, then: F) -> ResponseFuture
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+        F: FnOnce(Response<McpBody>) -> Response<McpBody> + Send + 'static,
+    {
         let server = self.server.clone();
         let config = Arc::clone(&self.config);
         ResponseFuture {
-            inner: Box::pin(async move { Ok(serve(server, config, request).await) }),
+            inner: Box::pin(async move { Ok(then(serve(server, config, request).await)) }),
         }
     }
 }
@@ -340,6 +358,11 @@ fn single(headers: &HeaderMap, name: http::header::HeaderName) -> Result<Option<
 }
 
 /// Reads the whole body within the size limit and the body timeout.
+///
+/// Over the limit, up to [`HttpOptions::max_discard_bytes`] more are read and
+/// thrown away before the 413, so that a client writing its whole body before
+/// reading still gets the answer; a body declared larger than both is
+/// refused without reading. Every 413 closes the connection.
 async fn read_body<B>(
     body: B,
     headers: &HeaderMap,
@@ -350,18 +373,20 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    let limit = config.max_body_bytes;
+    let limit = config.max_body_bytes as u64;
+    let ceiling = limit.saturating_add(config.max_discard_bytes as u64);
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) || body.size_hint().lower() > limit as u64 {
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        .max(body.size_hint().lower());
+    if declared > ceiling {
         return Err(too_large());
     }
-    let collect = Limited::new(body, limit).collect();
-    match tokio::time::timeout(config.body_read_timeout, collect).await {
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(too_large()),
+    match tokio::time::timeout(config.body_read_timeout, collect(body, limit, ceiling)).await {
+        Ok(Ok(Collected::Within(bytes))) => Ok(bytes),
+        Ok(Ok(Collected::TooLarge)) => Err(too_large()),
         Ok(Err(_)) => Err(reject(
             StatusCode::BAD_REQUEST,
             "Could not read the request body",
@@ -373,8 +398,53 @@ where
     }
 }
 
+/// A body read to its end, or found over the limit.
+enum Collected {
+    Within(Bytes),
+    /// Over the limit; read (and dropped) to its end or to the ceiling.
+    TooLarge,
+}
+
+/// Collects `body` up to `limit` bytes; past it keeps reading, dropping the
+/// data, until the end or `ceiling` bytes in all.
+async fn collect<B>(body: B, limit: u64, ceiling: u64) -> Result<Collected, BoxError>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut kept = bytes::BytesMut::new();
+    let mut seen: u64 = 0;
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame.map_err(Into::into)?.into_data() else {
+            continue;
+        };
+        let len = data.remaining();
+        seen = seen.saturating_add(len as u64);
+        if seen > ceiling {
+            return Ok(Collected::TooLarge);
+        }
+        if seen <= limit {
+            kept.extend_from_slice(&data.copy_to_bytes(len));
+        } else {
+            kept = bytes::BytesMut::new();
+            data.advance(len);
+        }
+    }
+    Ok(if seen > limit {
+        Collected::TooLarge
+    } else {
+        Collected::Within(kept.freeze())
+    })
+}
+
+/// The 413, closing the connection after it.
 fn too_large() -> Response<McpBody> {
-    reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
+    let mut response = reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// Handles a decoded message within the request timeout (a streamed
