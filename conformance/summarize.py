@@ -17,8 +17,10 @@ import sys
 def checks_of(raw):
     """{scenario: [(check id, status)]} of a run."""
     out = {}
-    for checks in sorted(pathlib.Path(raw).glob("*/checks.json")):
-        name = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T.*$", "", checks.parent.name)
+    # A scenario named `auth/x` is written to `auth/x-<time>/`.
+    for checks in sorted(pathlib.Path(raw).rglob("checks.json")):
+        folder = checks.parent.relative_to(raw).as_posix()
+        name = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T.*$", "", folder)
         data = json.loads(checks.read_text())
         items = data if isinstance(data, list) else data.get("checks", [])
         out[name] = [(item.get("id") or item.get("name") or "?", item.get("status")) for item in items]

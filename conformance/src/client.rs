@@ -14,6 +14,7 @@
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
+use snodo::auth::client::{ClientCredentials, OAuth, SigningKey};
 use snodo::client::{Client, ClientError, ElicitRequest, Root};
 use snodo::mrtr::{ElicitAction, ElicitResponse};
 
@@ -155,6 +156,44 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
     failures
 }
 
+/// The harness's Client ID Metadata Document URL.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// OAuth for the `auth/*` scenarios: headless (the mock authorization
+/// server approves at once and the redirect is read from `Location`), the
+/// harness's CIMD URL, and what the scenario's context adds (a registration
+/// made beforehand, client credentials with a secret or a private key).
+fn oauth_for(context: &Value) -> Result<OAuth, ClientError> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    let mut oauth = OAuth::builder()
+        .client_name("snodo-conformance")
+        .redirect_uri("http://localhost:3000/callback")
+        .client_metadata_url(CIMD_URL);
+    let scenario = text("name").unwrap_or_default();
+    match (text("client_id"), scenario) {
+        (Some(id), "auth/pre-registration") => {
+            let issuer = text("issuer").unwrap_or_default();
+            oauth = oauth.pre_registered(issuer, id, text("client_secret"));
+        }
+        (Some(id), _) if text("private_key_pem").is_some() => {
+            let pem = text("private_key_pem").unwrap_or_default();
+            let alg = text("signing_algorithm").unwrap_or("ES256");
+            let key = SigningKey::from_pem(pem, alg)
+                .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
+            oauth = oauth.client_credentials(ClientCredentials::PrivateKeyJwt {
+                client_id: id.to_string(),
+                key,
+            });
+        }
+        (Some(id), _) if text("client_secret").is_some() => {
+            let secret = text("client_secret").unwrap_or_default();
+            oauth = oauth.client_credentials(ClientCredentials::secret(id, secret));
+        }
+        _ => {}
+    }
+    Ok(oauth.build())
+}
+
 async fn run(url: &str) -> Result<Vec<String>, ClientError> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
@@ -173,6 +212,9 @@ async fn run(url: &str) -> Result<Vec<String>, ClientError> {
         .roots(vec![Root::new("file:///tmp/snodo-conformance", Some("workspace"))]);
     if snodo::client::LEGACY_VERSIONS.contains(&version.as_str()) {
         builder = builder.protocol_version(&version);
+    }
+    if scenario.starts_with("auth/") {
+        builder = builder.oauth(oauth_for(&context)?);
     }
     let client = builder.connect(url).await?;
     eprintln!(

@@ -38,6 +38,7 @@
 //! | `http` | yes | the Streamable HTTP listener and the tower `Service` ([`transport::http`]) |
 //! | `schemars` | yes | schemas derived from types: [`Args<T>`](Args) in, [`Json<T>`](Json) out |
 //! | `client` | no | [`Client`](crate::client): Streamable HTTP (rustls), stdio child processes, in process |
+//! | `auth` | no | JWT support for OAuth: `private_key_jwt` client assertions, and (with `http`) the resource server's token verifiers |
 //! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
 //! | `testing` | no | `snodo::testing`: request builders for in-process tests |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
@@ -80,6 +81,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod auth;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

@@ -98,6 +98,18 @@ pub enum ClientError {
         /// The result's text blocks, joined by newlines.
         message: String,
     },
+    /// The server refused the request for want of authorization (HTTP 401
+    /// or 403), and OAuth could not fix it or none is configured.
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// Why the request stays refused.
+        message: String,
+        /// The server's first `WWW-Authenticate` value, if any.
+        challenge: Option<String>,
+        /// What OAuth failed with, if it tried.
+        source: Option<crate::auth::client::OAuthError>,
+    },
     /// A result did not decode into the type asked for.
     Decode {
         /// What was being decoded (`structuredContent of tool "add"`).
@@ -199,6 +211,11 @@ impl ClientError {
         matches!(self, ClientError::Transport { .. })
     }
 
+    /// Whether the server refused for want of authorization.
+    pub fn is_auth(&self) -> bool {
+        matches!(self, ClientError::Auth { .. })
+    }
+
     /// Whether a local deadline expired.
     pub fn is_timeout(&self) -> bool {
         matches!(self, ClientError::Timeout { .. })
@@ -235,6 +252,9 @@ impl fmt::Display for ClientError {
             ClientError::Decode { what, source } => {
                 write!(f, "could not decode the {what}: {source}")
             }
+            ClientError::Auth {
+                status, message, ..
+            } => write!(f, "not authorized (HTTP {status}): {message}"),
         }
     }
 }
@@ -244,6 +264,10 @@ impl std::error::Error for ClientError {
         match self {
             ClientError::Rpc { error, .. } => Some(error),
             ClientError::Decode { source, .. } => Some(source),
+            ClientError::Auth {
+                source: Some(source),
+                ..
+            } => Some(source),
             ClientError::Handler {
                 source: Some(source),
                 ..

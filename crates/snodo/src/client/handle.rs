@@ -152,6 +152,7 @@ impl Client {
                 config.headers.clone(),
                 utx,
                 max,
+                config.oauth.clone(),
             )?),
             Target::Command(line) => Arc::new(transport::stdio::StdioTransport::spawn(
                 &Self::command(&line)?,

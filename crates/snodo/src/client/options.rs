@@ -258,6 +258,7 @@ pub(crate) struct Config {
     pub(crate) listen_buffer: usize,
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) max_message_bytes: usize,
+    pub(crate) oauth: Option<crate::auth::client::OAuth>,
 }
 
 impl Default for Config {
@@ -277,6 +278,7 @@ impl Default for Config {
             listen_buffer: 100,
             log_level: None,
             max_message_bytes: 16 * 1024 * 1024,
+            oauth: None,
         }
     }
 }
@@ -407,6 +409,16 @@ impl ClientBuilder {
             (Ok(n), Ok(v)) => self.config.headers.push((n, v)),
             _ => self.error = Some(format!("invalid HTTP header {name:?}")),
         }
+        self
+    }
+
+    /// Answers `401` and `403 insufficient_scope` over Streamable HTTP with
+    /// OAuth: discovery, registration, the authorization-code or
+    /// client-credentials grant, refresh and step-up
+    /// ([`auth::client`](crate::auth::client)). Tokens go in the
+    /// `Authorization` header of every request.
+    pub fn oauth(mut self, oauth: crate::auth::client::OAuth) -> Self {
+        self.config.oauth = Some(oauth);
         self
     }
 

@@ -24,6 +24,8 @@ use tokio::sync::mpsc;
 
 use super::sse::Parser;
 use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use crate::auth::challenge;
+use crate::auth::client::{MAX_AUTHORIZATIONS, OAuth};
 use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::wire::{self, RequestId};
@@ -35,7 +37,27 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const SESSION_HEADER: &str = crate::protocol::legacy::SESSION_ID_HEADER;
 const VERSION_HEADER: &str = crate::protocol::headers::PROTOCOL_VERSION;
 
-type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+/// The client's HTTP connection pool (also used by OAuth).
+pub(crate) type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// A keep-alive pool for `http` and `https` (rustls, Mozilla roots).
+pub(crate) fn new_pool() -> Result<Pool, ClientError> {
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_connect_timeout(Some(Duration::from_secs(10)));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(provider)
+        .map_err(|e| ClientError::transport_with("cannot set up TLS", e))?
+        .https_or_http()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(http);
+    Ok(HyperClient::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build(https))
+}
 
 /// The HTTP transport.
 pub(crate) struct HttpTransport {
@@ -53,6 +75,9 @@ struct Inner {
     max_bytes: usize,
     event_stream: AtomicBool,
     closed: AtomicBool,
+    /// The endpoint as the caller wrote it (OAuth compares it verbatim).
+    url: String,
+    oauth: Option<OAuth>,
 }
 
 impl HttpTransport {
@@ -62,6 +87,7 @@ impl HttpTransport {
         headers: Vec<(HeaderName, HeaderValue)>,
         unsolicited: mpsc::Sender<Incoming>,
         max_bytes: usize,
+        oauth: Option<OAuth>,
     ) -> Result<Self, ClientError> {
         let uri: Uri = url
             .parse()
@@ -74,21 +100,7 @@ impl HttpTransport {
                 )));
             }
         }
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_connect_timeout(Some(Duration::from_secs(10)));
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(provider)
-            .map_err(|e| ClientError::transport_with("cannot set up TLS", e))?
-            .https_or_http()
-            .enable_http1()
-            .enable_http2()
-            .wrap_connector(http);
-        let pool = HyperClient::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(60))
-            .build(https);
+        let pool = new_pool()?;
         Ok(Self {
             inner: Arc::new(Inner {
                 pool,
@@ -101,6 +113,8 @@ impl HttpTransport {
                 max_bytes,
                 event_stream: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
+                url: url.to_string(),
+                oauth,
             }),
         })
     }
@@ -159,6 +173,9 @@ impl Inner {
         for (name, value) in extra {
             headers.insert(name.clone(), value.clone());
         }
+        if let Some(token) = self.oauth.as_ref().and_then(OAuth::authorization) {
+            headers.insert(header::AUTHORIZATION, token);
+        }
         req.body(Full::new(body))
             .map_err(|e| ClientError::transport_with("cannot build the HTTP request", e))
     }
@@ -176,6 +193,63 @@ impl Inner {
             }
         }
         Ok(resp)
+    }
+
+    /// Builds and sends a request; a `401` or `403` goes to OAuth (when
+    /// configured), and the request is sent again once a new token is in
+    /// place, at most [`MAX_AUTHORIZATIONS`] times.
+    async fn call(
+        &self,
+        method: Method,
+        extra: &[(HeaderName, HeaderValue)],
+        body: Bytes,
+        accept: &'static str,
+    ) -> Result<Response<HyperBody>, ClientError> {
+        let mut authorizations = 0;
+        loop {
+            let req = self.build(method.clone(), extra, body.clone(), accept)?;
+            let sent = req.headers().get(header::AUTHORIZATION).cloned();
+            let resp = self.send(req).await?;
+            let status = resp.status();
+            if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+                return Ok(resp);
+            }
+            let values: Vec<String> = resp
+                .headers()
+                .get_all(header::WWW_AUTHENTICATE)
+                .iter()
+                .filter_map(|v| v.to_str().ok().map(str::to_string))
+                .collect();
+            let challenges = challenge::parse_all(values.iter().map(String::as_str));
+            let bearer = challenges.iter().find(|c| c.is("Bearer"));
+            let refused = |message: String, source| ClientError::Auth {
+                status: status.as_u16(),
+                message,
+                challenge: values.first().cloned(),
+                source,
+            };
+            let Some(oauth) = &self.oauth else {
+                return Err(refused(
+                    "the server requires authorization and no OAuth is configured".into(),
+                    None,
+                ));
+            };
+            if authorizations == MAX_AUTHORIZATIONS {
+                return Err(refused(
+                    format!("still refused after {MAX_AUTHORIZATIONS} authorizations"),
+                    None,
+                ));
+            }
+            authorizations += 1;
+            let refusal = crate::auth::client::Refusal {
+                status: status.as_u16(),
+                challenge: bearer,
+                sent: sent.as_ref(),
+            };
+            if let Err(e) = oauth.on_refusal(&self.url, refusal).await {
+                return Err(refused(e.to_string(), Some(e)));
+            }
+        }
     }
 
     fn remember_version(&self, out: &Outgoing) {
@@ -197,8 +271,8 @@ impl Inner {
         if let Some(id) = last_id.and_then(|id| HeaderValue::from_str(id).ok()) {
             extra.push((HeaderName::from_static("last-event-id"), id));
         }
-        let req = self.build(Method::GET, &extra, Bytes::new(), "text/event-stream")?;
-        self.send(req).await
+        self.call(Method::GET, &extra, Bytes::new(), "text/event-stream")
+            .await
     }
 }
 
@@ -277,13 +351,14 @@ impl Transport for HttpTransport {
         let inner = self.inner.clone();
         Box::pin(async move {
             inner.remember_version(&out);
-            let req = inner.build(
-                Method::POST,
-                &out.headers,
-                Bytes::from(out.body),
-                "application/json, text/event-stream",
-            )?;
-            let resp = inner.send(req).await?;
+            let resp = inner
+                .call(
+                    Method::POST,
+                    &out.headers,
+                    Bytes::from(out.body),
+                    "application/json, text/event-stream",
+                )
+                .await?;
             let status = resp.status();
             let (tx, rx) = mpsc::channel(64);
             if status.is_success() && is_event_stream(&resp) {
@@ -318,13 +393,14 @@ impl Transport for HttpTransport {
         let inner = self.inner.clone();
         Box::pin(async move {
             inner.remember_version(&out);
-            let req = inner.build(
-                Method::POST,
-                &out.headers,
-                Bytes::from(out.body),
-                "application/json, text/event-stream",
-            )?;
-            let resp = inner.send(req).await?;
+            let resp = inner
+                .call(
+                    Method::POST,
+                    &out.headers,
+                    Bytes::from(out.body),
+                    "application/json, text/event-stream",
+                )
+                .await?;
             let status = resp.status();
             let body = collect(resp.into_body(), inner.max_bytes)
                 .await
@@ -351,12 +427,14 @@ impl Transport for HttpTransport {
             let Ok(bytes) = serde_json::to_vec(&body) else {
                 return;
             };
-            if let Ok(req) = inner.build(
-                Method::POST,
-                &[],
-                bytes.into(),
-                "application/json, text/event-stream",
-            ) && let Ok(resp) = inner.send(req).await
+            if let Ok(resp) = inner
+                .call(
+                    Method::POST,
+                    &[],
+                    bytes.into(),
+                    "application/json, text/event-stream",
+                )
+                .await
             {
                 let _ = collect(resp.into_body(), 64 * 1024).await;
             }
@@ -386,8 +464,10 @@ impl Transport for HttpTransport {
             if inner.event_stream.swap(true, Ordering::AcqRel) {
                 return Ok(true);
             }
-            let req = inner.build(Method::GET, &headers, Bytes::new(), "text/event-stream")?;
-            let resp = match inner.send(req).await {
+            let sent = inner
+                .call(Method::GET, &headers, Bytes::new(), "text/event-stream")
+                .await;
+            let resp = match sent {
                 Ok(r) => r,
                 Err(e) => {
                     inner.event_stream.store(false, Ordering::Release);

@@ -1,0 +1,496 @@
+//! The decisions taken on a `401` or `403`: discovery, identity, and the
+//! grant that yields the next token.
+
+use std::collections::HashMap;
+
+use super::authorizer::CallbackParams;
+use super::http::OAuthHttp;
+use super::pkce::{Pkce, random_token};
+use super::registration::{ClientInfo, register};
+use super::store::{IssuerState, Registration, TokenSet};
+use super::token::{self, AuthMethod, choose_method};
+use super::{ClientCredentials, OAuth, OAuthError};
+use crate::auth::challenge::Challenge;
+use crate::auth::metadata::{
+    ResourceMetadata, ServerMetadata, resource_covers, resource_metadata_urls, server_metadata_urls,
+};
+
+/// What the flow remembers between challenges.
+#[derive(Debug, Default)]
+pub(crate) struct FlowState {
+    /// The issuer of the tokens now in use.
+    issuer: Option<String>,
+    /// Every scope asked for so far from that issuer (step-up asks for the
+    /// union).
+    requested: Vec<String>,
+    /// Authorization server metadata by issuer.
+    metadata: HashMap<String, ServerMetadata>,
+}
+
+/// What came back with a `401` or `403`.
+#[derive(Debug)]
+pub(crate) struct Refusal<'a> {
+    /// The HTTP status.
+    pub(crate) status: u16,
+    /// The `Bearer` challenge, if the server sent one.
+    pub(crate) challenge: Option<&'a Challenge>,
+    /// The `Authorization` value the refused request carried.
+    pub(crate) sent: Option<&'a ::http::HeaderValue>,
+}
+
+fn union(into: &mut Vec<String>, more: &[String]) {
+    for s in more {
+        if !into.contains(s) {
+            into.push(s.clone());
+        }
+    }
+}
+
+impl OAuth {
+    /// Reacts to a refusal of a request to `endpoint`; `Ok` means a new
+    /// token is in place and the request may be sent again.
+    pub(crate) async fn on_refusal(
+        &self,
+        endpoint: &str,
+        refusal: Refusal<'_>,
+    ) -> Result<(), OAuthError> {
+        let mut flow = self.inner.flow.lock().await;
+        // Another request may have fixed things while this one waited.
+        if refusal.status == 401 && self.authorization().as_ref() != refusal.sent {
+            return Ok(());
+        }
+        let challenged = refusal.challenge.map(Challenge::scopes).unwrap_or_default();
+        if refusal.status == 403 {
+            let error = refusal.challenge.and_then(|c| c.param("error"));
+            if error != Some("insufficient_scope") {
+                let why = refusal
+                    .challenge
+                    .and_then(|c| c.param("error_description"))
+                    .unwrap_or("the server refused the request");
+                return Err(OAuthError::Forbidden(why.to_string()));
+            }
+            let granted = flow
+                .issuer
+                .as_deref()
+                .and_then(|i| self.inner.config.store.load(i))
+                .and_then(|s| s.tokens)
+                .map(|t| t.scopes)
+                .unwrap_or_default();
+            if !challenged.is_empty() && challenged.iter().all(|s| granted.contains(s)) {
+                return Err(OAuthError::InsufficientScope(format!(
+                    "the server wants {:?}, which the token already has",
+                    challenged.join(" ")
+                )));
+            }
+        }
+
+        // Discovery, fresh on every refusal: the server may have moved to
+        // another authorization server.
+        let http = &self.inner.http;
+        let prm = fetch_resource_metadata(http, endpoint, refusal.challenge).await?;
+        if !resource_covers(&prm.resource, endpoint) {
+            return Err(OAuthError::ResourceMismatch {
+                resource: prm.resource,
+                endpoint: endpoint.to_string(),
+            });
+        }
+        let issuer = prm.authorization_servers.first().cloned().ok_or_else(|| {
+            OAuthError::Metadata("the resource metadata names no authorization server".into())
+        })?;
+        if let Some(old) = flow.issuer.clone()
+            && old != issuer
+        {
+            // A new authorization server: nothing of the old one is reused.
+            self.inner.config.store.remove(&old);
+            self.clear_current();
+            flow.requested.clear();
+        }
+        flow.issuer = Some(issuer.clone());
+        let meta = match flow.metadata.get(&issuer) {
+            Some(m) => m.clone(),
+            None => {
+                let m = fetch_server_metadata(http, &issuer).await?;
+                flow.metadata.insert(issuer.clone(), m.clone());
+                m
+            }
+        };
+
+        let mut state = self
+            .inner
+            .config
+            .store
+            .load(&issuer)
+            .unwrap_or_else(|| IssuerState::new(&issuer));
+
+        // A 401: a stored token this request did not carry, or a refresh.
+        if refusal.status == 401 {
+            if let Some(tokens) = &state.tokens
+                && !tokens.expires_within(30)
+                && refusal.sent.map(::http::HeaderValue::as_bytes)
+                    != Some(format!("Bearer {}", tokens.access_token).as_bytes())
+                && state.resource.as_deref() == Some(prm.resource.as_str())
+            {
+                let tokens = tokens.clone();
+                union(&mut flow.requested, &tokens.scopes);
+                self.set_current(&issuer, &tokens);
+                return Ok(());
+            }
+            if let (Some(refresh), Some(reg)) = (
+                state.tokens.as_ref().and_then(|t| t.refresh_token.clone()),
+                state.registration.clone(),
+            ) {
+                let method = self.method_for(&meta, &reg);
+                let grant = vec![
+                    ("grant_type", "refresh_token".to_string()),
+                    ("refresh_token", refresh.clone()),
+                    ("resource", prm.resource.clone()),
+                ];
+                let old_scopes = state
+                    .tokens
+                    .as_ref()
+                    .map(|t| t.scopes.clone())
+                    .unwrap_or_default();
+                if let Ok(mut fresh) =
+                    token::request(http, &meta, &reg, &method, grant, &old_scopes).await
+                {
+                    // Rotation: keep the old refresh token only if no new one came.
+                    if fresh.refresh_token.is_none() {
+                        fresh.refresh_token = Some(refresh);
+                    }
+                    state.tokens = Some(fresh.clone());
+                    state.resource = Some(prm.resource.clone());
+                    self.inner.config.store.save(&state);
+                    self.set_current(&issuer, &fresh);
+                    return Ok(());
+                }
+            }
+        }
+
+        // Scopes: the challenge's, else the resource's, else none; step-up
+        // adds what was asked before.
+        let mut scopes = if !challenged.is_empty() {
+            challenged
+        } else {
+            prm.scopes_supported.clone().unwrap_or_default()
+        };
+        let mut all = flow.requested.clone();
+        union(&mut all, &scopes);
+        scopes = all;
+        if !scopes.is_empty()
+            && meta.supports_scope("offline_access")
+            && !scopes.iter().any(|s| s == "offline_access")
+            && self.inner.config.credentials.is_none()
+        {
+            scopes.push("offline_access".into());
+        }
+
+        let tokens = match self.inner.config.credentials.clone() {
+            Some(credentials) => {
+                self.client_credentials(&meta, &credentials, &prm.resource, &scopes, &mut state)
+                    .await?
+            }
+            None => {
+                self.authorization_code(&meta, &prm.resource, &scopes, &mut state)
+                    .await?
+            }
+        };
+        union(&mut flow.requested, &scopes);
+        state.tokens = Some(tokens.clone());
+        state.resource = Some(prm.resource.clone());
+        self.inner.config.store.save(&state);
+        self.set_current(&issuer, &tokens);
+        Ok(())
+    }
+
+    fn method_for(&self, meta: &ServerMetadata, reg: &Registration) -> AuthMethod {
+        #[cfg(feature = "auth")]
+        if let Some(ClientCredentials::PrivateKeyJwt { client_id, key }) =
+            &self.inner.config.credentials
+            && *client_id == reg.client_id
+        {
+            return AuthMethod::PrivateKeyJwt(key.clone());
+        }
+        choose_method(meta, reg)
+    }
+
+    async fn client_credentials(
+        &self,
+        meta: &ServerMetadata,
+        credentials: &ClientCredentials,
+        resource: &str,
+        scopes: &[String],
+        state: &mut IssuerState,
+    ) -> Result<TokenSet, OAuthError> {
+        let reg = Registration {
+            client_id: credentials.client_id().to_string(),
+            client_secret: match credentials {
+                ClientCredentials::Secret { client_secret, .. } => Some(client_secret.clone()),
+                #[cfg(feature = "auth")]
+                ClientCredentials::PrivateKeyJwt { .. } => None,
+            },
+            auth_method: None,
+        };
+        let method = self.method_for(meta, &reg);
+        let mut grant = vec![
+            ("grant_type", "client_credentials".to_string()),
+            ("resource", resource.to_string()),
+        ];
+        if !scopes.is_empty() {
+            grant.push(("scope", scopes.join(" ")));
+        }
+        let tokens = token::request(&self.inner.http, meta, &reg, &method, grant, scopes).await?;
+        state.registration = Some(reg);
+        Ok(tokens)
+    }
+
+    async fn authorization_code(
+        &self,
+        meta: &ServerMetadata,
+        resource: &str,
+        scopes: &[String],
+        state: &mut IssuerState,
+    ) -> Result<TokenSet, OAuthError> {
+        let config = &self.inner.config;
+        let http = &self.inner.http;
+        if !meta.supports_s256() {
+            return Err(OAuthError::Metadata(format!(
+                "{} does not support PKCE with S256",
+                meta.issuer
+            )));
+        }
+        let authorize = meta.authorization_endpoint.as_deref().ok_or_else(|| {
+            OAuthError::Metadata(format!("{} has no authorization_endpoint", meta.issuer))
+        })?;
+        http.check_url(authorize)?;
+        if let Some(token) = &meta.token_endpoint {
+            http.check_url(token)?;
+        }
+        let session = config.authorizer.start().await?;
+        let redirect_uri = session.redirect_uri().to_string();
+        let reg = match state.registration.clone() {
+            Some(reg) => reg,
+            None => {
+                let reg = match config
+                    .pre_registered
+                    .iter()
+                    .find(|(issuer, _)| *issuer == meta.issuer)
+                {
+                    Some((_, reg)) => reg.clone(),
+                    None => {
+                        let info = ClientInfo {
+                            name: &config.client_name,
+                            redirect_uri: &redirect_uri,
+                            metadata_url: config.client_metadata_url.as_deref(),
+                        };
+                        register(http, meta, &info).await?
+                    }
+                };
+                state.registration = Some(reg.clone());
+                config.store.save(state);
+                reg
+            }
+        };
+        let pkce = Pkce::new();
+        let csrf = random_token(16);
+        let mut url = String::from(authorize);
+        url.push(if authorize.contains('?') { '&' } else { '?' });
+        url.push_str(&{
+            let mut query = form_urlencoded::Serializer::new(String::new());
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &reg.client_id)
+                .append_pair("redirect_uri", &redirect_uri)
+                .append_pair("state", &csrf)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("resource", resource);
+            if !scopes.is_empty() {
+                query.append_pair("scope", &scopes.join(" "));
+            }
+            query.finish()
+        });
+        let params = session.complete(url).await?;
+        let code = check_callback(&params, &csrf, meta)?;
+        let method = self.method_for(meta, &reg);
+        let grant = vec![
+            ("grant_type", "authorization_code".to_string()),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("code_verifier", pkce.verifier),
+            ("resource", resource.to_string()),
+        ];
+        token::request(http, meta, &reg, &method, grant, scopes).await
+    }
+}
+
+/// The code of a redirect, after the `iss` rule of RFC 9207 §2.4 (compared
+/// as plain strings) and the `state` check; an `error` is believed only
+/// once `iss` checked out.
+pub(crate) fn check_callback(
+    params: &CallbackParams,
+    state: &str,
+    meta: &ServerMetadata,
+) -> Result<String, OAuthError> {
+    let advertised = meta.authorization_response_iss_parameter_supported == Some(true);
+    match &params.iss {
+        Some(iss) if *iss != meta.issuer => {
+            return Err(OAuthError::IssuerMismatch {
+                expected: meta.issuer.clone(),
+                found: iss.clone(),
+            });
+        }
+        None if advertised => {
+            return Err(OAuthError::Authorization(
+                "the redirect lacks the iss the authorization server promised".into(),
+            ));
+        }
+        _ => {}
+    }
+    if params.state.as_deref() != Some(state) {
+        return Err(OAuthError::Authorization(
+            "the redirect's state does not match".into(),
+        ));
+    }
+    if let Some(error) = &params.error {
+        return Err(OAuthError::Authorization(match &params.error_description {
+            Some(d) => format!("{error}: {d}"),
+            None => error.clone(),
+        }));
+    }
+    params
+        .code
+        .clone()
+        .ok_or_else(|| OAuthError::Authorization("the redirect carries no code".into()))
+}
+
+/// The Protected Resource Metadata: the URL the challenge names, else the
+/// path-inserted then the root well-known URL.
+async fn fetch_resource_metadata(
+    http: &OAuthHttp,
+    endpoint: &str,
+    challenge: Option<&Challenge>,
+) -> Result<ResourceMetadata, OAuthError> {
+    let urls = match challenge.and_then(|c| c.param("resource_metadata")) {
+        Some(url) => vec![url.to_string()],
+        None => resource_metadata_urls(endpoint),
+    };
+    let mut tried = Vec::new();
+    for url in &urls {
+        let answer = http.get(url).await?;
+        if answer.status.is_success()
+            && let Some(doc) = answer.json::<ResourceMetadata>()
+        {
+            return Ok(doc);
+        }
+        tried.push(format!("{url} ({})", answer.status.as_u16()));
+    }
+    Err(OAuthError::Metadata(format!(
+        "no protected resource metadata at {}",
+        tried.join(", ")
+    )))
+}
+
+/// Authorization server metadata for `issuer`, from the first of the
+/// spec's URLs that answers; its `issuer` must be `issuer` exactly.
+async fn fetch_server_metadata(
+    http: &OAuthHttp,
+    issuer: &str,
+) -> Result<ServerMetadata, OAuthError> {
+    let urls = server_metadata_urls(issuer);
+    if urls.is_empty() {
+        return Err(OAuthError::Metadata(format!(
+            "the issuer {issuer:?} is not an http(s) URL"
+        )));
+    }
+    let mut tried = Vec::new();
+    for url in &urls {
+        let answer = http.get(url).await?;
+        if answer.status.is_success()
+            && let Some(doc) = answer.json::<ServerMetadata>()
+        {
+            if doc.issuer != issuer {
+                return Err(OAuthError::IssuerMismatch {
+                    expected: issuer.to_string(),
+                    found: doc.issuer,
+                });
+            }
+            return Ok(doc);
+        }
+        tried.push(format!("{url} ({})", answer.status.as_u16()));
+    }
+    Err(OAuthError::Metadata(format!(
+        "no authorization server metadata at {}",
+        tried.join(", ")
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(advertised: Option<bool>) -> ServerMetadata {
+        ServerMetadata {
+            issuer: "http://localhost:9".into(),
+            authorization_response_iss_parameter_supported: advertised,
+            ..Default::default()
+        }
+    }
+
+    fn params(iss: Option<&str>, error: Option<&str>) -> CallbackParams {
+        CallbackParams {
+            code: Some("c".into()),
+            state: Some("s".into()),
+            iss: iss.map(str::to_string),
+            error: error.map(str::to_string),
+            error_description: None,
+        }
+    }
+
+    #[test]
+    fn the_rfc_9207_table() {
+        let right = Some("http://localhost:9");
+        // advertised & present: compare.
+        assert_eq!(
+            check_callback(&params(right, None), "s", &meta(Some(true))),
+            Ok("c".into())
+        );
+        for wrong in [
+            "http://localhost:9/",
+            "HTTP://localhost:9",
+            "http://localhost:09",
+            "https://evil.example.com",
+        ] {
+            assert!(
+                matches!(
+                    check_callback(&params(Some(wrong), None), "s", &meta(Some(true))),
+                    Err(OAuthError::IssuerMismatch { .. })
+                ),
+                "{wrong}"
+            );
+            // not advertised & present: compare anyway.
+            assert!(check_callback(&params(Some(wrong), None), "s", &meta(None)).is_err());
+        }
+        // advertised & absent: reject.
+        assert!(check_callback(&params(None, None), "s", &meta(Some(true))).is_err());
+        // not advertised & absent: proceed.
+        assert_eq!(
+            check_callback(&params(None, None), "s", &meta(Some(false))),
+            Ok("c".into())
+        );
+        // state.
+        assert!(check_callback(&params(right, None), "other", &meta(Some(true))).is_err());
+        // An error from the wrong issuer is reported as the issuer mismatch.
+        assert!(matches!(
+            check_callback(
+                &params(Some("https://evil.example.com"), Some("access_denied")),
+                "s",
+                &meta(None)
+            ),
+            Err(OAuthError::IssuerMismatch { .. })
+        ));
+        assert!(matches!(
+            check_callback(&params(right, Some("access_denied")), "s", &meta(Some(true))),
+            Err(OAuthError::Authorization(m)) if m == "access_denied"
+        ));
+    }
+}

@@ -1,0 +1,166 @@
+//! The few HTTP exchanges OAuth needs, over the client's connection pool:
+//! GET a JSON document, POST a form or JSON, GET without following a
+//! redirect. Bodies are bounded; nothing here logs a credential.
+
+use std::time::Duration;
+
+use ::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+
+use super::OAuthError;
+use crate::auth::metadata::{is_loopback, split_url};
+use crate::client::transport::http::{Pool, new_pool};
+
+/// Largest OAuth response body read (metadata, tokens, registrations).
+pub(crate) const MAX_BODY: usize = 256 * 1024;
+/// Deadline of one OAuth exchange.
+const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An answer: status, headers, body.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Answer {
+    /// The body as JSON, if it is.
+    pub(crate) fn json<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        serde_json::from_slice(&self.body).ok()
+    }
+}
+
+/// The OAuth side's HTTP client.
+#[derive(Clone)]
+pub(crate) struct OAuthHttp {
+    pool: Pool,
+    allow_http: bool,
+}
+
+impl std::fmt::Debug for OAuthHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthHttp")
+            .field("allow_http", &self.allow_http)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthHttp {
+    pub(crate) fn new(allow_http: bool) -> Result<Self, OAuthError> {
+        let pool = new_pool().map_err(|e| OAuthError::Http(e.to_string()))?;
+        Ok(Self { pool, allow_http })
+    }
+
+    /// Refuses an endpoint that is not https, or plain http on loopback
+    /// (or anywhere, when insecure http was allowed).
+    pub(crate) fn check_url(&self, url: &str) -> Result<(), OAuthError> {
+        if split_url(url).is_none() {
+            return Err(OAuthError::Insecure(format!("not an http(s) URL: {url}")));
+        }
+        if url.starts_with("https://") || self.allow_http || is_loopback(url) {
+            Ok(())
+        } else {
+            Err(OAuthError::Insecure(format!(
+                "refusing plain http outside loopback: {url}"
+            )))
+        }
+    }
+
+    /// Sends one request and reads the whole (bounded) answer.
+    pub(crate) async fn exchange(
+        &self,
+        method: Method,
+        url: &str,
+        headers: Vec<(header::HeaderName, HeaderValue)>,
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Answer, OAuthError> {
+        self.check_url(url)?;
+        let mut req = Request::builder().method(method).uri(url);
+        let h = req.headers_mut().expect("a fresh builder has headers");
+        h.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        let body = match body {
+            Some((content_type, bytes)) => {
+                h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+                Bytes::from(bytes)
+            }
+            None => Bytes::new(),
+        };
+        for (name, value) in headers {
+            h.insert(name, value);
+        }
+        let req = req
+            .body(Full::new(body))
+            .map_err(|e| OAuthError::Http(format!("cannot build a request to {url}: {e}")))?;
+        let sent = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
+            let resp = self.pool.request(req).await.map_err(|e| {
+                OAuthError::Http(format!("cannot reach {url}: {}", error_chain(&e)))
+            })?;
+            let (parts, body) = resp.into_parts();
+            let body = Limited::new(body, MAX_BODY)
+                .collect()
+                .await
+                .map_err(|e| OAuthError::Http(format!("reading the answer of {url}: {e}")))?
+                .to_bytes();
+            Ok::<_, OAuthError>(Answer {
+                status: parts.status,
+                headers: parts.headers,
+                body,
+            })
+        })
+        .await;
+        sent.unwrap_or_else(|_| Err(OAuthError::Http(format!("{url} did not answer in time"))))
+    }
+
+    /// GET `url` for JSON.
+    pub(crate) async fn get(&self, url: &str) -> Result<Answer, OAuthError> {
+        self.exchange(Method::GET, url, Vec::new(), None).await
+    }
+
+    /// POST a form.
+    pub(crate) async fn post_form(
+        &self,
+        url: &str,
+        form: &[(&str, &str)],
+        headers: Vec<(header::HeaderName, HeaderValue)>,
+    ) -> Result<Answer, OAuthError> {
+        let body = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        self.exchange(
+            Method::POST,
+            url,
+            headers,
+            Some(("application/x-www-form-urlencoded", body.into_bytes())),
+        )
+        .await
+    }
+
+    /// POST a JSON document.
+    pub(crate) async fn post_json(
+        &self,
+        url: &str,
+        value: &serde_json::Value,
+    ) -> Result<Answer, OAuthError> {
+        let body = serde_json::to_vec(value).unwrap_or_default();
+        self.exchange(
+            Method::POST,
+            url,
+            Vec::new(),
+            Some(("application/json", body)),
+        )
+        .await
+    }
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}

@@ -1,0 +1,54 @@
+//! PKCE with S256 (RFC 7636) and the random values of a flow.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+
+/// `bytes` random bytes from the operating system, base64url-encoded.
+pub(crate) fn random_token(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    // getrandom fails only when the OS has no entropy source at all.
+    getrandom::fill(&mut buf).expect("the operating system's random source");
+    URL_SAFE_NO_PAD.encode(buf)
+}
+
+/// A code verifier and its S256 challenge.
+#[derive(Debug, Clone)]
+pub(crate) struct Pkce {
+    pub(crate) verifier: String,
+    pub(crate) challenge: String,
+}
+
+impl Pkce {
+    /// A fresh verifier of 32 random bytes (43 characters).
+    pub(crate) fn new() -> Self {
+        let verifier = random_token(32);
+        let challenge = challenge_of(&verifier);
+        Self {
+            verifier,
+            challenge,
+        }
+    }
+}
+
+/// `BASE64URL(SHA256(verifier))`.
+pub(crate) fn challenge_of(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rfc_7636_example() {
+        // RFC 7636 appendix B.
+        assert_eq!(
+            challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+        let p = Pkce::new();
+        assert_eq!(p.verifier.len(), 43);
+        assert_ne!(p.verifier, Pkce::new().verifier);
+    }
+}

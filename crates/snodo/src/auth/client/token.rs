@@ -1,0 +1,232 @@
+//! The token endpoint: the grants (authorization code, refresh, client
+//! credentials) and the client authentication methods (`client_secret_basic`,
+//! `client_secret_post`, `none`, `private_key_jwt`).
+
+use ::http::{HeaderValue, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::Deserialize;
+
+use super::OAuthError;
+use super::http::OAuthHttp;
+use super::store::{Registration, TokenSet, now_secs};
+use crate::auth::metadata::ServerMetadata;
+
+/// How the client proves its identity at the token endpoint.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) enum AuthMethod {
+    /// `Authorization: Basic` with the form-encoded id and secret.
+    Basic,
+    /// `client_id` and `client_secret` in the form.
+    Post,
+    /// Only `client_id` in the form (a public client).
+    None,
+    /// A signed JWT assertion (RFC 7523).
+    #[cfg(feature = "auth")]
+    PrivateKeyJwt(super::credentials::SigningKey),
+}
+
+/// Chooses the method: the one the registration named when the server
+/// lists it; otherwise, with a secret, `client_secret_basic` then
+/// `client_secret_post`; otherwise `none`. A server that lists no methods
+/// gets Basic when there is a secret (RFC 8414's default).
+pub(crate) fn choose_method(meta: &ServerMetadata, reg: &Registration) -> AuthMethod {
+    let from_name = |name: &str| match name {
+        "client_secret_basic" if reg.client_secret.is_some() => Some(AuthMethod::Basic),
+        "client_secret_post" if reg.client_secret.is_some() => Some(AuthMethod::Post),
+        "none" => Some(AuthMethod::None),
+        _ => None,
+    };
+    let Some(listed) = &meta.token_endpoint_auth_methods_supported else {
+        return if reg.client_secret.is_some() {
+            AuthMethod::Basic
+        } else {
+            AuthMethod::None
+        };
+    };
+    if let Some(m) = reg
+        .auth_method
+        .as_deref()
+        .filter(|m| listed.iter().any(|l| l == m))
+        .and_then(from_name)
+    {
+        return m;
+    }
+    if reg.client_secret.is_some() {
+        for name in ["client_secret_basic", "client_secret_post"] {
+            if listed.iter().any(|l| l == name) {
+                return from_name(name).unwrap_or(AuthMethod::Basic);
+            }
+        }
+    }
+    AuthMethod::None
+}
+
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+    #[serde(default)]
+    token_type: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
+    #[serde(default)]
+    refresh_token: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ErrorResponse {
+    error: String,
+    #[serde(default)]
+    error_description: Option<String>,
+}
+
+/// One request to the token endpoint: `grant` plus client authentication
+/// and `resource`; `requested` are the scopes asked for, used as the grant
+/// when the answer names none.
+pub(crate) async fn request(
+    http: &OAuthHttp,
+    meta: &ServerMetadata,
+    reg: &Registration,
+    method: &AuthMethod,
+    mut grant: Vec<(&'static str, String)>,
+    requested: &[String],
+) -> Result<TokenSet, OAuthError> {
+    let endpoint = meta
+        .token_endpoint
+        .as_deref()
+        .ok_or_else(|| OAuthError::Metadata("the issuer has no token_endpoint".into()))?;
+    let mut headers = Vec::new();
+    match method {
+        AuthMethod::Basic => {
+            let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+            let pair = format!(
+                "{}:{}",
+                enc(&reg.client_id),
+                enc(reg.client_secret.as_deref().unwrap_or(""))
+            );
+            let value = HeaderValue::from_str(&format!("Basic {}", STANDARD.encode(pair)))
+                .map_err(|_| OAuthError::Registration("the client id cannot be sent".into()))?;
+            headers.push((header::AUTHORIZATION, value));
+        }
+        AuthMethod::Post => {
+            grant.push(("client_id", reg.client_id.clone()));
+            grant.push((
+                "client_secret",
+                reg.client_secret.clone().unwrap_or_default(),
+            ));
+        }
+        AuthMethod::None => grant.push(("client_id", reg.client_id.clone())),
+        #[cfg(feature = "auth")]
+        AuthMethod::PrivateKeyJwt(key) => {
+            grant.push(("client_id", reg.client_id.clone()));
+            grant.push((
+                "client_assertion_type",
+                "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
+            ));
+            grant.push((
+                "client_assertion",
+                key.assertion(&reg.client_id, &meta.issuer)?,
+            ));
+        }
+    }
+    let form: Vec<(&str, &str)> = grant.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let answer = http.post_form(endpoint, &form, headers).await?;
+    if !answer.status.is_success() {
+        let detail = answer
+            .json::<ErrorResponse>()
+            .map(|e| match e.error_description {
+                Some(d) => format!("{}: {d}", e.error),
+                None => e.error,
+            })
+            .unwrap_or_else(|| format!("HTTP status {}", answer.status.as_u16()));
+        return Err(OAuthError::Token(detail));
+    }
+    let tr: TokenResponse = answer
+        .json()
+        .ok_or_else(|| OAuthError::Token("the token response is not a token".into()))?;
+    let token_type = tr.token_type.unwrap_or_else(|| "Bearer".into());
+    if !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(OAuthError::Token(format!(
+            "unsupported token type {token_type:?}"
+        )));
+    }
+    Ok(TokenSet {
+        access_token: tr.access_token,
+        token_type: "Bearer".into(),
+        refresh_token: tr.refresh_token,
+        expires_at: tr.expires_in.map(|s| now_secs().saturating_add(s)),
+        scopes: match tr.scope {
+            Some(s) => s
+                .split(' ')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            None => requested.to_vec(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(methods: Option<&[&str]>) -> ServerMetadata {
+        ServerMetadata {
+            issuer: "http://a".into(),
+            token_endpoint_auth_methods_supported: methods
+                .map(|m| m.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        }
+    }
+
+    fn reg(secret: bool, method: Option<&str>) -> Registration {
+        Registration {
+            client_id: "c".into(),
+            client_secret: secret.then(|| "s".into()),
+            auth_method: method.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn method_choice_follows_registration_then_secret_then_none() {
+        let both = Some(&["client_secret_basic", "client_secret_post", "none"][..]);
+        assert_eq!(
+            choose_method(&meta(both), &reg(true, Some("client_secret_post"))),
+            AuthMethod::Post
+        );
+        assert_eq!(
+            choose_method(&meta(both), &reg(true, None)),
+            AuthMethod::Basic
+        );
+        assert_eq!(
+            choose_method(&meta(Some(&["client_secret_post"])), &reg(true, None)),
+            AuthMethod::Post
+        );
+        assert_eq!(
+            choose_method(&meta(Some(&["none"])), &reg(true, None)),
+            AuthMethod::None
+        );
+        assert_eq!(
+            choose_method(&meta(both), &reg(false, None)),
+            AuthMethod::None
+        );
+        assert_eq!(
+            choose_method(&meta(None), &reg(true, None)),
+            AuthMethod::Basic
+        );
+        assert_eq!(
+            choose_method(&meta(None), &reg(false, None)),
+            AuthMethod::None
+        );
+        // A registered method the server does not list is not used.
+        assert_eq!(
+            choose_method(
+                &meta(Some(&["client_secret_basic"])),
+                &reg(true, Some("client_secret_post"))
+            ),
+            AuthMethod::Basic
+        );
+    }
+}
