@@ -5,6 +5,7 @@ use std::fmt;
 #[cfg(feature = "auth")]
 use std::sync::Arc;
 
+#[cfg(feature = "auth")]
 use super::OAuthError;
 
 /// How a client without a person authenticates: the `client_credentials`
