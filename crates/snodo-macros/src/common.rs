@@ -551,3 +551,46 @@ pub(crate) fn extract_params(
         })
         .unzip()
 }
+
+/// `scopes = ["a", "b"]`: string literals, each a valid scope token.
+pub(crate) fn scopes_literal(input: ParseStream<'_>, key: &str) -> syn::Result<Vec<LitStr>> {
+    let expr: Expr = input.parse()?;
+    let Expr::Array(array) = expr else {
+        return Err(syn::Error::new_spanned(
+            expr,
+            format!("`{key}` must be an array of string literals: [\"files:write\"]"),
+        ));
+    };
+    let mut out = Vec::new();
+    for elem in array.elems {
+        match elem {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) if s.suffix().is_empty() => {
+                if let Err(e) = snodo_rules::check_scope(&s.value()) {
+                    return Err(syn::Error::new(s.span(), e.message));
+                }
+                out.push(s);
+            }
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    format!("`{key}` must be an array of string literals"),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `fn required_scopes` returning `scopes`, or nothing when none were given.
+pub(crate) fn required_scopes(scopes: Option<&Vec<LitStr>>) -> TokenStream {
+    let Some(scopes) = scopes else {
+        return TokenStream::new();
+    };
+    quote! {
+        fn required_scopes(&self) -> ::std::vec::Vec<::std::string::String> {
+            ::std::vec![#(::std::string::String::from(#scopes)),*]
+        }
+    }
+}

@@ -14,7 +14,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
 use syn::{Ident, ItemFn, LitStr};
 
-use crate::common::{
+use crate::common::{scopes_literal, 
     self, COMPLETE_HELP, FnSignature, Macro, Parts, completion, expect_icons, expect_object,
     fn_path, optional_json, optional_str, parse_keys, rule_error, string_literal,
 };
@@ -30,13 +30,14 @@ pub(crate) const PROMPT: Macro = Macro {
 };
 
 /// Every key the attribute accepts, in the order the docs list them.
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "name",
     "title",
     "description",
     "arguments",
     "icons",
     "meta",
+    "scopes",
     "complete",
 ];
 
@@ -49,6 +50,7 @@ pub(crate) struct PromptAttr {
     arguments: Option<Node>,
     icons: Option<Node>,
     meta: Option<Node>,
+    scopes: Option<Vec<LitStr>>,
     complete: Option<(Ident, syn::Path)>,
 }
 
@@ -63,6 +65,7 @@ impl Parse for PromptAttr {
                 "arguments" => attr.arguments = Some(input.parse()?),
                 "icons" => attr.icons = Some(input.parse()?),
                 "meta" => attr.meta = Some(input.parse()?),
+                "scopes" => attr.scopes = Some(scopes_literal(input, key)?),
                 "complete" => {
                     attr.complete = Some((ident.clone(), fn_path(input, key, COMPLETE_HELP)?));
                 }
@@ -214,6 +217,7 @@ fn generate(attr: &PromptAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) 
     });
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
+    let scopes = common::required_scopes(attr.scopes.as_ref());
     let complete = completion(attr.complete.as_ref().map(|(_, path)| path));
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
@@ -251,6 +255,7 @@ fn generate(attr: &PromptAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) 
             #arguments
             #icons
             #meta
+            #scopes
 
             async fn get(
                 &self,

@@ -14,7 +14,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
 use syn::{Ident, ItemFn, LitInt, LitStr};
 
-use crate::common::{
+use crate::common::{scopes_literal, 
     self, COMPLETE_HELP, FnSignature, Macro, Parts, completion, expect_icons, expect_object,
     fn_path, optional_json, optional_str, parse_keys, string_literal, u64_literal,
 };
@@ -30,7 +30,7 @@ pub(crate) const RESOURCE: Macro = Macro {
 };
 
 /// Every key the attribute accepts, in the order the docs list them.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "uri",
     "uri_template",
     "name",
@@ -41,6 +41,7 @@ const KEYS: [&str; 11] = [
     "size",
     "icons",
     "meta",
+    "scopes",
     "complete",
 ];
 
@@ -58,6 +59,7 @@ pub(crate) struct ResourceAttr {
     size: Option<(Ident, LitInt)>,
     icons: Option<Node>,
     meta: Option<Node>,
+    scopes: Option<Vec<LitStr>>,
     complete: Option<(Ident, syn::Path)>,
 }
 
@@ -78,6 +80,7 @@ impl Parse for ResourceAttr {
                 "size" => attr.size = Some((ident.clone(), u64_literal(input, key)?)),
                 "icons" => attr.icons = Some(input.parse()?),
                 "meta" => attr.meta = Some(input.parse()?),
+                "scopes" => attr.scopes = Some(scopes_literal(input, key)?),
                 "complete" => {
                     attr.complete = Some((ident.clone(), fn_path(input, key, COMPLETE_HELP)?));
                 }
@@ -172,6 +175,7 @@ fn generate(attr: &ResourceAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts
     });
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
+    let scopes = common::required_scopes(attr.scopes.as_ref());
     let complete = completion(attr.complete.as_ref().map(|(_, path)| path));
 
     let req_var = Ident::new("__snodo_req", Span::call_site());
@@ -217,6 +221,7 @@ fn generate(attr: &ResourceAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts
             #size
             #icons
             #meta
+            #scopes
 
             async fn read(
                 &self,

@@ -26,6 +26,7 @@ mod header;
 mod keywords;
 mod name;
 mod schema;
+mod scope;
 pub mod template;
 
 pub use component::{
@@ -37,4 +38,5 @@ pub use header::{HeaderParam, HeaderType, check_header_annotations, is_token};
 pub use keywords::{MAX_SCHEMA_DEPTH, check_schema_keywords};
 pub use name::check_tool_name;
 pub use schema::{check_input_schema, check_output_schema};
+pub use scope::check_scope;
 pub use template::{TemplateError, UriTemplate};

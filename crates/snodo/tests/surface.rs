@@ -605,10 +605,7 @@ async fn policy_filters_lists_and_guards_calls() {
         json!({"code": -31001, "message": "Forbidden"})
     );
     let root = TransportInfo {
-        principal: Some(Principal {
-            subject: "root".into(),
-            claims: Value::Null,
-        }),
+        principal: Some(Principal::new("root")),
         ..Default::default()
     };
     let body = serde_json::to_vec(&request(

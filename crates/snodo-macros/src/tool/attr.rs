@@ -6,11 +6,11 @@ use syn::LitStr;
 use syn::parse::{Parse, ParseStream};
 
 use super::signature::TOOL;
-use crate::common::{expect_icons, expect_object, parse_keys, rule_error, string_literal};
+use crate::common::{scopes_literal, expect_icons, expect_object, parse_keys, rule_error, string_literal};
 use crate::json::Node;
 
 /// Every key the attribute accepts, in the order the docs list them.
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 9] = [
     "name",
     "title",
     "description",
@@ -19,6 +19,7 @@ const KEYS: [&str; 8] = [
     "annotations",
     "icons",
     "meta",
+    "scopes",
 ];
 
 /// The parsed arguments of `#[snodo::tool(...)]`.
@@ -32,6 +33,7 @@ pub(crate) struct ToolAttr {
     pub(crate) annotations: Option<Node>,
     pub(crate) icons: Option<Node>,
     pub(crate) meta: Option<Node>,
+    pub(crate) scopes: Option<Vec<LitStr>>,
 }
 
 impl Parse for ToolAttr {
@@ -47,6 +49,7 @@ impl Parse for ToolAttr {
                 "annotations" => attr.annotations = Some(input.parse()?),
                 "icons" => attr.icons = Some(input.parse()?),
                 "meta" => attr.meta = Some(input.parse()?),
+                "scopes" => attr.scopes = Some(scopes_literal(input, key)?),
                 _ => unreachable!("checked against KEYS"),
             }
             Ok(())

@@ -72,6 +72,7 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     let annotations = optional_json("annotations", attr.annotations.as_ref());
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
+    let scopes = common::required_scopes(attr.scopes.as_ref());
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
     let cx_var = Ident::new("__snodo_cx", Span::call_site());
@@ -111,6 +112,7 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
             #annotations
             #icons
             #meta
+            #scopes
 
             async fn call(
                 &self,

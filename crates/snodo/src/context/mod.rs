@@ -16,12 +16,59 @@ use serde_json::{Map, Value};
 use crate::wire::RequestId;
 
 /// An authenticated principal, attached by the transport or the application.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// An OAuth resource server fills every field from the verified token;
+/// middleware of an application's own may set just a subject.
+///
+/// ```
+/// use snodo::Principal;
+/// let p = Principal::new("user-1").with_scopes(["demo:read"]);
+/// assert!(p.has_scope("demo:read"));
+/// assert!(!p.has_scope("files:write"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Principal {
     /// A stable subject identifier (user id, client id, ...).
     pub subject: String,
-    /// Any claims the authenticator wants to pass on.
+    /// Any claims the authenticator wants to pass on (for a JWT, its claims).
     pub claims: Value,
+    /// The OAuth client the token was issued to.
+    pub client_id: Option<String>,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// When the credential expires, in seconds since the Unix epoch.
+    pub expires_at: Option<u64>,
+    /// The issuer that vouched for the principal.
+    pub issuer: Option<String>,
+}
+
+impl Principal {
+    /// A principal known by its subject alone.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            claims: Value::Null,
+            ..Self::default()
+        }
+    }
+
+    /// With these claims.
+    pub fn with_claims(mut self, claims: Value) -> Self {
+        self.claims = claims;
+        self
+    }
+
+    /// With these scopes.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
 }
 
 /// Per-request context handed to every handler.

@@ -79,6 +79,12 @@ pub trait Resource: Send + Sync + 'static {
         None
     }
 
+    /// The OAuth scopes a principal needs to use this component over an
+    /// authorized transport (none: the server's default scopes apply).
+    fn required_scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The resource's `_meta` object.
     fn meta(&self) -> Option<Value> {
         None

@@ -9,6 +9,7 @@ use super::catalog::{Catalog, PromptEntry, ResourceEntry};
 use super::error::BuildError;
 use super::extension::Extension;
 use super::policy::Policy;
+use super::scopes::ScopeRules;
 use super::registry::ToolEntry;
 use super::{EventHub, Inner, Server};
 use std::time::Duration;
@@ -53,6 +54,9 @@ pub struct ServerBuilder {
     extensions: Vec<Arc<dyn Extension>>,
     validator: Arc<dyn Validator>,
     policy: Option<Arc<dyn Policy>>,
+    scopes: ScopeRules,
+    /// Scopes set on the builder: (kind, name or URI, scopes).
+    scope_overrides: Vec<(&'static str, String, Vec<String>)>,
     events: Option<EventHub>,
     state: http::Extensions,
     discover_cache: CacheHints,
@@ -79,6 +83,8 @@ impl ServerBuilder {
             extensions: Vec::new(),
             validator: Arc::new(PassThrough),
             policy: None,
+            scopes: ScopeRules::default(),
+            scope_overrides: Vec::new(),
             events: None,
             state: http::Extensions::new(),
             discover_cache: CacheHints::default(),
@@ -132,6 +138,64 @@ impl ServerBuilder {
     /// Installs the schema validator (default: [`PassThrough`]).
     pub fn validator<V: Validator>(mut self, validator: V) -> Self {
         self.validator = Arc::new(validator);
+        self
+    }
+
+    /// The OAuth scopes every request over an authorized transport needs
+    /// unless its tool, resource or prompt declares its own (with
+    /// `scopes = [...]` in the attribute macros, or the `*_scopes` methods
+    /// here). A principal without them gets `403 insufficient_scope` over
+    /// Streamable HTTP.
+    pub fn default_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.default = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes calling tool `name` needs (replacing what it declares).
+    pub fn tool_scopes<S: Into<String>>(
+        mut self,
+        name: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scope_overrides.push(("tool", name.to_string(), scopes));
+        self
+    }
+
+    /// The scopes reading the resource at `uri` (a fixed URI, or a
+    /// template as registered) needs.
+    pub fn resource_scopes<S: Into<String>>(
+        mut self,
+        uri: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scope_overrides.push(("resource", uri.to_string(), scopes));
+        self
+    }
+
+    /// The scopes getting prompt `name` needs.
+    pub fn prompt_scopes<S: Into<String>>(
+        mut self,
+        name: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let scopes = scopes.into_iter().map(Into::into).collect();
+        self.scope_overrides.push(("prompt", name.to_string(), scopes));
+        self
+    }
+
+    /// Lists leave out the tools, resources and prompts the principal's
+    /// scopes do not cover (default: lists show everything, and a call
+    /// without the scopes gets the step-up challenge).
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.scopes.hide = hide;
+        self
+    }
+
+    /// How granted scopes satisfy required ones (default [`ExactScopes`](super::ExactScopes)).
+    pub fn scope_policy<P: super::ScopePolicy>(mut self, policy: P) -> Self {
+        self.scopes.policy = Arc::new(policy);
         self
     }
 
@@ -256,10 +320,48 @@ impl ServerBuilder {
         }
         let mut tools = Vec::with_capacity(self.tools.len());
         for make in self.tools {
-            tools.push(Arc::new(make(self.validator.as_ref())?));
+            tools.push(make(self.validator.as_ref())?);
         }
-        let resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut resources = self.resources.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let mut prompts = self.prompts.into_iter().collect::<Result<Vec<_>, _>>()?;
+        for scope in &self.scopes.default {
+            snodo_rules::check_scope(scope)
+                .map_err(|e| BuildError::Config(format!("default scopes: {}", e.message)))?;
+        }
+        for (kind, name, scopes) in self.scope_overrides {
+            for scope in &scopes {
+                snodo_rules::check_scope(scope).map_err(|e| {
+                    BuildError::Config(format!("scopes of {kind} {name:?}: {}", e.message))
+                })?;
+            }
+            let slot = match kind {
+                "tool" => tools
+                    .iter_mut()
+                    .find(|t| t.definition.name == name)
+                    .map(|t| &mut t.scopes),
+                "resource" => resources
+                    .iter_mut()
+                    .find(|r| {
+                        r.uri.as_deref() == Some(name.as_str())
+                            || r.listed.get("uriTemplate").and_then(Value::as_str)
+                                == Some(name.as_str())
+                    })
+                    .map(|r| &mut r.scopes),
+                _ => prompts
+                    .iter_mut()
+                    .find(|p| p.name == name)
+                    .map(|p| &mut p.scopes),
+            };
+            match slot {
+                Some(slot) => *slot = scopes,
+                None => {
+                    return Err(BuildError::Config(format!(
+                        "scopes set for {kind} {name:?}, which is not registered"
+                    )));
+                }
+            }
+        }
+        let tools = tools.into_iter().map(Arc::new).collect();
         let catalog = Catalog::new(tools, resources, prompts, self.extensions)?;
         let info = Value::Object(self.info);
         let result_tail = format!(
@@ -275,6 +377,7 @@ impl ServerBuilder {
                 catalog: RwLock::new(Arc::new(catalog)),
                 validator: self.validator,
                 policy: self.policy,
+                scopes: self.scopes,
                 events: self.events.unwrap_or_default(),
                 state: Arc::new(self.state),
                 discover_cache: self.discover_cache,

@@ -93,6 +93,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) listed: Value,
     pub(crate) completes: bool,
     pub(crate) component: Arc<dyn DynResource>,
+    /// The OAuth scopes a read needs (empty: the server's defaults).
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ResourceEntry {
@@ -113,6 +115,7 @@ impl ResourceEntry {
         let template = snodo_rules::check_resource(&shape)
             .map_err(|mut broken| fail(broken.swap_remove(0)))?
             .map(Arc::new);
+        let scopes = checked_scopes(resource.required_scopes()).map_err(fail)?;
         let uri = resource.uri().map(str::to_string);
         let mut listed = Map::new();
         match (&uri, resource.uri_template()) {
@@ -142,6 +145,7 @@ impl ResourceEntry {
             listed: Value::Object(listed),
             completes: resource.completes(),
             component: Arc::new(resource),
+            scopes,
         })
     }
 }
@@ -154,6 +158,8 @@ pub(crate) struct PromptEntry {
     pub(crate) listed: Value,
     pub(crate) completes: bool,
     pub(crate) component: Arc<dyn DynPrompt>,
+    /// The OAuth scopes a get needs (empty: the server's defaults).
+    pub(crate) scopes: Vec<String>,
 }
 
 impl PromptEntry {
@@ -172,6 +178,7 @@ impl PromptEntry {
             completes: prompt.completes(),
         };
         snodo_rules::check_prompt(&shape).map_err(|mut broken| fail(broken.swap_remove(0)))?;
+        let scopes = checked_scopes(prompt.required_scopes()).map_err(fail)?;
         let mut listed = Map::new();
         listed.insert("name".into(), name.clone().into());
         if let Some(t) = prompt.title() {
@@ -202,8 +209,17 @@ impl PromptEntry {
             listed: Value::Object(listed),
             completes: prompt.completes(),
             component: Arc::new(prompt),
+            scopes,
         })
     }
+}
+
+/// `scopes`, each checked as an OAuth scope token.
+fn checked_scopes(scopes: Vec<String>) -> Result<Vec<String>, snodo_rules::RuleError> {
+    for scope in &scopes {
+        snodo_rules::check_scope(scope)?;
+    }
+    Ok(scopes)
 }
 
 /// The components a catalog is built from.

@@ -436,20 +436,30 @@ impl Server {
             Some(_) => (self.inner.page_size, None, ""),
         };
         let adapted = legacy.and_then(|r| super::legacy::adapt_listing(listing, r));
-        let page = match (&self.inner.policy, adapted) {
-            (_, Some(items)) => {
+        let by_scope = self.hides_by_scope() && cx.principal().is_some();
+        let catalog = by_scope.then(|| self.catalog());
+        let filtering = self.inner.policy.is_some() || by_scope;
+        let visible = |value: &Value| {
+            let it = item(value);
+            self.inner
+                .policy
+                .as_deref()
+                .is_none_or(|p| p.can_see(cx.principal(), it))
+                && catalog
+                    .as_deref()
+                    .is_none_or(|c| self.scope_visible(c, cx.principal(), it))
+        };
+        let page = match adapted {
+            Some(items) => {
                 let seen: Vec<&str> = items
                     .iter()
-                    .filter(|(value, _)| match self.inner.policy.as_deref() {
-                        Some(policy) => policy.can_see(cx.principal(), item(value)),
-                        None => true,
-                    })
+                    .filter(|(value, _)| !filtering || visible(value))
                     .map(|(_, text)| text.as_str())
                     .collect();
                 let digest = list::for_revision(list::catalog_digest(&seen), revision);
                 list::page(method, key, &seen, digest, size, params, cache, tail)?
             }
-            (None, None) => {
+            None if !filtering => {
                 let digest = list::for_revision(listing.digest, revision);
                 list::page(
                     method,
@@ -462,12 +472,12 @@ impl Server {
                     tail,
                 )?
             }
-            (Some(policy), None) => {
+            None => {
                 let seen: Vec<&str> = listing
                     .items
                     .iter()
                     .zip(&listing.encoded)
-                    .filter(|(value, _)| policy.can_see(cx.principal(), item(value)))
+                    .filter(|(value, _)| visible(value))
                     .map(|(_, text)| text.as_str())
                     .collect();
                 let digest = list::for_revision(list::catalog_digest(&seen), revision);

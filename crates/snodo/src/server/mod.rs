@@ -24,6 +24,7 @@ mod prompts;
 mod registry;
 mod reply;
 mod resources;
+mod scopes;
 mod stream;
 
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
@@ -36,4 +37,5 @@ pub use instance::Server;
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
+pub use scopes::{ExactScopes, ScopePolicy};
 pub use stream::{ABANDON_GRACE, ResponseStream};

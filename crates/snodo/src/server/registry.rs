@@ -26,6 +26,8 @@ pub(crate) struct ToolEntry {
     /// Its schemas as written (`inputSchema`, `outputSchema`), when the tool
     /// gives their text.
     pub(crate) written: Written,
+    /// The OAuth scopes a call needs (empty: the server's defaults).
+    pub(crate) scopes: Vec<String>,
 }
 
 impl ToolEntry {
@@ -63,6 +65,10 @@ impl ToolEntry {
                 message: e.message,
             })
         };
+        let scopes = tool.required_scopes();
+        for scope in &scopes {
+            snodo_rules::check_scope(scope).map_err(rule)?;
+        }
         let input = compile(&def.input_schema, "input")?;
         let output = match &def.output_schema {
             Some(schema) => Some(compile(schema, "output")?),
@@ -100,6 +106,7 @@ impl ToolEntry {
             input,
             output,
             headers,
+            scopes,
         })
     }
 }

@@ -63,6 +63,12 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The OAuth scopes a principal needs to use this component over an
+    /// authorized transport (none: the server's default scopes apply).
+    fn required_scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The tool's `_meta` object.
     fn meta(&self) -> Option<Value> {
         None

@@ -86,6 +86,8 @@ pub struct HttpOptions {
     pub(super) max_discard_bytes: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
+    #[cfg(feature = "auth")]
+    pub(super) oauth: Option<crate::auth::resource::ResourceServer>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -124,6 +126,8 @@ impl Default for HttpOptions {
             max_discard_bytes: DEFAULT_MAX_DISCARD_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
+            #[cfg(feature = "auth")]
+            oauth: None,
         }
     }
 }
@@ -331,6 +335,17 @@ impl HttpOptions {
     /// [`DEFAULT_SESSION_IDLE`]: super::DEFAULT_SESSION_IDLE
     pub fn sessions(mut self, store: impl super::SessionStore) -> Self {
         self.sessions = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// Protects the endpoint with OAuth: the listener serves the Protected
+    /// Resource Metadata and every MCP request must carry a token the
+    /// [`ResourceServer`](crate::auth::resource::ResourceServer) accepts
+    /// (see [`auth::resource`](crate::auth::resource)). Feature `auth`.
+    #[cfg(feature = "auth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+    pub fn oauth(mut self, rs: crate::auth::resource::ResourceServer) -> Self {
+        self.oauth = Some(rs);
         self
     }
 

@@ -130,6 +130,9 @@ struct Config {
     request_timeout: Duration,
     /// Initialize-era sessions.
     sessions: Arc<dyn SessionStore>,
+    /// The OAuth resource server the service applies itself.
+    #[cfg(feature = "auth")]
+    oauth: Option<crate::auth::resource::ResourceServer>,
 }
 
 impl std::fmt::Debug for Config {
@@ -167,6 +170,8 @@ impl McpService {
                 .sessions
                 .clone()
                 .unwrap_or_else(|| Arc::new(MemorySessions::default())),
+            #[cfg(feature = "auth")]
+            oauth: options.oauth.clone(),
         };
         Self {
             server,
@@ -258,6 +263,13 @@ where
     B::Error: Into<BoxError>,
 {
     let (mut parts, body) = request.into_parts();
+    #[cfg(feature = "auth")]
+    if let Some(rs) = &config.oauth
+        && (parts.uri.path() == &*config.endpoint || rs.is_metadata_path(parts.uri.path()))
+        && let Err(response) = rs.admit(&mut parts).await
+    {
+        return *response;
+    }
     if parts.uri.path() != &*config.endpoint {
         return status(StatusCode::NOT_FOUND);
     }
@@ -296,7 +308,14 @@ where
         principal,
         extensions: parts.extensions,
     };
-    match wire::decode(&bytes, server.limits()) {
+    let decoded = wire::decode(&bytes, server.limits());
+    #[cfg(feature = "auth")]
+    if let Ok(Message::Request(request)) = &decoded
+        && let Some(response) = scope_refusal(&server, &transport, request)
+    {
+        return response;
+    }
+    match decoded {
         Ok(message) if sessions => {
             let store = config.sessions.as_ref();
             let empty = HeaderMap::new();
@@ -322,6 +341,24 @@ where
             };
             respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
         }
+    }
+}
+
+/// `403 insufficient_scope` for a request whose component needs scopes the
+/// OAuth principal lacks (only when a resource server authenticated it).
+#[cfg(feature = "auth")]
+fn scope_refusal(
+    server: &Server,
+    transport: &TransportInfo,
+    request: &wire::Request,
+) -> Option<Response<McpBody>> {
+    let rs = transport
+        .extensions
+        .get::<crate::auth::resource::ResourceServer>()?;
+    let principal = transport.principal.as_ref()?;
+    match server.check_scopes(principal, &request.method, &request.params) {
+        Ok(()) => None,
+        Err(needed) => Some(rs.insufficient_scope(&needed)),
     }
 }
 

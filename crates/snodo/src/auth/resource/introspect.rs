@@ -1,0 +1,177 @@
+//! Opaque tokens, checked with the issuer's introspection endpoint (RFC
+//! 7662) and cached no longer than they live.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ::http::{HeaderValue, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::verify::{TokenVerifier, VerifyError, audience_contains, principal_of};
+use crate::Principal;
+use crate::auth::client::http::OAuthHttp;
+use crate::future::BoxFuture;
+
+/// The longest an introspection answer is reused.
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
+/// Most answers cached.
+pub const MAX_CACHED: usize = 10_000;
+
+/// Verifies tokens by asking the issuer (RFC 7662), authenticating with a
+/// client id and secret (`client_secret_basic`).
+///
+/// A token passes when the answer says `active: true`, its `exp` (if any)
+/// has not passed, its `iss` (if any) is the issuer, and its `aud` contains
+/// the resource. Answers are cached by the token's SHA-256 for
+/// [`DEFAULT_CACHE_TTL`] at most, and never past the token's `exp`.
+#[derive(Debug, Clone)]
+pub struct Introspection {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    endpoint: String,
+    issuer: String,
+    audience: String,
+    authorization: HeaderValue,
+    ttl: Duration,
+    cache: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+    http: OAuthHttp,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Introspection {
+    /// Introspects at `endpoint` tokens of `issuer` for `audience`, as
+    /// client `client_id` with `client_secret`.
+    pub fn new(
+        endpoint: &str,
+        issuer: &str,
+        audience: &str,
+        client_id: &str,
+        client_secret: &str,
+    ) -> Self {
+        let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        let basic = STANDARD.encode(format!("{}:{}", enc(client_id), enc(client_secret)));
+        let mut authorization = HeaderValue::from_str(&format!("Basic {basic}"))
+            .unwrap_or_else(|_| HeaderValue::from_static("Basic"));
+        authorization.set_sensitive(true);
+        Self {
+            inner: Arc::new(Inner {
+                endpoint: endpoint.to_string(),
+                issuer: issuer.to_string(),
+                audience: audience.to_string(),
+                authorization,
+                ttl: DEFAULT_CACHE_TTL,
+                cache: Mutex::new(HashMap::new()),
+                http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
+            }),
+        }
+    }
+
+    /// How long an answer may be reused ([`DEFAULT_CACHE_TTL`]; zero: never).
+    pub fn cache_ttl(mut self, ttl: Duration) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.ttl = ttl;
+        }
+        self
+    }
+}
+
+impl Inner {
+    fn cached(&self, key: &[u8; 32]) -> Option<Principal> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        match cache.get(key) {
+            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
+            Some(_) => {
+                cache.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn remember(&self, key: [u8; 32], principal: &Principal) {
+        let now_secs = crate::auth::client::now_secs();
+        let lives = principal
+            .expires_at
+            .map_or(self.ttl, |exp| Duration::from_secs(exp.saturating_sub(now_secs)));
+        let keep = self.ttl.min(lives);
+        if keep.is_zero() {
+            return;
+        }
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX_CACHED {
+            let now = Instant::now();
+            cache.retain(|_, (_, until)| *until > now);
+            if cache.len() >= MAX_CACHED {
+                cache.clear();
+            }
+        }
+        cache.insert(key, (principal.clone(), Instant::now() + keep));
+    }
+
+    async fn verify(&self, token: &str) -> Result<Principal, VerifyError> {
+        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(p) = self.cached(&key) {
+            return Ok(p);
+        }
+        let answer = self
+            .http
+            .post_form(
+                &self.endpoint,
+                &[("token", token), ("token_type_hint", "access_token")],
+                vec![(header::AUTHORIZATION, self.authorization.clone())],
+            )
+            .await
+            .map_err(|e| VerifyError::Unavailable(e.to_string()))?;
+        if !answer.status.is_success() {
+            return Err(VerifyError::Unavailable(format!(
+                "the introspection endpoint answered {}",
+                answer.status.as_u16()
+            )));
+        }
+        let claims: Value = answer.json().ok_or_else(|| {
+            VerifyError::Unavailable("the introspection answer is not JSON".into())
+        })?;
+        if claims.get("active") != Some(&Value::Bool(true)) {
+            return Err(VerifyError::Invalid("not active".into()));
+        }
+        let now = crate::auth::client::now_secs();
+        match claims.get("exp") {
+            Some(exp) if exp.as_u64().is_none_or(|exp| exp <= now) => {
+                return Err(VerifyError::Invalid("expired".into()));
+            }
+            _ => {}
+        }
+        if let Some(iss) = claims.get("iss")
+            && iss.as_str() != Some(self.issuer.as_str())
+        {
+            return Err(VerifyError::Invalid("issued by another issuer".into()));
+        }
+        if !audience_contains(claims.get("aud"), &self.audience) {
+            return Err(VerifyError::Invalid("issued for another audience".into()));
+        }
+        let principal = principal_of(claims);
+        self.remember(key, &principal);
+        Ok(principal)
+    }
+}
+
+impl TokenVerifier for Introspection {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>> {
+        Box::pin(self.inner.verify(token))
+    }
+}

@@ -1,0 +1,277 @@
+//! JWT access tokens (RFC 9068) checked against the issuer's JWKS: keys
+//! discovered from the issuer's metadata, cached, refreshed on an unknown
+//! `kid` at most once per interval; asymmetric algorithms only.
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::Value;
+
+use super::verify::{TokenVerifier, VerifyError, audience_contains, principal_of};
+use crate::Principal;
+use crate::auth::client::http::OAuthHttp;
+use crate::auth::metadata::{ServerMetadata, server_metadata_urls};
+use crate::future::BoxFuture;
+
+/// How long fetched keys are trusted before they are fetched again.
+pub const DEFAULT_JWKS_TTL: Duration = Duration::from_secs(600);
+/// The shortest time between two fetches of the keys.
+pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);
+/// Clock skew allowed on `exp`, `nbf` and `iat`.
+pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+
+/// Verifies JWT access tokens of one issuer for one audience.
+///
+/// A token passes when it is signed with an asymmetric algorithm (RS, PS,
+/// ES or EdDSA; never `none` or HMAC) by a key of the issuer's JWKS, its
+/// `iss` is the issuer exactly, its `aud` contains the resource, it has an
+/// `exp` that has not passed and an `nbf` (if any) that has (each with
+/// [`DEFAULT_LEEWAY`]), and its `typ` (if any) is `at+jwt` or `JWT`.
+#[derive(Debug, Clone)]
+pub struct JwtVerifier {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    issuer: String,
+    audience: String,
+    jwks_uri: RwLock<Option<String>>,
+    ttl: Duration,
+    refresh_interval: Duration,
+    leeway: Duration,
+    keys: RwLock<Option<Cached>>,
+    fetching: tokio::sync::Mutex<Option<Instant>>,
+    http: OAuthHttp,
+}
+
+#[derive(Debug)]
+struct Cached {
+    keys: Vec<Jwk>,
+    at: Instant,
+}
+
+impl JwtVerifier {
+    /// Tokens of `issuer` for `audience` (the resource's canonical URI).
+    /// The JWKS URL is read from the issuer's metadata on first use.
+    pub fn new(issuer: &str, audience: &str) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                issuer: issuer.to_string(),
+                audience: audience.to_string(),
+                jwks_uri: RwLock::new(None),
+                ttl: DEFAULT_JWKS_TTL,
+                refresh_interval: DEFAULT_REFRESH_INTERVAL,
+                leeway: DEFAULT_LEEWAY,
+                keys: RwLock::new(None),
+                fetching: tokio::sync::Mutex::new(None),
+                http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
+            }),
+        }
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut Inner)) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            f(inner);
+        }
+        self
+    }
+
+    /// Uses this JWKS URL instead of the one in the issuer's metadata.
+    pub fn jwks_uri(self, url: &str) -> Self {
+        let url = url.to_string();
+        self.edit(|i| i.jwks_uri = RwLock::new(Some(url)))
+    }
+
+    /// How long keys are trusted ([`DEFAULT_JWKS_TTL`]).
+    pub fn cache_ttl(self, ttl: Duration) -> Self {
+        self.edit(|i| i.ttl = ttl)
+    }
+
+    /// The shortest time between fetches ([`DEFAULT_REFRESH_INTERVAL`]).
+    pub fn refresh_interval(self, interval: Duration) -> Self {
+        self.edit(|i| i.refresh_interval = interval)
+    }
+
+    /// Clock skew allowed ([`DEFAULT_LEEWAY`]).
+    pub fn leeway(self, leeway: Duration) -> Self {
+        self.edit(|i| i.leeway = leeway)
+    }
+
+    /// The issuer.
+    pub fn issuer(&self) -> &str {
+        &self.inner.issuer
+    }
+}
+
+/// Whether `key` may verify `alg`: the same family (and curve), never a
+/// symmetric key.
+fn key_fits(key: &Jwk, alg: Algorithm) -> bool {
+    use Algorithm::*;
+    match &key.algorithm {
+        AlgorithmParameters::RSA(_) => matches!(alg, RS256 | RS384 | RS512 | PS256 | PS384 | PS512),
+        AlgorithmParameters::EllipticCurve(ec) => matches!(
+            (alg, &ec.curve),
+            (ES256, EllipticCurve::P256) | (ES384, EllipticCurve::P384)
+        ),
+        AlgorithmParameters::OctetKeyPair(_) => alg == EdDSA,
+        _ => false,
+    }
+}
+
+fn asymmetric(alg: Algorithm) -> bool {
+    !matches!(alg, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512)
+}
+
+impl Inner {
+    /// The key for `kid` and `alg` among the cached keys.
+    fn find(&self, kid: Option<&str>, alg: Algorithm) -> (Option<Jwk>, bool) {
+        let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
+        let Some(cached) = keys.as_ref() else {
+            return (None, false);
+        };
+        let fresh = cached.at.elapsed() < self.ttl;
+        let fits = |k: &&Jwk| key_fits(k, alg);
+        let found = match kid {
+            Some(kid) => cached
+                .keys
+                .iter()
+                .filter(fits)
+                .find(|k| k.common.key_id.as_deref() == Some(kid)),
+            None => {
+                let mut candidates = cached.keys.iter().filter(fits);
+                match (candidates.next(), candidates.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            }
+        };
+        (found.cloned(), fresh)
+    }
+
+    async fn jwks_uri(&self) -> Result<String, VerifyError> {
+        if let Some(u) = self.jwks_uri.read().unwrap_or_else(|e| e.into_inner()).clone() {
+            return Ok(u);
+        }
+        for url in server_metadata_urls(&self.issuer) {
+            let Ok(answer) = self.http.get(&url).await else {
+                continue;
+            };
+            if !answer.status.is_success() {
+                continue;
+            }
+            let Some(meta) = answer.json::<ServerMetadata>() else {
+                continue;
+            };
+            if meta.issuer != self.issuer {
+                return Err(VerifyError::Unavailable(format!(
+                    "the metadata at {url} names another issuer"
+                )));
+            }
+            if let Some(uri) = meta.jwks_uri {
+                *self.jwks_uri.write().unwrap_or_else(|e| e.into_inner()) = Some(uri.clone());
+                return Ok(uri);
+            }
+        }
+        Err(VerifyError::Unavailable(format!(
+            "no jwks_uri in the metadata of {}",
+            self.issuer
+        )))
+    }
+
+    /// Fetches the keys unless that was tried within the interval; a failed
+    /// fetch keeps the keys there were.
+    async fn refresh(&self) -> Result<(), VerifyError> {
+        let mut last = self.fetching.lock().await;
+        if last.is_some_and(|at| at.elapsed() < self.refresh_interval) {
+            return Ok(());
+        }
+        *last = Some(Instant::now());
+        let uri = self.jwks_uri().await?;
+        let answer = self
+            .http
+            .get(&uri)
+            .await
+            .map_err(|e| VerifyError::Unavailable(e.to_string()))?;
+        if !answer.status.is_success() {
+            return Err(VerifyError::Unavailable(format!(
+                "the JWKS at {uri} answered {}",
+                answer.status.as_u16()
+            )));
+        }
+        let set: JwkSet = answer
+            .json()
+            .ok_or_else(|| VerifyError::Unavailable(format!("the JWKS at {uri} does not parse")))?;
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Cached {
+            keys: set.keys,
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+
+    async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<Jwk, VerifyError> {
+        let (found, fresh) = self.find(kid, alg);
+        if let (Some(key), true) = (&found, fresh) {
+            return Ok(key.clone());
+        }
+        let refreshed = self.refresh().await;
+        match (self.find(kid, alg).0.or(found), refreshed) {
+            (Some(key), _) => Ok(key),
+            (None, Err(e)) if self.keys.read().map(|k| k.is_none()).unwrap_or(true) => Err(e),
+            (None, _) => Err(VerifyError::Invalid("signed by an unknown key".into())),
+        }
+    }
+
+    async fn verify(&self, token: &str) -> Result<Principal, VerifyError> {
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| VerifyError::Invalid("not a JWT with a supported algorithm".into()))?;
+        if !asymmetric(header.alg) {
+            return Err(VerifyError::Invalid(
+                "symmetric algorithms are not accepted".into(),
+            ));
+        }
+        if let Some(typ) = &header.typ
+            && !typ.eq_ignore_ascii_case("at+jwt")
+            && !typ.eq_ignore_ascii_case("application/at+jwt")
+            && !typ.eq_ignore_ascii_case("jwt")
+        {
+            return Err(VerifyError::Invalid(format!("unexpected typ {typ:?}")));
+        }
+        let jwk = self.key(header.kid.as_deref(), header.alg).await?;
+        let key = DecodingKey::from_jwk(&jwk)
+            .map_err(|_| VerifyError::Invalid("the issuer's key does not load".into()))?;
+        let mut validation = Validation::new(header.alg);
+        validation.set_issuer(&[&self.issuer]);
+        validation.validate_aud = false;
+        validation.validate_nbf = true;
+        validation.leeway = self.leeway.as_secs();
+        validation.set_required_spec_claims(&["exp", "iss"]);
+        let data = jsonwebtoken::decode::<Value>(token, &key, &validation).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind as K;
+            VerifyError::Invalid(
+                match e.kind() {
+                    K::ExpiredSignature => "expired",
+                    K::ImmatureSignature => "not yet valid",
+                    K::InvalidIssuer => "issued by another issuer",
+                    K::MissingRequiredClaim(c) if c == "exp" => "has no expiry",
+                    K::MissingRequiredClaim(_) => "lacks a required claim",
+                    K::InvalidSignature => "bad signature",
+                    _ => "malformed or not verifiable",
+                }
+                .into(),
+            )
+        })?;
+        if !audience_contains(data.claims.get("aud"), &self.audience) {
+            return Err(VerifyError::Invalid("issued for another audience".into()));
+        }
+        Ok(principal_of(data.claims))
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>> {
+        Box::pin(self.inner.verify(token))
+    }
+}

@@ -1,0 +1,385 @@
+//! OAuth 2.1 resource server for the Streamable HTTP transport (features
+//! `auth` and `http`): Protected Resource Metadata (RFC 9728), bearer
+//! tokens from the `Authorization` header only, the `WWW-Authenticate`
+//! challenges MCP specifies, and token verification behind
+//! [`TokenVerifier`].
+//!
+//! Built into the listener with [`HttpOptions::oauth`](crate::transport::http::HttpOptions::oauth),
+//! or put in front of [`Server::http_service`](crate::Server::http_service)
+//! as a tower layer ([`OAuthLayer`]). Either way:
+//!
+//! - `GET`/`HEAD` of the metadata (path-inserted and root well-known paths)
+//!   answer the document; `OPTIONS` answers the CORS preflight;
+//! - no `Authorization`: `401` with `Bearer resource_metadata="…"` and the
+//!   default scopes; a token that does not verify: `401
+//!   error="invalid_token"`; a malformed header, several of them, or a
+//!   token in the query string: `400 error="invalid_request"`;
+//! - the verified [`Principal`] reaches [`Context::principal`](crate::Context::principal)
+//!   and [`Policy`](crate::server::Policy); a request whose tool, resource
+//!   or prompt needs scopes the token lacks gets `403
+//!   error="insufficient_scope"` naming every scope it needs.
+//!
+//! There is no helper that forwards the caller's token anywhere: a server
+//! that calls other APIs gets its own tokens.
+
+mod introspect;
+mod jwt;
+mod layer;
+mod verify;
+
+use std::sync::Arc;
+
+use ::http::header::{self, HeaderMap, HeaderValue};
+use ::http::{Method, Response, StatusCode};
+use bytes::Bytes;
+
+pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
+pub use jwt::{DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL, JwtVerifier};
+pub use layer::{OAuthLayer, OAuthService};
+pub use verify::{TokenVerifier, VerifyError};
+
+use super::challenge::Challenge;
+use super::metadata::{PRM_WELL_KNOWN, ResourceMetadata, resource_metadata_path, split_url};
+use crate::Principal;
+use crate::transport::http::McpBody;
+
+/// Longest `Authorization` value read.
+pub const MAX_AUTHORIZATION_BYTES: usize = 8 * 1024;
+
+/// The resource server's configuration. Cheap to clone.
+#[derive(Clone)]
+pub struct ResourceServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    metadata: ResourceMetadata,
+    /// The metadata document, encoded once.
+    document: Bytes,
+    /// Its absolute URL (path-inserted), for `resource_metadata`.
+    metadata_url: String,
+    /// The path-inserted and root paths it is served at.
+    paths: Vec<String>,
+    default_scopes: Vec<String>,
+    verifier: Arc<dyn TokenVerifier>,
+}
+
+impl std::fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServer")
+            .field("resource", &self.inner.metadata.resource)
+            .field("authorization_servers", &self.inner.metadata.authorization_servers)
+            .field("verifier", &self.inner.verifier)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`ResourceServer`].
+#[derive(Debug)]
+pub struct ResourceServerBuilder {
+    metadata: ResourceMetadata,
+    default_scopes: Vec<String>,
+    verifier: Option<Arc<dyn TokenVerifier>>,
+}
+
+/// Why a [`ResourceServer`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "resource server configuration: {}", self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ResourceServer {
+    /// A resource server for the MCP endpoint at `resource`, its canonical
+    /// URI exactly as clients send it (`https://mcp.example.com/mcp`).
+    pub fn builder(resource: &str) -> ResourceServerBuilder {
+        ResourceServerBuilder {
+            metadata: ResourceMetadata {
+                resource: resource.to_string(),
+                bearer_methods_supported: Some(vec!["header".into()]),
+                ..ResourceMetadata::default()
+            },
+            default_scopes: Vec::new(),
+            verifier: None,
+        }
+    }
+
+    /// The Protected Resource Metadata document.
+    pub fn metadata(&self) -> &ResourceMetadata {
+        &self.inner.metadata
+    }
+
+    /// The metadata's absolute URL (the path-inserted one).
+    pub fn metadata_url(&self) -> &str {
+        &self.inner.metadata_url
+    }
+
+    /// The paths the metadata is served at: path-inserted, then root.
+    pub fn metadata_paths(&self) -> &[String] {
+        &self.inner.paths
+    }
+
+    /// Whether `path` is one of [`metadata_paths`](Self::metadata_paths).
+    pub fn is_metadata_path(&self, path: &str) -> bool {
+        self.inner.paths.iter().any(|p| p == path)
+    }
+
+    /// The answer to a request for the metadata: the document for `GET`
+    /// and `HEAD`, the CORS preflight for `OPTIONS`, 405 otherwise.
+    pub fn metadata_response(&self, method: &Method) -> Response<McpBody> {
+        let mut response = match *method {
+            Method::GET => Response::new(McpBody::full(self.inner.document.clone())),
+            Method::HEAD => Response::new(McpBody::empty()),
+            Method::OPTIONS => {
+                let mut r = Response::new(McpBody::empty());
+                *r.status_mut() = StatusCode::NO_CONTENT;
+                let h = r.headers_mut();
+                h.insert(
+                    header::ACCESS_CONTROL_ALLOW_METHODS,
+                    HeaderValue::from_static("GET, HEAD, OPTIONS"),
+                );
+                h.insert(
+                    header::ACCESS_CONTROL_ALLOW_HEADERS,
+                    HeaderValue::from_static("mcp-protocol-version"),
+                );
+                r
+            }
+            _ => {
+                let mut r = Response::new(McpBody::empty());
+                *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+                r
+            }
+        };
+        let h = response.headers_mut();
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        if *method == Method::GET || *method == Method::HEAD {
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        }
+        response
+    }
+
+    /// Checks the request's credentials: the principal, or the response
+    /// that refuses the request.
+    pub async fn authenticate(
+        &self,
+        uri: &::http::Uri,
+        headers: &HeaderMap,
+    ) -> Result<Principal, Box<Response<McpBody>>> {
+        if uri.query().is_some_and(query_has_token) {
+            return Err(Box::new(self.invalid_request(
+                "access tokens are accepted in the Authorization header only",
+            )));
+        }
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return Err(Box::new(if headers.contains_key(header::AUTHORIZATION) {
+                self.invalid_request("more than one Authorization header")
+            } else {
+                self.unauthorized(None)
+            }));
+        };
+        let token = match bearer_token(value.as_bytes()) {
+            Ok(Some(token)) => token,
+            Ok(None) => return Err(Box::new(self.unauthorized(None))),
+            Err(why) => return Err(Box::new(self.invalid_request(why))),
+        };
+        match self.inner.verifier.verify(token).await {
+            Ok(principal) => Ok(principal),
+            Err(VerifyError::Invalid(why)) => Err(Box::new(self.unauthorized(Some(&why)))),
+            Err(VerifyError::Unavailable(_)) => {
+                let mut r = oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "the token cannot be verified now",
+                );
+                r.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                Err(Box::new(r))
+            }
+        }
+    }
+
+    fn challenge(&self) -> Challenge {
+        Challenge::new("Bearer").with("resource_metadata", &self.inner.metadata_url)
+    }
+
+    fn with_challenge(mut response: Response<McpBody>, challenge: Challenge) -> Response<McpBody> {
+        if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        response
+    }
+
+    /// `401`: no credentials (`why` is `None`), or a token that did not
+    /// verify.
+    pub fn unauthorized(&self, why: Option<&str>) -> Response<McpBody> {
+        let mut c = self.challenge();
+        if !self.inner.default_scopes.is_empty() {
+            c = c.with("scope", &self.inner.default_scopes.join(" "));
+        }
+        let response = match why {
+            None => oauth_error(
+                StatusCode::UNAUTHORIZED,
+                "invalid_request",
+                "authorization required",
+            ),
+            Some(why) => {
+                c = c
+                    .with("error", "invalid_token")
+                    .with("error_description", &format!("the token is {why}"));
+                oauth_error(
+                    StatusCode::UNAUTHORIZED,
+                    "invalid_token",
+                    &format!("the token is {why}"),
+                )
+            }
+        };
+        Self::with_challenge(response, c)
+    }
+
+    /// `403 insufficient_scope`, naming every scope the request needs.
+    pub fn insufficient_scope(&self, needed: &[String]) -> Response<McpBody> {
+        let scope = needed.join(" ");
+        let why = format!("this request needs scope {scope:?}");
+        let c = self
+            .challenge()
+            .with("error", "insufficient_scope")
+            .with("scope", &scope)
+            .with("error_description", &why);
+        Self::with_challenge(
+            oauth_error(StatusCode::FORBIDDEN, "insufficient_scope", &why),
+            c,
+        )
+    }
+
+    /// `400 invalid_request`.
+    pub fn invalid_request(&self, why: &str) -> Response<McpBody> {
+        let c = self
+            .challenge()
+            .with("error", "invalid_request")
+            .with("error_description", why);
+        Self::with_challenge(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", why), c)
+    }
+}
+
+/// A JSON body `{"error": …, "error_description": …}`.
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response<McpBody> {
+    let body = serde_json::json!({"error": error, "error_description": description});
+    let mut r = Response::new(McpBody::full(body.to_string()));
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+/// Whether a query string carries `access_token`.
+fn query_has_token(query: &str) -> bool {
+    form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == "access_token")
+}
+
+/// The token of a `Bearer` credential; `Ok(None)` for another scheme.
+fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
+    if value.len() > MAX_AUTHORIZATION_BYTES {
+        return Err("the Authorization header is too long");
+    }
+    let text = std::str::from_utf8(value).map_err(|_| "the Authorization header is not text")?;
+    let (scheme, rest) = match text.split_once(' ') {
+        Some(parts) => parts,
+        None => (text, ""),
+    };
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Ok(None);
+    }
+    let token = rest.trim_matches(' ');
+    if token.is_empty() {
+        return Err("the Bearer credential has no token");
+    }
+    // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "="s.
+    let body = token.trim_end_matches('=');
+    if body.is_empty()
+        || !body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+    {
+        return Err("the Bearer token is malformed");
+    }
+    Ok(Some(token))
+}
+
+impl ResourceServerBuilder {
+    /// An authorization server whose tokens are accepted (its issuer
+    /// identifier, exactly as its metadata spells it).
+    pub fn authorization_server(mut self, issuer: &str) -> Self {
+        self.metadata.authorization_servers.push(issuer.to_string());
+        self
+    }
+
+    /// The scopes published as `scopes_supported`.
+    pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.metadata.scopes_supported = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The scopes a `401` challenge names (usually the server's
+    /// [default scopes](crate::ServerBuilder::default_scopes)).
+    pub fn challenge_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.default_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The human-readable `resource_name`.
+    pub fn resource_name(mut self, name: &str) -> Self {
+        self.metadata.resource_name = Some(name.to_string());
+        self
+    }
+
+    /// How tokens are verified.
+    pub fn verifier(mut self, verifier: impl TokenVerifier) -> Self {
+        self.verifier = Some(Arc::new(verifier));
+        self
+    }
+
+    /// The resource server; refused without a verifier, without an
+    /// authorization server, or with a resource that is not an absolute
+    /// http(s) URI without a fragment.
+    pub fn build(self) -> Result<ResourceServer, ConfigError> {
+        let resource = &self.metadata.resource;
+        let parts = split_url(resource)
+            .filter(|_| !resource.contains('#'))
+            .ok_or_else(|| ConfigError(format!("the resource {resource:?} is not an absolute http(s) URI without a fragment")))?;
+        if self.metadata.authorization_servers.is_empty() {
+            return Err(ConfigError("no authorization server".into()));
+        }
+        let verifier = self
+            .verifier
+            .ok_or_else(|| ConfigError("no token verifier".into()))?;
+        let inserted = resource_metadata_path(parts.path);
+        let metadata_url = format!("{}{inserted}", parts.origin);
+        let mut paths = vec![inserted];
+        if paths[0] != PRM_WELL_KNOWN {
+            paths.push(PRM_WELL_KNOWN.to_string());
+        }
+        let document = serde_json::to_vec(&self.metadata).unwrap_or_default().into();
+        Ok(ResourceServer {
+            inner: Arc::new(Inner {
+                metadata: self.metadata,
+                document,
+                metadata_url,
+                paths,
+                default_scopes: self.default_scopes,
+                verifier,
+            }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,173 @@
+//! Which OAuth scopes a request needs: the component's own (declared with
+//! `scopes = [...]` in the attribute macros, or set on the builder), else the
+//! server's defaults; and whether a principal's grant covers them.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::catalog::Catalog;
+use super::policy::Item;
+use crate::{Principal, Server};
+
+/// Whether granted scopes satisfy a required one. The default,
+/// [`ExactScopes`], wants the scope itself; a policy of your own can let a
+/// broader scope imply narrower ones.
+///
+/// ```
+/// use snodo::server::ScopePolicy;
+///
+/// /// `files:admin` implies every `files:*` scope.
+/// struct FilesAdmin;
+/// impl ScopePolicy for FilesAdmin {
+///     fn satisfies(&self, granted: &[String], required: &str) -> bool {
+///         granted.iter().any(|g| g == required || (g == "files:admin" && required.starts_with("files:")))
+///     }
+/// }
+/// assert!(FilesAdmin.satisfies(&["files:admin".into()], "files:write"));
+/// ```
+pub trait ScopePolicy: Send + Sync + 'static {
+    /// Whether `granted` covers `required`.
+    fn satisfies(&self, granted: &[String], required: &str) -> bool;
+}
+
+/// A scope is satisfied by itself only.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExactScopes;
+
+impl ScopePolicy for ExactScopes {
+    fn satisfies(&self, granted: &[String], required: &str) -> bool {
+        granted.iter().any(|g| g == required)
+    }
+}
+
+/// The server's scope settings.
+#[derive(Clone)]
+pub(crate) struct ScopeRules {
+    /// What a request needs when its component declares nothing.
+    pub(crate) default: Vec<String>,
+    /// Whether lists leave out what the principal's grant does not cover.
+    pub(crate) hide: bool,
+    pub(crate) policy: Arc<dyn ScopePolicy>,
+}
+
+impl Default for ScopeRules {
+    fn default() -> Self {
+        Self {
+            default: Vec::new(),
+            hide: false,
+            policy: Arc::new(ExactScopes),
+        }
+    }
+}
+
+impl std::fmt::Debug for ScopeRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScopeRules")
+            .field("default", &self.default)
+            .field("hide", &self.hide)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The scopes a component declares (empty when it declares none or is not
+/// found).
+fn declared<'c>(catalog: &'c Catalog, item: Item<'_>) -> &'c [String] {
+    match item {
+        Item::Tool(name) => catalog.tools.get(name).map_or(&[], |e| &e.scopes),
+        Item::Resource(uri) => {
+            if let Some(&i) = catalog.resource_index.get(uri) {
+                return &catalog.resources[i].scopes;
+            }
+            catalog
+                .templates
+                .iter()
+                .find(|e| {
+                    e.listed.get("uriTemplate").and_then(Value::as_str) == Some(uri)
+                        || e.template.as_ref().is_some_and(|t| t.matches(uri).is_some())
+                })
+                .map_or(&[], |e| &e.scopes)
+        }
+        Item::Prompt(name) => catalog
+            .prompt_index
+            .get(name)
+            .map_or(&[], |&i| &catalog.prompts[i].scopes),
+    }
+}
+
+impl Server {
+    /// The scopes a request for `method` with `params` needs over an
+    /// authorized transport: those of the tool, resource or prompt it
+    /// names, else the server's [default scopes](super::ServerBuilder::default_scopes).
+    ///
+    /// ```
+    /// use snodo::prelude::*;
+    ///
+    /// #[snodo::tool(description = "Delete a file", scopes = ["files:write"])]
+    /// async fn delete() -> &'static str { "deleted" }
+    ///
+    /// let server = Server::builder("s", "1").tool(delete).default_scopes(["demo:read"]).build().unwrap();
+    /// let call = serde_json::json!({"name": "delete"});
+    /// assert_eq!(server.required_scopes("tools/call", call.as_object().unwrap()), ["files:write"]);
+    /// assert_eq!(server.required_scopes("tools/list", &Default::default()), ["demo:read"]);
+    /// ```
+    pub fn required_scopes(&self, method: &str, params: &Map<String, Value>) -> Vec<String> {
+        let text = |key: &str| params.get(key).and_then(Value::as_str);
+        let item = match method {
+            "tools/call" => text("name").map(Item::Tool),
+            "resources/read" => text("uri").map(Item::Resource),
+            "prompts/get" => text("name").map(Item::Prompt),
+            _ => None,
+        };
+        let catalog = self.catalog();
+        match item.map(|i| declared(&catalog, i)) {
+            Some(own) if !own.is_empty() => own.to_vec(),
+            _ => self.inner.scopes.default.clone(),
+        }
+    }
+
+    /// Whether `principal`'s grant covers what the request needs; `Err`
+    /// carries every scope the request needs (what a `403
+    /// insufficient_scope` challenge names).
+    pub fn check_scopes(
+        &self,
+        principal: &Principal,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> Result<(), Vec<String>> {
+        let needed = self.required_scopes(method, params);
+        let policy = &self.inner.scopes.policy;
+        if needed
+            .iter()
+            .all(|s| policy.satisfies(&principal.scopes, s))
+        {
+            Ok(())
+        } else {
+            Err(needed)
+        }
+    }
+
+    /// Whether lists show `item` to `principal` (always, unless
+    /// [`hide_unauthorized`](super::ServerBuilder::hide_unauthorized) is on).
+    pub(crate) fn scope_visible(
+        &self,
+        catalog: &Catalog,
+        principal: Option<&Principal>,
+        item: Item<'_>,
+    ) -> bool {
+        let rules = &self.inner.scopes;
+        let Some(principal) = principal.filter(|_| rules.hide) else {
+            return true;
+        };
+        let own = declared(catalog, item);
+        let needed = if own.is_empty() { &rules.default } else { own };
+        needed
+            .iter()
+            .all(|s| rules.policy.satisfies(&principal.scopes, s))
+    }
+
+    /// Whether lists are filtered by scope.
+    pub(crate) fn hides_by_scope(&self) -> bool {
+        self.inner.scopes.hide
+    }
+}
