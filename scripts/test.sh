@@ -3,7 +3,8 @@
 # the official conformance suite (server and client legs), and the interop
 # checks against MCP clients and servers no one here wrote. On first run it
 # installs what it needs (Node 22, the pinned npm packages, the Python SDK,
-# cargo-fuzz) into a cache outside the clone.
+# cargo-fuzz) into a cache outside the clone. The OAuth leg starts a real
+# OpenID Connect provider (oidc-provider, from the npm registry) on 127.0.0.1.
 # Every leg runs even when an earlier one fails; the last line totals every
 # check that ran (a failed leg whose output has no count counts as one failed
 # check; the conformance failures conformance/baseline.yml lists are counted
@@ -32,6 +33,7 @@ leg "the conformance summarizer's own checks" python3 conformance/test_summarize
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
 leg "fuzz: every target builds, replays its regressions and runs 10 s (smoke)" scripts/fuzz.sh 10
+leg "oauth: the resource server and the client against oidc-provider" interop/oauth/run.sh
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh

@@ -17,6 +17,7 @@
 #   conformance="$(ensure_conformance)"  # path of the runner's bin (needs Node 22 on PATH)
 #   inspector="$(ensure_inspector)"      # path of the mcp-inspector bin (needs Node 22 on PATH)
 #   python="$(ensure_python_mcp)"        # python of a venv that has the pinned `mcp`
+#   oidc="$(ensure_oidc_provider)"       # interop/oauth with oidc-provider installed
 #   PATH="$(ensure_cargo_fuzz):$PATH"    # `cargo fuzz` now runs
 #
 # or run it:
@@ -158,47 +159,58 @@ _snodo_npm() (
 
 # npm ci in a project folder of this repository ($1, relative to the repo root)
 # when its node_modules is missing or older than package.json/package-lock.json
-# or was installed under another node; prints node_modules/.bin/$2.
+# or was installed under another node; prints node_modules/$2 ($2 a path
+# inside node_modules that must exist once installed, such as .bin/NAME).
 _snodo_ensure_npm_project() (
     _snodo_strict
-    local rel="$1" binname="$2" proj node_bin stamp want start
+    local rel="$1" inside="$2" proj node_bin stamp want start
     proj="$_snodo_tools_root/$rel"
     [[ -f "$proj/package.json" && -f "$proj/package-lock.json" ]] ||
         _snodo_die "$rel/package.json or $rel/package-lock.json is missing"
     node_bin="$(ensure_node22)"
     stamp="$proj/node_modules/.snodo-tools-stamp"
     want="$(_snodo_hash "$proj/package.json" "$proj/package-lock.json") $("$node_bin/node" --version)"
-    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -e "$proj/node_modules/.bin/$binname" ]]; then
-        printf '%s\n' "$proj/node_modules/.bin/$binname"
+    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -e "$proj/node_modules/$inside" ]]; then
+        printf '%s\n' "$proj/node_modules/$inside"
         return 0
     fi
     _snodo_lock "npm-$(printf '%s' "$proj" | sha256sum | cut -c1-16)"
-    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -e "$proj/node_modules/.bin/$binname" ]]; then
-        printf '%s\n' "$proj/node_modules/.bin/$binname"
+    if [[ -f "$stamp" && "$(<"$stamp")" == "$want" && -e "$proj/node_modules/$inside" ]]; then
+        printf '%s\n' "$proj/node_modules/$inside"
         return 0
     fi
     start=$SECONDS
     _snodo_log "npm ci in $rel"
     (cd "$proj" && _snodo_npm ci --prefer-offline --no-audit --no-fund >&2)
-    [[ -e "$proj/node_modules/.bin/$binname" ]] ||
-        _snodo_die "npm ci in $rel did not install the $binname bin"
+    [[ -e "$proj/node_modules/$inside" ]] ||
+        _snodo_die "npm ci in $rel did not install node_modules/$inside"
     printf '%s\n' "$want" >"$stamp"
     _snodo_log "$rel ready in $(_snodo_elapsed "$start")"
-    printf '%s\n' "$proj/node_modules/.bin/$binname"
+    printf '%s\n' "$proj/node_modules/$inside"
 )
 
 # Installs conformance/ (the pinned @modelcontextprotocol/conformance) and
 # prints the runner's bin. Run it with Node 22 first on PATH.
 ensure_conformance() (
     _snodo_strict
-    _snodo_ensure_npm_project conformance conformance
+    _snodo_ensure_npm_project conformance .bin/conformance
 )
 
 # Installs interop/node/ (the pinned MCP Inspector v2 and server-everything)
 # and prints the mcp-inspector bin. Run it with Node 22 first on PATH.
 ensure_inspector() (
     _snodo_strict
-    _snodo_ensure_npm_project interop/node mcp-inspector
+    _snodo_ensure_npm_project interop/node .bin/mcp-inspector
+)
+
+# Installs interop/oauth/ (the pinned oidc-provider, a real OpenID Connect
+# provider the OAuth tests start) and prints that folder. Run it with Node 22
+# first on PATH.
+ensure_oidc_provider() (
+    _snodo_strict
+    local pkg
+    pkg="$(_snodo_ensure_npm_project interop/oauth oidc-provider/package.json)"
+    cd "$(dirname "$pkg")/../.." && pwd
 )
 
 # Creates <cache>/py-mcp-<version> with the `mcp` pinned in
@@ -302,9 +314,10 @@ _snodo_tools_main() (
             printf 'conformance=%s\n' "$(ensure_conformance)"
             printf 'inspector=%s\n' "$(ensure_inspector)"
             printf 'python_mcp=%s\n' "$(ensure_python_mcp)"
+            printf 'oidc_provider=%s\n' "$(ensure_oidc_provider)"
             printf 'cargo_fuzz_bin=%s\n' "$(ensure_cargo_fuzz)"
             ;;
-        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_cargo_fuzz)
+        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_oidc_provider | ensure_cargo_fuzz)
             [[ $# -eq 1 ]] || _snodo_die "$1 takes no arguments"
             "$1"
             ;;

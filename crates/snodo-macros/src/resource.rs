@@ -14,9 +14,9 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned as _;
 use syn::{Ident, ItemFn, LitInt, LitStr};
 
-use crate::common::{scopes_literal, 
+use crate::common::{
     self, COMPLETE_HELP, FnSignature, Macro, Parts, completion, expect_icons, expect_object,
-    fn_path, optional_json, optional_str, parse_keys, string_literal, u64_literal,
+    fn_path, optional_json, optional_str, parse_keys, scopes_literal, string_literal, u64_literal,
 };
 use crate::json::Node;
 

@@ -6,7 +6,9 @@ use syn::LitStr;
 use syn::parse::{Parse, ParseStream};
 
 use super::signature::TOOL;
-use crate::common::{scopes_literal, expect_icons, expect_object, parse_keys, rule_error, string_literal};
+use crate::common::{
+    expect_icons, expect_object, parse_keys, rule_error, scopes_literal, string_literal,
+};
 use crate::json::Node;
 
 /// Every key the attribute accepts, in the order the docs list them.

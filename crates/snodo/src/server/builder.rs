@@ -9,8 +9,8 @@ use super::catalog::{Catalog, PromptEntry, ResourceEntry};
 use super::error::BuildError;
 use super::extension::Extension;
 use super::policy::Policy;
-use super::scopes::ScopeRules;
 use super::registry::ToolEntry;
+use super::scopes::ScopeRules;
 use super::{EventHub, Inner, Server};
 use std::time::Duration;
 
@@ -158,7 +158,8 @@ impl ServerBuilder {
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides.push(("tool", name.to_string(), scopes));
+        self.scope_overrides
+            .push(("tool", name.to_string(), scopes));
         self
     }
 
@@ -170,7 +171,8 @@ impl ServerBuilder {
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides.push(("resource", uri.to_string(), scopes));
+        self.scope_overrides
+            .push(("resource", uri.to_string(), scopes));
         self
     }
 
@@ -181,7 +183,8 @@ impl ServerBuilder {
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides.push(("prompt", name.to_string(), scopes));
+        self.scope_overrides
+            .push(("prompt", name.to_string(), scopes));
         self
     }
 

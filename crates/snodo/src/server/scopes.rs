@@ -84,7 +84,9 @@ fn declared<'c>(catalog: &'c Catalog, item: Item<'_>) -> &'c [String] {
                 .iter()
                 .find(|e| {
                     e.listed.get("uriTemplate").and_then(Value::as_str) == Some(uri)
-                        || e.template.as_ref().is_some_and(|t| t.matches(uri).is_some())
+                        || e.template
+                            .as_ref()
+                            .is_some_and(|t| t.matches(uri).is_some())
                 })
                 .map_or(&[], |e| &e.scopes)
         }

@@ -307,6 +307,10 @@ impl OAuth {
             if !scopes.is_empty() {
                 query.append_pair("scope", &scopes.join(" "));
             }
+            // OpenID Connect grants offline_access only with consent asked.
+            if scopes.iter().any(|s| s == "offline_access") {
+                query.append_pair("prompt", "consent");
+            }
             query.finish()
         });
         let params = session.complete(url).await?;

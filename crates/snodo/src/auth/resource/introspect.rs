@@ -105,9 +105,9 @@ impl Inner {
 
     fn remember(&self, key: [u8; 32], principal: &Principal) {
         let now_secs = crate::auth::client::now_secs();
-        let lives = principal
-            .expires_at
-            .map_or(self.ttl, |exp| Duration::from_secs(exp.saturating_sub(now_secs)));
+        let lives = principal.expires_at.map_or(self.ttl, |exp| {
+            Duration::from_secs(exp.saturating_sub(now_secs))
+        });
         let keep = self.ttl.min(lives);
         if keep.is_zero() {
             return;

@@ -152,7 +152,12 @@ impl Inner {
     }
 
     async fn jwks_uri(&self) -> Result<String, VerifyError> {
-        if let Some(u) = self.jwks_uri.read().unwrap_or_else(|e| e.into_inner()).clone() {
+        if let Some(u) = self
+            .jwks_uri
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
             return Ok(u);
         }
         for url in server_metadata_urls(&self.issuer) {

@@ -68,7 +68,10 @@ impl std::fmt::Debug for ResourceServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceServer")
             .field("resource", &self.inner.metadata.resource)
-            .field("authorization_servers", &self.inner.metadata.authorization_servers)
+            .field(
+                "authorization_servers",
+                &self.inner.metadata.authorization_servers,
+            )
             .field("verifier", &self.inner.verifier)
             .finish_non_exhaustive()
     }
@@ -152,16 +155,27 @@ impl ResourceServer {
             _ => {
                 let mut r = Response::new(McpBody::empty());
                 *r.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-                r.headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+                r.headers_mut().insert(
+                    header::ALLOW,
+                    HeaderValue::from_static("GET, HEAD, OPTIONS"),
+                );
                 r
             }
         };
         let h = response.headers_mut();
-        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
         if *method == Method::GET || *method == Method::HEAD {
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            h.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("max-age=3600"),
+            );
         }
         response
     }
@@ -266,7 +280,10 @@ impl ResourceServer {
             .challenge()
             .with("error", "invalid_request")
             .with("error_description", why);
-        Self::with_challenge(oauth_error(StatusCode::BAD_REQUEST, "invalid_request", why), c)
+        Self::with_challenge(
+            oauth_error(StatusCode::BAD_REQUEST, "invalid_request", why),
+            c,
+        )
     }
 }
 
@@ -275,8 +292,10 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response<M
     let body = serde_json::json!({"error": error, "error_description": description});
     let mut r = Response::new(McpBody::full(body.to_string()));
     *r.status_mut() = status;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }
 
@@ -323,14 +342,20 @@ impl ResourceServerBuilder {
     }
 
     /// The scopes published as `scopes_supported`.
-    pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.metadata.scopes_supported = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
 
     /// The scopes a `401` challenge names (usually the server's
     /// [default scopes](crate::ServerBuilder::default_scopes)).
-    pub fn challenge_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+    pub fn challenge_scopes<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
         self.default_scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
@@ -354,7 +379,11 @@ impl ResourceServerBuilder {
         let resource = &self.metadata.resource;
         let parts = split_url(resource)
             .filter(|_| !resource.contains('#'))
-            .ok_or_else(|| ConfigError(format!("the resource {resource:?} is not an absolute http(s) URI without a fragment")))?;
+            .ok_or_else(|| {
+                ConfigError(format!(
+                    "the resource {resource:?} is not an absolute http(s) URI without a fragment"
+                ))
+            })?;
         if self.metadata.authorization_servers.is_empty() {
             return Err(ConfigError("no authorization server".into()));
         }
@@ -367,7 +396,9 @@ impl ResourceServerBuilder {
         if paths[0] != PRM_WELL_KNOWN {
             paths.push(PRM_WELL_KNOWN.to_string());
         }
-        let document = serde_json::to_vec(&self.metadata).unwrap_or_default().into();
+        let document = serde_json::to_vec(&self.metadata)
+            .unwrap_or_default()
+            .into();
         Ok(ResourceServer {
             inner: Arc::new(Inner {
                 metadata: self.metadata,

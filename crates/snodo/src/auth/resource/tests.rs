@@ -2,11 +2,21 @@ use super::*;
 
 #[test]
 fn bearer_credentials() {
-    assert_eq!(bearer_token(b"Bearer abc.def-_~+/=="), Ok(Some("abc.def-_~+/==")));
+    assert_eq!(
+        bearer_token(b"Bearer abc.def-_~+/=="),
+        Ok(Some("abc.def-_~+/=="))
+    );
     assert_eq!(bearer_token(b"bearer   tok  "), Ok(Some("tok")));
     assert_eq!(bearer_token(b"Basic dXNlcjpwYXNz"), Ok(None));
     assert_eq!(bearer_token(b"Token"), Ok(None));
-    for bad in [&b"Bearer"[..], b"Bearer ", b"Bearer a b", b"Bearer \"x\"", b"Bearer ==", b"Bearer \xff"] {
+    for bad in [
+        &b"Bearer"[..],
+        b"Bearer ",
+        b"Bearer a b",
+        b"Bearer \"x\"",
+        b"Bearer ==",
+        b"Bearer \xff",
+    ] {
         assert!(bearer_token(bad).is_err(), "{bad:?}");
     }
     assert!(bearer_token(&[b'a'; MAX_AUTHORIZATION_BYTES + 1]).is_err());

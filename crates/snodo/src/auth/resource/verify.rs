@@ -108,21 +108,40 @@ mod tests {
     fn audience_comparison() {
         let r = "http://127.0.0.1:8080/mcp";
         assert!(audience_contains(Some(&json!(r)), r));
-        assert!(audience_contains(Some(&json!("http://127.0.0.1:8080/mcp/")), r));
-        assert!(audience_contains(Some(&json!(["x", "http://127.0.0.1:8080/mcp#f"])), r));
-        assert!(!audience_contains(Some(&json!("http://127.0.0.1:8080/mcp2")), r));
-        assert!(!audience_contains(Some(&json!("HTTP://127.0.0.1:8080/mcp")), r));
+        assert!(audience_contains(
+            Some(&json!("http://127.0.0.1:8080/mcp/")),
+            r
+        ));
+        assert!(audience_contains(
+            Some(&json!(["x", "http://127.0.0.1:8080/mcp#f"])),
+            r
+        ));
+        assert!(!audience_contains(
+            Some(&json!("http://127.0.0.1:8080/mcp2")),
+            r
+        ));
+        assert!(!audience_contains(
+            Some(&json!("HTTP://127.0.0.1:8080/mcp")),
+            r
+        ));
         assert!(!audience_contains(None, r));
         assert!(!audience_contains(Some(&json!(5)), r));
     }
 
     #[test]
     fn claims_become_a_principal() {
-        let p = principal_of(json!({"sub": "u", "azp": "c", "scope": "a  b", "exp": 9, "iss": "i"}));
-        assert_eq!((p.subject.as_str(), p.client_id.as_deref()), ("u", Some("c")));
+        let p =
+            principal_of(json!({"sub": "u", "azp": "c", "scope": "a  b", "exp": 9, "iss": "i"}));
+        assert_eq!(
+            (p.subject.as_str(), p.client_id.as_deref()),
+            ("u", Some("c"))
+        );
         assert_eq!(p.scopes, ["a", "b"]);
         assert_eq!((p.expires_at, p.issuer.as_deref()), (Some(9), Some("i")));
         let p = principal_of(json!({"client_id": "svc", "scp": ["x"]}));
-        assert_eq!((p.subject.as_str(), p.scopes.clone()), ("svc", vec!["x".to_string()]));
+        assert_eq!(
+            (p.subject.as_str(), p.scopes.clone()),
+            ("svc", vec!["x".to_string()])
+        );
     }
 }

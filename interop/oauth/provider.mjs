@@ -1,0 +1,161 @@
+// A real OpenID Connect provider (oidc-provider, pinned in package.json) for
+// snodo's OAuth tests, on 127.0.0.1 only.
+//
+//   node interop/oauth/provider.mjs [--opaque RESOURCE]...
+//
+// Listens on a free port and prints one JSON line: {"issuer": "http://127.0.0.1:PORT"}.
+// Exits when its standard input closes (the test that started it ended).
+//
+// What it offers:
+// - access tokens for any http://127.0.0.1 or http://localhost resource
+//   (RFC 8707 resource indicators), with scopes demo:read and files:write:
+//   signed JWTs (ES256, RFC 9068), or opaque tokens for the resources named
+//   with --opaque (checked with RFC 7662 introspection);
+// - the client_credentials grant for client "svc" (secret "svc-secret",
+//   both scopes) and "reader" (secret "reader-secret", demo:read only);
+// - the authorization code grant with PKCE, dynamic client registration,
+//   and the provider's own login and consent pages (any login, any password);
+// - introspection for client "rs" (secret "rs-secret").
+//
+// Test hooks, under /__test/ (nothing of the provider's own is changed):
+// - POST /__test/sign {claims, header?, rogue?}: a JWT signed with the
+//   provider's access-token key (or, with rogue, a key it does not publish);
+// - POST /__test/jwks/down and /__test/jwks/up: the JWKS answers 503 while down.
+import http from 'node:http';
+import * as jose from 'jose';
+import Provider from 'oidc-provider';
+
+const opaque = new Set();
+for (let i = 2; i < process.argv.length; i += 1) {
+  if (process.argv[i] === '--opaque') opaque.add(process.argv[(i += 1)]);
+}
+
+const SCOPES = 'demo:read files:write';
+const es = await jose.generateKeyPair('ES256', { extractable: true });
+const rs = await jose.generateKeyPair('RS256', { extractable: true });
+const rogue = await jose.generateKeyPair('ES256', { extractable: true });
+const esJwk = { ...(await jose.exportJWK(es.privateKey)), kid: 'es-1', alg: 'ES256', use: 'sig' };
+const rsJwk = { ...(await jose.exportJWK(rs.privateKey)), kid: 'rs-1', alg: 'RS256', use: 'sig' };
+
+let jwksDown = false;
+let handler = (_req, res) => {
+  res.statusCode = 503;
+  res.end();
+};
+
+const server = http.createServer((req, res) => handler(req, res));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+
+const isLocal = (url) => {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' && ['127.0.0.1', 'localhost'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+};
+
+const provider = new Provider(issuer, {
+  clients: [
+    {
+      client_id: 'svc',
+      client_secret: 'svc-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      scope: SCOPES,
+    },
+    {
+      client_id: 'reader',
+      client_secret: 'reader-secret',
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      scope: 'demo:read',
+    },
+    {
+      client_id: 'rs',
+      client_secret: 'rs-secret',
+      grant_types: [],
+      redirect_uris: [],
+      response_types: [],
+    },
+  ],
+  jwks: { keys: [rsJwk, esJwk] },
+  cookies: { keys: ['snodo-test-cookie-key'] },
+  scopes: ['openid', 'offline_access', 'demo:read', 'files:write'],
+  findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+  features: {
+    devInteractions: { enabled: true },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    registration: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: async (_ctx, _client, oneOf) => oneOf,
+      useGrantedResource: async () => true,
+      getResourceServerInfo: async (_ctx, resource) => {
+        if (!isLocal(resource)) throw new Provider.errors.InvalidTarget();
+        return {
+          scope: SCOPES,
+          audience: resource,
+          accessTokenTTL: 600,
+          accessTokenFormat: opaque.has(resource) ? 'opaque' : 'jwt',
+          jwt: { sign: { alg: 'ES256' } },
+        };
+      },
+    },
+  },
+  ttl: { ClientCredentials: 600, AccessToken: 600 },
+});
+
+const readJson = (req) => new Promise((resolve, reject) => {
+  let body = '';
+  req.on('data', (chunk) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    try {
+      resolve(body ? JSON.parse(body) : {});
+    } catch (e) {
+      reject(e);
+    }
+  });
+});
+
+const callback = provider.callback();
+handler = async (req, res) => {
+  const path = new URL(req.url, issuer).pathname;
+  if (path === '/__test/jwks/down' || path === '/__test/jwks/up') {
+    jwksDown = path.endsWith('down');
+    res.end('ok');
+    return;
+  }
+  if (path === '/__test/sign') {
+    const { claims, header, rogue: useRogue } = await readJson(req);
+    const key = useRogue ? rogue.privateKey : es.privateKey;
+    const protectedHeader = { alg: 'ES256', kid: useRogue ? 'rogue-1' : 'es-1', typ: 'at+jwt', ...header };
+    const token = await new jose.SignJWT(claims).setProtectedHeader(protectedHeader).sign(key);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ token, jwk: await jose.exportJWK(es.publicKey) }));
+    return;
+  }
+  if (path === '/jwks' && jwksDown) {
+    res.statusCode = 503;
+    res.end();
+    return;
+  }
+  callback(req, res);
+};
+
+process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+// Whatever the provider logs later goes to stderr: stdout carries the one
+// line above, and whoever reads it may stop reading.
+for (const level of ['log', 'info', 'warn', 'debug']) {
+  console[level] = (...args) => process.stderr.write(`${args.join(' ')}\n`);
+}
+process.stdout.on('error', () => {});
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('close', () => process.exit(0));
+process.stdin.resume();

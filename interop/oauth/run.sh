@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The OAuth tests against a real OpenID Connect provider: installs Node 22
+# and the pinned oidc-provider (scripts/tools.sh), then runs the ignored
+# tests that start it on 127.0.0.1 (crates/snodo/tests/oauth_provider.rs).
+#
+#   interop/oauth/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/tools.sh
+source scripts/tools.sh
+
+node_bin="$(ensure_node22)"
+SNODO_OIDC_DIR="$(ensure_oidc_provider)"
+SNODO_NODE="$node_bin/node"
+export SNODO_OIDC_DIR SNODO_NODE
+cargo test -p snodo --all-features --test oauth_provider -- --ignored
