@@ -48,6 +48,7 @@ pub use registration::client_metadata_document;
 pub use store::{IssuerState, MemoryStore, Registration, TokenSet, TokenStore};
 
 pub(crate) use flow::Refusal;
+#[cfg(all(feature = "auth", feature = "http"))]
 pub(crate) use store::now_secs;
 
 /// The most authorizations one request may cause (initial, step-ups).
