@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The OAuth tests against a real OpenID Connect provider: installs Node 22
 # and the pinned oidc-provider (scripts/tools.sh), then runs the ignored
-# tests that start it on 127.0.0.1 (crates/snodo/tests/oauth_provider.rs).
+# tests that start it on 127.0.0.1 (crates/snodo/tests/oauth_provider.rs,
+# crates/snodo-cli/tests/oauth_login.rs).
 #
 #   interop/oauth/run.sh
 set -euo pipefail
@@ -14,3 +15,4 @@ SNODO_OIDC_DIR="$(ensure_oidc_provider)"
 SNODO_NODE="$node_bin/node"
 export SNODO_OIDC_DIR SNODO_NODE
 cargo test -p snodo --all-features --test oauth_provider -- --ignored
+cargo test -p snodo-cli --all-features --test oauth_login -- --ignored

@@ -3,6 +3,7 @@
 //! TARGET is an `http(s)://` URL or a quoted command line that starts a
 //! stdio server (`"python server.py"`, split like a shell would).
 
+mod auth;
 mod render;
 mod terminal;
 
@@ -35,7 +36,13 @@ Exit codes (client commands):
   3  the server answered with a JSON-RPC error
   4  connection failure (cannot start or reach the server, connection lost)
   5  a request timed out
-  6  the server broke the protocol, or asked for input the CLI cannot give";
+  6  the server broke the protocol, or asked for input the CLI cannot give
+  7  not authorized: the server refused the credentials (snodo login TARGET)
+
+Authorization (http targets): stored OAuth tokens (snodo login TARGET keeps
+them in a file per issuer under ~/.config/snodo/oauth, mode 0600; refreshed
+when they expire), --token TOKEN or SNODO_TOKEN, or --client-id ID
+--client-secret SECRET for the client-credentials grant.";
 
 /// The exit code of a tool result with `isError: true`.
 const EXIT_TOOL_ERROR: u8 = 1;
@@ -49,6 +56,8 @@ const EXIT_CONNECTION: u8 = 4;
 const EXIT_TIMEOUT: u8 = 5;
 /// The exit code of a protocol violation or unanswerable input request.
 const EXIT_PROTOCOL: u8 = 6;
+/// The exit code of a request the server would not authorize.
+const EXIT_AUTH: u8 = 7;
 
 /// The client commands.
 #[derive(Subcommand)]
@@ -71,6 +80,10 @@ pub(crate) enum ClientCommand {
     Complete(Box<CompleteArgs>),
     /// Print change notifications until interrupted: snodo listen TARGET [--tools] [--uri URI].
     Listen(Box<ListenArgs>),
+    /// Log in to a server with OAuth (authorization code with PKCE, a browser on this machine): snodo login TARGET.
+    Login(Box<auth::LoginArgs>),
+    /// Forget the OAuth tokens kept for a server: snodo logout TARGET.
+    Logout(Box<auth::LogoutArgs>),
 }
 
 /// Options every client command takes.
@@ -103,6 +116,8 @@ pub(crate) struct Options {
     /// A root directory offered to servers that ask (repeatable).
     #[arg(long = "root", value_name = "PATH")]
     roots: Vec<String>,
+    #[command(flatten)]
+    auth: auth::AuthOptions,
 }
 
 /// A command that takes only the target.
@@ -217,6 +232,7 @@ impl From<ClientError> for Failure {
             ClientError::Rpc { .. } => EXIT_RPC,
             ClientError::Transport { .. } => EXIT_CONNECTION,
             ClientError::Timeout { .. } => EXIT_TIMEOUT,
+            ClientError::Auth { .. } => EXIT_AUTH,
             _ => EXIT_PROTOCOL,
         };
         Self {
@@ -322,7 +338,23 @@ fn builder(opts: &Options, style: &Style) -> Result<ClientBuilder, Failure> {
 
 /// Connects to TARGET.
 async fn connect(target: &str, opts: &Options, style: &Style) -> Result<Client, Failure> {
-    let b = builder(opts, style)?;
+    let interactive = !opts.no_input && std::io::stdin().is_terminal();
+    let plan = auth::plan(target, &opts.auth, interactive)?;
+    connect_with(target, opts, style, plan).await
+}
+
+async fn connect_with(
+    target: &str,
+    opts: &Options,
+    style: &Style,
+    plan: auth::Plan,
+) -> Result<Client, Failure> {
+    let mut b = builder(opts, style)?;
+    match plan {
+        auth::Plan::Header(value) => b = b.header("authorization", &value),
+        auth::Plan::OAuth(oauth) => b = b.oauth(oauth),
+        auth::Plan::Nothing => {}
+    }
     let stderr = match opts.server_stderr.as_str() {
         "inherit" => StderrMode::Inherit,
         "quiet" | "null" => StderrMode::Null,
@@ -354,6 +386,30 @@ fn print_json(value: &Value) {
 
 async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
     match cmd {
+        ClientCommand::Login(c) => {
+            let oauth = auth::login_oauth(&c)?;
+            let plan = auth::Plan::OAuth(oauth.clone());
+            let client = connect_with(&c.target, &c.opts, style, plan).await?;
+            let outcome = client.discover().await.map(|_| {
+                let Some(issuer) = oauth.issuer() else {
+                    println!("{} did not ask for authorization", c.target);
+                    return 0;
+                };
+                let scopes = oauth.granted_scopes().join(" ");
+                let scopes = if scopes.is_empty() {
+                    "none".into()
+                } else {
+                    scopes
+                };
+                println!(
+                    "Logged in to {} (issuer {issuer}, scopes: {scopes})",
+                    c.target
+                );
+                0
+            });
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Logout(c) => auth::logout(&c),
         ClientCommand::Discover(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             let result = client.discover().await;

@@ -138,6 +138,7 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
 #[snodo::tool(
     description = "Pretends to delete a file, after asking the user to confirm",
     annotations = { "destructiveHint": true },
+    scopes = ["files:write"],
     input_schema = {
         "type": "object",
         "properties": { "path": { "type": "string", "minLength": 1 } },
@@ -278,7 +279,14 @@ fn secret() -> [u8; 32] {
     out
 }
 
-/// The demo server, with the Basic validator installed.
+/// The scope every demo call needs over OAuth (`confirm_delete` needs
+/// `files:write` instead).
+pub(crate) const READ_SCOPE: &str = "demo:read";
+/// The scope `confirm_delete` needs.
+pub(crate) const WRITE_SCOPE: &str = "files:write";
+
+/// The demo server, with the Basic validator installed. Its scopes matter
+/// only when it is served with `--issuer`.
 pub(crate) fn server() -> Server {
     let sealer = StateSealer::new("demo", secret()).expect("a 32-byte secret");
     Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
@@ -293,6 +301,7 @@ pub(crate) fn server() -> Server {
         .resource(Readme)
         .resource(Greetings)
         .prompt(Introduce)
+        .default_scopes([READ_SCOPE])
         .build()
         .expect("the demo server's definitions are valid")
 }

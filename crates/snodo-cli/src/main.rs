@@ -25,7 +25,10 @@ enum Command {
 }
 
 #[derive(Args)]
-#[group(required = true, multiple = false)]
+#[group(skip)]
+#[command(group(
+    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http"])
+))]
 struct DemoArgs {
     /// Serve over stdio (newline-delimited JSON on stdin and stdout).
     #[arg(long)]
@@ -33,6 +36,11 @@ struct DemoArgs {
     /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Protect the HTTP endpoint with OAuth: only JWT access tokens of this
+    /// issuer for the printed URL pass (confirm_delete needs scope
+    /// files:write, everything else demo:read).
+    #[arg(long, value_name = "URL", requires = "http")]
+    issuer: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -72,7 +80,7 @@ fn main() -> ExitCode {
 async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     let server = demo::server();
     if let Some(addr) = args.http {
-        return serve_http(server, addr).await;
+        return serve_http(server, addr, args.issuer.as_deref()).await;
     }
     // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
     let stop = stop_signal();
@@ -82,9 +90,38 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     }
 }
 
-async fn serve_http(server: snodo::Server, addr: SocketAddr) -> std::io::Result<()> {
+async fn serve_http(
+    server: snodo::Server,
+    addr: SocketAddr,
+    issuer: Option<&str>,
+) -> std::io::Result<()> {
+    use snodo::auth::resource::{JwtVerifier, ResourceServer};
     use snodo::transport::http::{HttpListener, HttpOptions};
-    let listener = HttpListener::bind(&server, addr, HttpOptions::new()).await?;
+    // Bound before the options are made: the audience is the bound URL.
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    let bound = socket.listen(1024)?;
+    let mut options = HttpOptions::new();
+    if let Some(issuer) = issuer {
+        // The audience is the URL printed below.
+        let url = format!("http://{}{}", bound.local_addr()?, "/mcp");
+        let rs = ResourceServer::builder(&url)
+            .authorization_server(issuer)
+            .scopes_supported([demo::READ_SCOPE, demo::WRITE_SCOPE])
+            .challenge_scopes([demo::READ_SCOPE])
+            .resource_name("snodo demo")
+            .verifier(JwtVerifier::new(issuer, &url))
+            .build()
+            .map_err(std::io::Error::other)?;
+        options = options.oauth(rs);
+    }
+    let listener = HttpListener::from_listener(&server, bound, options)?;
     let stop = stop_signal();
     println!("{{\"url\":\"{}\"}}", listener.url());
     let events = server.events().clone();

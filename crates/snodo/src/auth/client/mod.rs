@@ -30,6 +30,7 @@
 
 mod authorizer;
 mod credentials;
+mod file_store;
 mod flow;
 pub(crate) mod http;
 mod pkce;
@@ -44,6 +45,7 @@ pub use authorizer::{AuthorizationSession, Authorizer, CallbackParams, Headless,
 pub use credentials::ClientCredentials;
 #[cfg(feature = "auth")]
 pub use credentials::SigningKey;
+pub use file_store::FileStore;
 pub use registration::client_metadata_document;
 pub use store::{IssuerState, MemoryStore, Registration, TokenSet, TokenStore};
 
@@ -145,8 +147,8 @@ struct Config {
 struct Inner {
     config: Config,
     http: http::OAuthHttp,
-    /// The token sent on every request: (issuer, `Bearer ...`).
-    current: Mutex<Option<(String, ::http::HeaderValue)>>,
+    /// The token sent on every request: (issuer, `Bearer ...`, its scopes).
+    current: Mutex<Option<(String, ::http::HeaderValue, Vec<String>)>>,
     /// One flow at a time.
     flow: tokio::sync::Mutex<flow::FlowState>,
 }
@@ -185,6 +187,27 @@ impl OAuth {
         &self.inner.config.store
     }
 
+    /// The issuer of the token in use, once one was obtained.
+    pub fn issuer(&self) -> Option<String> {
+        self.inner
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|(issuer, _, _)| issuer.clone())
+    }
+
+    /// The scopes of the token in use.
+    pub fn granted_scopes(&self) -> Vec<String> {
+        self.inner
+            .current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|(_, _, scopes)| scopes.clone())
+            .unwrap_or_default()
+    }
+
     /// The `Authorization` value to send now, if a token is held.
     pub(crate) fn authorization(&self) -> Option<::http::HeaderValue> {
         self.inner
@@ -192,7 +215,7 @@ impl OAuth {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
-            .map(|(_, v)| v.clone())
+            .map(|(_, v, _)| v.clone())
     }
 
     fn set_current(&self, issuer: &str, tokens: &TokenSet) {
@@ -200,7 +223,7 @@ impl OAuth {
         let mut slot = self.inner.current.lock().unwrap_or_else(|e| e.into_inner());
         *slot = value.map(|mut v| {
             v.set_sensitive(true);
-            (issuer.to_string(), v)
+            (issuer.to_string(), v, tokens.scopes.clone())
         });
     }
 

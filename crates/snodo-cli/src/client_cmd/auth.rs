@@ -1,0 +1,173 @@
+//! OAuth for the client commands: stored tokens (a file per issuer under
+//! the user's config folder, mode 0600), `--token`/`SNODO_TOKEN`, client
+//! credentials, and `snodo login` / `snodo logout`.
+
+use std::sync::Arc;
+
+use clap::Args;
+use snodo::auth::client::{
+    AuthorizationSession, Authorizer, ClientCredentials, FileStore, LoopbackBrowser, OAuth,
+    OAuthError, TokenStore,
+};
+use snodo::auth::metadata::resource_covers;
+use snodo::client::Target;
+use snodo::future::BoxFuture;
+
+use super::{EXIT_AUTH, EXIT_USAGE, Failure, Options};
+
+/// How the client commands authorize.
+#[derive(Args, Clone, Default)]
+pub(crate) struct AuthOptions {
+    /// A bearer token to send as is, instead of stored OAuth tokens (also SNODO_TOKEN).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "SNODO_TOKEN",
+        hide_env_values = true
+    )]
+    pub(crate) token: Option<String>,
+    /// Authorize as this client with the client-credentials grant (with --client-secret).
+    #[arg(long, value_name = "ID", requires = "client_secret")]
+    pub(crate) client_id: Option<String>,
+    /// The secret of --client-id (also SNODO_CLIENT_SECRET).
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "SNODO_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    pub(crate) client_secret: Option<String>,
+}
+
+/// `snodo login`.
+#[derive(Args)]
+pub(crate) struct LoginArgs {
+    /// The server's http(s):// URL.
+    pub(crate) target: String,
+    /// Print the authorization URL without trying to open a browser.
+    #[arg(long)]
+    pub(crate) no_browser: bool,
+    /// The loopback port to receive the redirect on (default: any free port).
+    #[arg(long, value_name = "PORT", default_value_t = 0)]
+    pub(crate) port: u16,
+    #[command(flatten)]
+    pub(crate) opts: Options,
+}
+
+/// `snodo logout`.
+#[derive(Args)]
+pub(crate) struct LogoutArgs {
+    /// The server's http(s):// URL.
+    pub(crate) target: String,
+}
+
+/// An authorizer for commands that must not start a person's login: it
+/// says how to log in instead.
+#[derive(Debug)]
+struct LoginFirst {
+    target: String,
+}
+
+impl Authorizer for LoginFirst {
+    fn start(&self) -> BoxFuture<'_, Result<Box<dyn AuthorizationSession>, OAuthError>> {
+        let why = format!(
+            "not logged in (or the login expired): run `snodo login {}`",
+            self.target
+        );
+        Box::pin(async move { Err(OAuthError::Authorization(why)) })
+    }
+}
+
+fn store() -> Result<FileStore, Failure> {
+    FileStore::default_dir()
+        .map(FileStore::new)
+        .ok_or_else(|| Failure {
+            code: EXIT_AUTH,
+            message:
+                "no config folder for OAuth tokens: set HOME, XDG_CONFIG_HOME or SNODO_CONFIG_DIR"
+                    .into(),
+        })
+}
+
+/// What a command sends: a static `Authorization` header (`--token`), or
+/// OAuth (stored tokens, refreshed; client credentials). `None` for stdio.
+pub(crate) enum Plan {
+    Header(String),
+    OAuth(OAuth),
+    Nothing,
+}
+
+/// The plan for `target` under `auth`; a person's login is started only
+/// when `interactive`, otherwise the command says to run `snodo login`.
+pub(crate) fn plan(target: &str, auth: &AuthOptions, interactive: bool) -> Result<Plan, Failure> {
+    if !Target::is_url(target) {
+        return Ok(Plan::Nothing);
+    }
+    if let Some(token) = &auth.token {
+        return Ok(Plan::Header(format!("Bearer {}", token.trim())));
+    }
+    let mut oauth = OAuth::builder().client_name("snodo");
+    if let Some(id) = &auth.client_id {
+        // A machine's tokens live as long as the command: the stored login
+        // of the person stays as it was.
+        let secret = auth.client_secret.as_deref().unwrap_or_default();
+        return Ok(Plan::OAuth(
+            oauth
+                .client_credentials(ClientCredentials::secret(id, secret))
+                .build(),
+        ));
+    }
+    let store: Arc<dyn TokenStore> = Arc::new(store()?);
+    oauth = oauth.store(store);
+    if interactive {
+        oauth = oauth.authorizer(LoopbackBrowser::new());
+    } else {
+        oauth = oauth.authorizer(LoginFirst {
+            target: target.to_string(),
+        });
+    }
+    Ok(Plan::OAuth(oauth.build()))
+}
+
+/// The OAuth for `snodo login`: the stored registration is reused, the
+/// stored tokens are not (a new authorization always happens).
+pub(crate) fn login_oauth(args: &LoginArgs) -> Result<OAuth, Failure> {
+    if !Target::is_url(&args.target) {
+        return Err(Failure {
+            code: EXIT_USAGE,
+            message: format!("snodo login needs an http(s):// URL, not {:?}", args.target),
+        });
+    }
+    let store: Arc<dyn TokenStore> = Arc::new(store()?.without_tokens());
+    let browser = LoopbackBrowser::new()
+        .port(args.port)
+        .open_browser(!args.no_browser);
+    Ok(OAuth::builder()
+        .client_name("snodo")
+        .store(store)
+        .authorizer(browser)
+        .build())
+}
+
+/// `snodo logout TARGET`: forgets the tokens and registrations kept for the
+/// server at TARGET; prints how many issuers were forgotten.
+pub(crate) fn logout(args: &LogoutArgs) -> Result<u8, Failure> {
+    let store = store()?;
+    let mut forgotten = 0;
+    for state in store.all() {
+        if state
+            .resource
+            .as_deref()
+            .is_some_and(|r| resource_covers(r, &args.target) || r == args.target)
+        {
+            store.remove(&state.issuer);
+            forgotten += 1;
+        }
+    }
+    if forgotten == 0 {
+        println!("Not logged in to {}", args.target);
+    } else {
+        println!("Logged out of {}", args.target);
+    }
+    Ok(0)
+}
