@@ -526,6 +526,9 @@ async fn bench(
         ]) {
             http_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
+        if any(&["http_call_auth_c16"]) {
+            auth_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
+        }
         if any(&["stdio_call_f1", "stdio_call_f64"]) {
             stdio_round(
                 options,
@@ -633,6 +636,54 @@ async fn http_round(
         samples.add("http_list_c16", spec.name, s);
     }
     for (_, server) in servers {
+        server.stop().await;
+    }
+    Ok(())
+}
+
+/// The protected workload: snodo's resource server checking a JWT on every
+/// call, the issuer's keys cached after the first.
+async fn auth_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    let workload = "http_call_auth_c16";
+    let issuer = harness::issuer::Issuer::start().await?;
+    for spec in specs {
+        if report::not_applicable(workload, spec.name).is_some() {
+            continue;
+        }
+        let server = launcher.http_protected(spec, &issuer.url).await?;
+        let mut target = server.target.clone();
+        let url = format!("http://{}{}", target.addr, target.path);
+        let token = issuer.token(&url)?;
+        target.authorization = Some(
+            http::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| e.to_string())?,
+        );
+        http_load::one(&target, Work::Echo, expect_for(spec), 1)
+            .await
+            .map_err(|e| format!("{}: first protected request failed: {e}", spec.name))?;
+        let s = measured!(
+            options,
+            retries,
+            server.pid,
+            format!("{workload} {}", spec.name),
+            http_load::run(
+                &target,
+                Work::Echo,
+                expect_for(spec),
+                16,
+                options.warmup,
+                options.measure,
+            )
+            .await
+        );
+        log_sample(round, workload, spec.name, &s);
+        samples.add(workload, spec.name, s);
         server.stop().await;
     }
     Ok(())

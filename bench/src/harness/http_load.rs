@@ -28,6 +28,8 @@ pub(crate) struct Target {
     pub(crate) host: HeaderValue,
     /// The endpoint path.
     pub(crate) path: String,
+    /// An `Authorization` value sent with every request.
+    pub(crate) authorization: Option<HeaderValue>,
 }
 
 impl Target {
@@ -50,6 +52,7 @@ impl Target {
             addr,
             host: HeaderValue::from_str(authority).map_err(|e| e.to_string())?,
             path: path.to_string(),
+            authorization: None,
         })
     }
 }
@@ -126,6 +129,9 @@ fn request(
         .header("Mcp-Method", method);
     if let Some(name) = name {
         builder = builder.header("Mcp-Name", name);
+    }
+    if let Some(auth) = &target.authorization {
+        builder = builder.header(http::header::AUTHORIZATION, auth.clone());
     }
     builder
         .body(Full::new(Bytes::from(body)))

@@ -2,6 +2,7 @@
 
 pub(crate) mod histogram;
 pub(crate) mod http_load;
+pub(crate) mod issuer;
 pub(crate) mod procs;
 pub(crate) mod report;
 pub(crate) mod stdio_load;

@@ -92,6 +92,18 @@ impl Launcher {
         self.http_with(spec, "--http").await
     }
 
+    /// Starts `spec --http` protected by OAuth with tokens of `issuer`
+    /// (snodo's bench server reads `SNODO_BENCH_ISSUER`).
+    pub(crate) async fn http_protected(
+        &self,
+        spec: &Spec,
+        issuer: &str,
+    ) -> Result<HttpServer, String> {
+        let mut cmd = self.command(spec, "--http");
+        cmd.env("SNODO_BENCH_ISSUER", issuer);
+        self.http_spawned(spec, cmd).await
+    }
+
     /// Starts `spec --http-sessions` (the library's stateful mode for the
     /// initialize era) and waits for its URL line.
     pub(crate) async fn http_sessions(&self, spec: &Spec) -> Result<HttpServer, String> {
@@ -99,8 +111,11 @@ impl Launcher {
     }
 
     async fn http_with(&self, spec: &Spec, mode: &str) -> Result<HttpServer, String> {
-        let mut child = self
-            .command(spec, mode)
+        self.http_spawned(spec, self.command(spec, mode)).await
+    }
+
+    async fn http_spawned(&self, spec: &Spec, mut cmd: Command) -> Result<HttpServer, String> {
+        let mut child = cmd
             .spawn()
             .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
         let stdout = child.stdout.take().expect("piped");

@@ -17,6 +17,10 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
     ("http_call_c16", "HTTP `tools/call echo`, 16 connections"),
     ("http_call_c64", "HTTP `tools/call echo`, 64 connections"),
     (
+        "http_call_auth_c16",
+        "HTTP `tools/call echo`, 16 connections, a JWT access token verified on every call (keys cached; snodo only)",
+    ),
+    (
         "http_list_c16",
         "HTTP `tools/list` (52 tools), 16 connections",
     ),
@@ -150,6 +154,9 @@ fn round1(v: f64) -> f64 {
 
 /// Why a server has no figures for a workload, if it cannot run it.
 pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static str> {
+    if workload == "http_call_auth_c16" && server != "snodo" {
+        return Some("the protected workload measures snodo's own resource server");
+    }
     if server != "ceiling" {
         return None;
     }
@@ -303,6 +310,12 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
     (
         "HTTP tools/call, c=64: req/s",
         "http_call_c64",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call with a JWT verified per call, c=16: req/s",
+        "http_call_auth_c16",
         Field::Rps,
         true,
     ),
@@ -464,6 +477,21 @@ pub(crate) fn goals(runs: &[Run]) -> String {
         };
         let _ = writeln!(out, "- {name}: {} → **{verdict}**", fmt_ratio(r));
     };
+    {
+        // Not a ratio between servers: snodo protected against snodo open.
+        let protected =
+            find(runs, "http_call_auth_c16", "snodo").and_then(|r| value(r, Field::Rps));
+        let open = find(runs, "http_call_c16", "snodo").and_then(|r| value(r, Field::Rps));
+        let r = protected
+            .zip(open)
+            .filter(|(_, o)| *o > 0.0)
+            .map(|(p, o)| p / o);
+        line(
+            "HTTP tools/call c=16 with a JWT verified per call, ≥ 0.8× snodo without",
+            r,
+            r.map(|r| r >= 0.8),
+        );
+    }
     for (peer, min) in [("rmcp", 1.5), ("tower-mcp", 1.5), ("ceiling", 0.6)] {
         let r = ratio(runs, "http_call_c64", peer, Field::Rps);
         line(

@@ -3,6 +3,7 @@
 //! known at run time), served by `HttpListener` or `Server::serve_stdio`.
 
 use serde_json::json;
+use snodo::auth::resource::{JwtVerifier, ResourceServer};
 use snodo::prelude::*;
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
@@ -68,12 +69,22 @@ async fn main() -> std::io::Result<()> {
         // One setup serves both eras: 2026-07-28 statelessly, the
         // initialize era with sessions.
         Mode::Http | Mode::HttpSessions => {
-            let listener = HttpListener::bind(
-                &server,
-                "127.0.0.1:0".parse().expect("a valid address"),
-                HttpOptions::new(),
-            )
-            .await?;
+            let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a valid address");
+            let listener = match std::env::var("SNODO_BENCH_ISSUER") {
+                // The protected workload: every call carries a JWT that is
+                // verified against the issuer's (cached) keys.
+                Ok(issuer) => {
+                    let bound = tokio::net::TcpListener::bind(addr).await?;
+                    let url = format!("http://{}/mcp", bound.local_addr()?);
+                    let rs = ResourceServer::builder(&url)
+                        .authorization_server(&issuer)
+                        .verifier(JwtVerifier::new(&issuer, &url))
+                        .build()
+                        .map_err(std::io::Error::other)?;
+                    HttpListener::from_listener(&server, bound, HttpOptions::new().oauth(rs))?
+                }
+                Err(_) => HttpListener::bind(&server, addr, HttpOptions::new()).await?,
+            };
             announce(&listener.url());
             listener.run(stdin_closed()).await
         }

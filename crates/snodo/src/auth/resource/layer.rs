@@ -21,7 +21,7 @@ use crate::transport::http::McpBody;
 /// use snodo::auth::resource::OAuthLayer;
 ///
 /// let mcp = OAuthLayer::new(rs.clone()).layer(server.http_service());
-/// let mut app = axum::Router::new().route_service("/mcp", mcp);
+/// let mut app: axum::Router = axum::Router::new().route_service("/mcp", mcp);
 /// for path in rs.metadata_paths() {
 ///     app = app.route_service(path, OAuthLayer::new(rs.clone()).layer(server.http_service()));
 /// }

@@ -25,6 +25,7 @@ use snodo::{Arguments, Tool};
     annotations = { "readOnlyHint": true, "destructiveHint": false },
     icons = [{ "src": "data:image/png;base64,AAAA", "sizes": ["any"] }],
     meta = { "com.example/tier": 2 },
+    scopes = ["files:write", "demo:read"],
 )]
 pub async fn r#type(args: Arguments) -> String {
     format!("{:?}", args.get("region"))
@@ -38,4 +39,5 @@ async fn compiled_out(args: Arguments) -> String {
 
 fn main() {
     assert_eq!(Tool::name(&r#type), "every-key.v1");
+    assert_eq!(Tool::required_scopes(&r#type), ["files:write", "demo:read"]);
 }

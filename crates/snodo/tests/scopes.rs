@@ -1,0 +1,246 @@
+//! Required scopes: what a request needs (component, builder, defaults), the
+//! build-time checks, lists that hide what a grant does not cover, and the
+//! HTTP answers of a resource server with a verifier of the application's
+//! own (the provider-backed checks are in `oauth_provider.rs`).
+#![cfg(all(feature = "auth", feature = "http"))]
+
+use http::StatusCode;
+use serde_json::{Map, Value, json};
+use snodo::auth::resource::{ResourceServer, TokenVerifier, VerifyError};
+use snodo::future::BoxFuture;
+use snodo::server::ScopePolicy;
+use snodo::transport::http::{HttpListener, HttpOptions};
+use snodo::{Principal, Server, ServerBuilder, ToolResult, TransportInfo, tool::from_fn};
+
+fn tool(name: &'static str) -> impl snodo::Tool {
+    from_fn(name, move |_, _| async move { Ok(ToolResult::text(name)) })
+}
+
+fn builder() -> ServerBuilder {
+    Server::builder("scopes", "1")
+        .tool(tool("read"))
+        .tool(tool("write"))
+        .tool(tool("admin"))
+        .default_scopes(["demo:read"])
+        .tool_scopes("write", ["files:write"])
+        .tool_scopes("admin", ["files:write", "admin"])
+}
+
+fn params(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+#[test]
+fn requests_need_their_components_scopes_else_the_defaults() {
+    let server = builder().build().unwrap();
+    let need = |m: &str, p: Value| server.required_scopes(m, &params(p));
+    assert_eq!(need("tools/call", json!({"name": "read"})), ["demo:read"]);
+    assert_eq!(
+        need("tools/call", json!({"name": "write"})),
+        ["files:write"]
+    );
+    assert_eq!(
+        need("tools/call", json!({"name": "admin"})),
+        ["files:write", "admin"]
+    );
+    assert_eq!(need("tools/call", json!({"name": "nope"})), ["demo:read"]);
+    assert_eq!(need("tools/list", json!({})), ["demo:read"]);
+    assert_eq!(need("server/discover", json!({})), ["demo:read"]);
+
+    let reader = Principal::new("r").with_scopes(["demo:read"]);
+    let writer = Principal::new("w").with_scopes(["files:write"]);
+    let check = |p: &Principal, name: &str| {
+        server.check_scopes(p, "tools/call", &params(json!({"name": name})))
+    };
+    assert_eq!(check(&reader, "read"), Ok(()));
+    assert_eq!(
+        check(&reader, "write"),
+        Err(vec!["files:write".to_string()])
+    );
+    assert_eq!(check(&writer, "write"), Ok(()));
+    assert_eq!(
+        check(&writer, "admin"),
+        Err(vec!["files:write".to_string(), "admin".to_string()])
+    );
+}
+
+#[test]
+fn scope_mistakes_are_build_errors() {
+    let e = builder().tool_scopes("typo", ["x"]).build().unwrap_err();
+    assert!(
+        e.to_string().contains("\"typo\", which is not registered"),
+        "{e}"
+    );
+    let e = builder().default_scopes(["two words"]).build().unwrap_err();
+    assert!(e.to_string().contains("default scopes"), "{e}");
+    let e = builder().tool_scopes("read", [""]).build().unwrap_err();
+    assert!(e.to_string().contains("must not be empty"), "{e}");
+}
+
+/// `files:admin` implies every `files:*` scope.
+struct Hierarchy;
+
+impl ScopePolicy for Hierarchy {
+    fn satisfies(&self, granted: &[String], required: &str) -> bool {
+        granted
+            .iter()
+            .any(|g| g == required || (g == "files:admin" && required.starts_with("files:")))
+    }
+}
+
+#[test]
+fn a_scope_policy_can_let_broad_scopes_imply_narrow_ones() {
+    let server = builder().scope_policy(Hierarchy).build().unwrap();
+    let admin = Principal::new("a").with_scopes(["files:admin", "admin"]);
+    let call = params(json!({"name": "admin"}));
+    assert_eq!(server.check_scopes(&admin, "tools/call", &call), Ok(()));
+    let exact = builder().build().unwrap();
+    assert!(exact.check_scopes(&admin, "tools/call", &call).is_err());
+}
+
+async fn list(server: &Server, principal: Option<Principal>) -> Vec<String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let transport = TransportInfo {
+        principal,
+        ..Default::default()
+    };
+    let snodo::Dispatched::Reply(reply) = server
+        .dispatch(&serde_json::to_vec(&body).unwrap(), transport)
+        .await
+    else {
+        panic!("a reply");
+    };
+    let v: Value = serde_json::from_slice(&reply.body).unwrap();
+    v["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn lists_can_hide_what_the_grant_does_not_cover() {
+    let hiding = builder().hide_unauthorized(true).build().unwrap();
+    let reader = Principal::new("r").with_scopes(["demo:read"]);
+    assert_eq!(list(&hiding, Some(reader.clone())).await, ["read"]);
+    let writer = Principal::new("w").with_scopes(["demo:read", "files:write"]);
+    assert_eq!(list(&hiding, Some(writer)).await, ["read", "write"]);
+    // Without a principal (stdio, no resource server) nothing is hidden;
+    // by default nothing is hidden either.
+    assert_eq!(list(&hiding, None).await, ["admin", "read", "write"]);
+    let showing = builder().build().unwrap();
+    assert_eq!(
+        list(&showing, Some(reader)).await,
+        ["admin", "read", "write"]
+    );
+}
+
+/// Accepts `reader-token` (demo:read) and `writer-token` (both scopes).
+#[derive(Debug)]
+struct Fixed;
+
+impl TokenVerifier for Fixed {
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>> {
+        Box::pin(async move {
+            match token {
+                "reader-token" => Ok(Principal::new("r").with_scopes(["demo:read"])),
+                "writer-token" => Ok(Principal::new("w").with_scopes(["demo:read", "files:write"])),
+                _ => Err(VerifyError::Invalid("unknown".into())),
+            }
+        })
+    }
+}
+
+async fn post(url: &str, auth: Option<&str>, name: &str) -> (StatusCode, String, String) {
+    use http_body_util::BodyExt;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let mut req = http::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name);
+    if let Some(a) = auth {
+        req = req.header("authorization", a);
+    }
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let resp = client
+        .request(req.body(body.into()).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status();
+    let challenge = resp
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        challenge,
+        String::from_utf8_lossy(&body).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn the_listener_answers_401_403_and_serves_the_metadata() {
+    let bound = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", bound.local_addr().unwrap());
+    let url = format!("{origin}/mcp");
+    let rs = ResourceServer::builder(&url)
+        .authorization_server("http://127.0.0.1:1")
+        .challenge_scopes(["demo:read"])
+        .verifier(Fixed)
+        .build()
+        .unwrap();
+    let listener = HttpListener::from_listener(
+        &builder().build().unwrap(),
+        bound,
+        HttpOptions::new().oauth(rs),
+    )
+    .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(listener.run(async move {
+        let _ = stopped.await;
+    }));
+    let prm = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+
+    let (status, challenge, _) = post(&url, None, "read").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        challenge,
+        format!(r#"Bearer resource_metadata="{prm}", scope="demo:read""#)
+    );
+    let (status, challenge, _) = post(&url, Some("Bearer other"), "read").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge.contains(r#"error="invalid_token""#),
+        "{challenge}"
+    );
+    let (status, _, body) = post(&url, Some("Bearer reader-token"), "read").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, challenge, body) = post(&url, Some("Bearer reader-token"), "write").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(
+        challenge.starts_with(&format!(
+            r#"Bearer resource_metadata="{prm}", error="insufficient_scope", scope="files:write""#
+        )),
+        "{challenge}"
+    );
+    let (status, _, _) = post(&url, Some("Bearer writer-token"), "write").await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, challenge, _) = post(&url, Some("Bearer a b"), "read").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        challenge.contains(r#"error="invalid_request""#),
+        "{challenge}"
+    );
+    drop(stop);
+}

@@ -1,0 +1,6 @@
+#[snodo::tool(description = "Deletes", scopes = ["files:read", "files write"])]
+async fn delete() -> &'static str {
+    "deleted"
+}
+
+fn main() {}
