@@ -526,7 +526,7 @@ async fn bench(
         ]) {
             http_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
-        if any(&["http_call_auth_c16"]) {
+        if any(&["http_call_auth_c16", "http_call_jwt_sig_c16"]) {
             auth_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
         if any(&["stdio_call_f1", "stdio_call_f64"]) {
@@ -651,40 +651,50 @@ async fn auth_round(
     samples: &mut Samples,
     retries: &mut usize,
 ) -> Result<(), String> {
-    let workload = "http_call_auth_c16";
     let issuer = harness::issuer::Issuer::start().await?;
-    for spec in specs {
-        if report::not_applicable(workload, spec.name).is_some() {
+    for (workload, every_call) in [
+        ("http_call_auth_c16", false),
+        ("http_call_jwt_sig_c16", true),
+    ] {
+        if !options.workloads.contains(&workload) {
             continue;
         }
-        let server = launcher.http_protected(spec, &issuer.url).await?;
-        let mut target = server.target.clone();
-        let url = format!("http://{}{}", target.addr, target.path);
-        let token = issuer.token(&url)?;
-        target.authorization = Some(
-            http::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| e.to_string())?,
-        );
-        http_load::one(&target, Work::Echo, expect_for(spec), 1)
-            .await
-            .map_err(|e| format!("{}: first protected request failed: {e}", spec.name))?;
-        let s = measured!(
-            options,
-            retries,
-            server.pid,
-            format!("{workload} {}", spec.name),
-            http_load::run(
-                &target,
-                Work::Echo,
-                expect_for(spec),
-                16,
-                options.warmup,
-                options.measure,
-            )
-            .await
-        );
-        log_sample(round, workload, spec.name, &s);
-        samples.add(workload, spec.name, s);
-        server.stop().await;
+        for spec in specs {
+            if report::not_applicable(workload, spec.name).is_some() {
+                continue;
+            }
+            let server = launcher
+                .http_protected(spec, &issuer.url, every_call)
+                .await?;
+            let mut target = server.target.clone();
+            let url = format!("http://{}{}", target.addr, target.path);
+            let token = issuer.token(&url)?;
+            target.authorization = Some(
+                http::HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|e| e.to_string())?,
+            );
+            http_load::one(&target, Work::Echo, expect_for(spec), 1)
+                .await
+                .map_err(|e| format!("{}: first protected request failed: {e}", spec.name))?;
+            let s = measured!(
+                options,
+                retries,
+                server.pid,
+                format!("{workload} {}", spec.name),
+                http_load::run(
+                    &target,
+                    Work::Echo,
+                    expect_for(spec),
+                    16,
+                    options.warmup,
+                    options.measure,
+                )
+                .await
+            );
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+            server.stop().await;
+        }
     }
     Ok(())
 }

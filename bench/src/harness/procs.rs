@@ -93,14 +93,19 @@ impl Launcher {
     }
 
     /// Starts `spec --http` protected by OAuth with tokens of `issuer`
-    /// (snodo's bench server reads `SNODO_BENCH_ISSUER`).
+    /// (snodo's bench server reads `SNODO_BENCH_ISSUER`; with `every_call`,
+    /// `SNODO_BENCH_JWT_EVERY_CALL`: the signature is checked on every call).
     pub(crate) async fn http_protected(
         &self,
         spec: &Spec,
         issuer: &str,
+        every_call: bool,
     ) -> Result<HttpServer, String> {
         let mut cmd = self.command(spec, "--http");
         cmd.env("SNODO_BENCH_ISSUER", issuer);
+        if every_call {
+            cmd.env("SNODO_BENCH_JWT_EVERY_CALL", "1");
+        }
         self.http_spawned(spec, cmd).await
     }
 

@@ -391,11 +391,11 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let plan = auth::Plan::OAuth(oauth.clone());
             let client = connect_with(&c.target, &c.opts, style, plan).await?;
             let outcome = client.discover().await.map(|_| {
-                let Some(issuer) = oauth.issuer() else {
+                let Some(issuer) = oauth.issuer_for(&c.target) else {
                     println!("{} did not ask for authorization", c.target);
                     return 0;
                 };
-                let scopes = oauth.granted_scopes().join(" ");
+                let scopes = oauth.granted_scopes_for(&c.target).join(" ");
                 let scopes = if scopes.is_empty() {
                     "none".into()
                 } else {

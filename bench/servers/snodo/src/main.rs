@@ -76,9 +76,14 @@ async fn main() -> std::io::Result<()> {
                 Ok(issuer) => {
                     let bound = tokio::net::TcpListener::bind(addr).await?;
                     let url = format!("http://{}/mcp", bound.local_addr()?);
+                    let mut verifier = JwtVerifier::new(&issuer, &url);
+                    if std::env::var_os("SNODO_BENCH_JWT_EVERY_CALL").is_some() {
+                        // The signature checked on every call, nothing remembered.
+                        verifier = verifier.verified_ttl(std::time::Duration::ZERO);
+                    }
                     let rs = ResourceServer::builder(&url)
                         .authorization_server(&issuer)
-                        .verifier(JwtVerifier::new(&issuer, &url))
+                        .verifier(verifier)
                         .build()
                         .map_err(std::io::Error::other)?;
                     HttpListener::from_listener(&server, bound, HttpOptions::new().oauth(rs))?

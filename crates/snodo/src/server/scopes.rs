@@ -117,8 +117,20 @@ impl Server {
         let text = |key: &str| params.get(key).and_then(Value::as_str);
         let item = match method {
             "tools/call" => text("name").map(Item::Tool),
-            "resources/read" => text("uri").map(Item::Resource),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                text("uri").map(Item::Resource)
+            }
             "prompts/get" => text("name").map(Item::Prompt),
+            // Completing a prompt's or a template's argument runs its code.
+            "completion/complete" => {
+                let r = params.get("ref");
+                let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);
+                match field("type") {
+                    Some("ref/prompt") => field("name").map(Item::Prompt),
+                    Some("ref/resource") => field("uri").map(Item::Resource),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         let catalog = self.catalog();

@@ -238,6 +238,7 @@ impl AuthorizationSession for LoopbackSession {
         authorize_url: String,
     ) -> BoxFuture<'static, Result<CallbackParams, OAuthError>> {
         Box::pin(async move {
+            let expected_state = CallbackParams::from_url(&authorize_url).state;
             eprintln!("Open this URL to authorize:\n  {authorize_url}");
             if self.open_browser {
                 open_in_browser(&authorize_url);
@@ -259,6 +260,14 @@ impl AuthorizationSession for LoopbackSession {
                         continue;
                     }
                     let params = CallbackParams::from_url(&target);
+                    // Only the redirect of this authorization ends the wait:
+                    // anything else that finds the port is turned away.
+                    if params.state != expected_state {
+                        let _ = stream
+                            .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                            .await;
+                        continue;
+                    }
                     let page = if params.code.is_some() {
                         "Authorized. You can close this window."
                     } else {

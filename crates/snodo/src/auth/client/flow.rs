@@ -18,13 +18,20 @@ use crate::auth::metadata::{
 /// What the flow remembers between challenges.
 #[derive(Debug, Default)]
 pub(crate) struct FlowState {
+    /// Per endpoint: the issuer of its tokens and the scopes asked so far.
+    endpoints: HashMap<String, EndpointFlow>,
+    /// Authorization server metadata by issuer.
+    metadata: HashMap<String, ServerMetadata>,
+}
+
+/// What one endpoint's flow remembers.
+#[derive(Debug, Default)]
+struct EndpointFlow {
     /// The issuer of the tokens now in use.
     issuer: Option<String>,
     /// Every scope asked for so far from that issuer (step-up asks for the
     /// union).
     requested: Vec<String>,
-    /// Authorization server metadata by issuer.
-    metadata: HashMap<String, ServerMetadata>,
 }
 
 /// What came back with a `401` or `403`.
@@ -54,9 +61,15 @@ impl OAuth {
         endpoint: &str,
         refusal: Refusal<'_>,
     ) -> Result<(), OAuthError> {
-        let mut flow = self.inner.flow.lock().await;
+        let mut guard = self.inner.flow.lock().await;
+        let state_of_flow = &mut *guard;
+        let metadata_cache = &mut state_of_flow.metadata;
+        let flow = state_of_flow
+            .endpoints
+            .entry(endpoint.to_string())
+            .or_default();
         // Another request may have fixed things while this one waited.
-        if refusal.status == 401 && self.authorization().as_ref() != refusal.sent {
+        if self.authorization(endpoint).as_ref() != refusal.sent {
             return Ok(());
         }
         let challenged = refusal.challenge.map(Challenge::scopes).unwrap_or_default();
@@ -97,21 +110,24 @@ impl OAuth {
         let issuer = prm.authorization_servers.first().cloned().ok_or_else(|| {
             OAuthError::Metadata("the resource metadata names no authorization server".into())
         })?;
-        if let Some(old) = flow.issuer.clone()
-            && old != issuer
-        {
-            // A new authorization server: nothing of the old one is reused.
-            self.inner.config.store.remove(&old);
-            self.clear_current();
+        // A new authorization server: nothing of the old one is reused, and
+        // what was kept for it is forgotten once the new one issued a token.
+        let moved_from = flow.issuer.clone().filter(|old| *old != issuer);
+        if moved_from.is_some() {
+            self.clear_current(endpoint);
             flow.requested.clear();
         }
-        flow.issuer = Some(issuer.clone());
-        let meta = match flow.metadata.get(&issuer) {
+        let meta = match metadata_cache.get(&issuer) {
             Some(m) => m.clone(),
             None => {
                 let m = fetch_server_metadata(http, &issuer).await?;
-                flow.metadata.insert(issuer.clone(), m.clone());
+                metadata_cache.insert(issuer.clone(), m.clone());
                 m
+            }
+        };
+        let forget_old = |store: &dyn super::TokenStore| {
+            if let Some(old) = &moved_from {
+                store.remove(old);
             }
         };
 
@@ -132,7 +148,9 @@ impl OAuth {
             {
                 let tokens = tokens.clone();
                 union(&mut flow.requested, &tokens.scopes);
-                self.set_current(&issuer, &tokens);
+                self.set_current(endpoint, &issuer, &tokens)?;
+                flow.issuer = Some(issuer);
+                forget_old(self.inner.config.store.as_ref());
                 return Ok(());
             }
             if let (Some(refresh), Some(reg)) = (
@@ -160,7 +178,9 @@ impl OAuth {
                     state.tokens = Some(fresh.clone());
                     state.resource = Some(prm.resource.clone());
                     self.inner.config.store.save(&state);
-                    self.set_current(&issuer, &fresh);
+                    self.set_current(endpoint, &issuer, &fresh)?;
+                    flow.issuer = Some(issuer);
+                    forget_old(self.inner.config.store.as_ref());
                     return Ok(());
                 }
             }
@@ -198,7 +218,9 @@ impl OAuth {
         state.tokens = Some(tokens.clone());
         state.resource = Some(prm.resource.clone());
         self.inner.config.store.save(&state);
-        self.set_current(&issuer, &tokens);
+        self.set_current(endpoint, &issuer, &tokens)?;
+        flow.issuer = Some(issuer);
+        forget_old(self.inner.config.store.as_ref());
         Ok(())
     }
 
@@ -221,6 +243,24 @@ impl OAuth {
         scopes: &[String],
         state: &mut IssuerState,
     ) -> Result<TokenSet, OAuthError> {
+        {
+            let mut pinned = self
+                .inner
+                .config
+                .credentials_issuer
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match pinned.as_deref() {
+                Some(owner) if owner != meta.issuer => {
+                    return Err(OAuthError::Registration(format!(
+                        "the client credentials belong to {owner}; the server names {}",
+                        meta.issuer
+                    )));
+                }
+                Some(_) => {}
+                None => *pinned = Some(meta.issuer.clone()),
+            }
+        }
         let reg = Registration {
             client_id: credentials.client_id().to_string(),
             client_secret: match credentials {

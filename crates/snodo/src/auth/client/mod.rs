@@ -38,6 +38,7 @@ mod registration;
 mod store;
 pub(crate) mod token;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -142,15 +143,26 @@ struct Config {
     client_metadata_url: Option<String>,
     pre_registered: Vec<(String, Registration)>,
     credentials: Option<ClientCredentials>,
+    /// The issuer the credentials belong to: set, or the first one used.
+    credentials_issuer: Mutex<Option<String>>,
 }
 
 struct Inner {
     config: Config,
     http: http::OAuthHttp,
-    /// The token sent on every request: (issuer, `Bearer ...`, its scopes).
-    current: Mutex<Option<(String, ::http::HeaderValue, Vec<String>)>>,
+    /// The token sent to each endpoint (keyed by the endpoint's URL): a
+    /// token obtained for one server is never sent to another.
+    current: Mutex<HashMap<String, Current>>,
     /// One flow at a time.
     flow: tokio::sync::Mutex<flow::FlowState>,
+}
+
+/// The token in use for one endpoint.
+#[derive(Clone)]
+struct Current {
+    issuer: String,
+    header: ::http::HeaderValue,
+    scopes: Vec<String>,
 }
 
 /// Builds an [`OAuth`].
@@ -162,6 +174,7 @@ pub struct OAuthBuilder {
     client_metadata_url: Option<String>,
     pre_registered: Vec<(String, Registration)>,
     credentials: Option<ClientCredentials>,
+    credentials_issuer: Option<String>,
     allow_insecure_http: bool,
     redirect_uri: String,
 }
@@ -177,6 +190,7 @@ impl OAuth {
             client_metadata_url: None,
             pre_registered: Vec::new(),
             credentials: None,
+            credentials_issuer: None,
             allow_insecure_http: false,
             redirect_uri: "http://127.0.0.1:8976/callback".into(),
         }
@@ -187,48 +201,62 @@ impl OAuth {
         &self.inner.config.store
     }
 
-    /// The issuer of the token in use, once one was obtained.
-    pub fn issuer(&self) -> Option<String> {
+    fn current(&self, endpoint: &str) -> Option<Current> {
         self.inner
             .current
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|(issuer, _, _)| issuer.clone())
+            .get(endpoint)
+            .cloned()
     }
 
-    /// The scopes of the token in use.
-    pub fn granted_scopes(&self) -> Vec<String> {
+    /// The issuer of the token in use for `endpoint` (the URL the client
+    /// connected to), once one was obtained.
+    pub fn issuer_for(&self, endpoint: &str) -> Option<String> {
+        self.current(endpoint).map(|c| c.issuer)
+    }
+
+    /// The scopes of the token in use for `endpoint`.
+    pub fn granted_scopes_for(&self, endpoint: &str) -> Vec<String> {
+        self.current(endpoint).map(|c| c.scopes).unwrap_or_default()
+    }
+
+    /// The `Authorization` value to send to `endpoint`, if a token is held
+    /// for it.
+    pub(crate) fn authorization(&self, endpoint: &str) -> Option<::http::HeaderValue> {
+        self.current(endpoint).map(|c| c.header)
+    }
+
+    fn set_current(
+        &self,
+        endpoint: &str,
+        issuer: &str,
+        tokens: &TokenSet,
+    ) -> Result<(), OAuthError> {
+        let mut header = ::http::HeaderValue::from_str(&format!("Bearer {}", tokens.access_token))
+            .map_err(|_| OAuthError::Token("the access token cannot be sent in a header".into()))?;
+        header.set_sensitive(true);
         self.inner
             .current
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|(_, _, scopes)| scopes.clone())
-            .unwrap_or_default()
+            .insert(
+                endpoint.to_string(),
+                Current {
+                    issuer: issuer.to_string(),
+                    header,
+                    scopes: tokens.scopes.clone(),
+                },
+            );
+        Ok(())
     }
 
-    /// The `Authorization` value to send now, if a token is held.
-    pub(crate) fn authorization(&self) -> Option<::http::HeaderValue> {
+    fn clear_current(&self, endpoint: &str) {
         self.inner
             .current
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map(|(_, v, _)| v.clone())
-    }
-
-    fn set_current(&self, issuer: &str, tokens: &TokenSet) {
-        let value = ::http::HeaderValue::from_str(&format!("Bearer {}", tokens.access_token)).ok();
-        let mut slot = self.inner.current.lock().unwrap_or_else(|e| e.into_inner());
-        *slot = value.map(|mut v| {
-            v.set_sensitive(true);
-            (issuer.to_string(), v, tokens.scopes.clone())
-        });
-    }
-
-    fn clear_current(&self) {
-        *self.inner.current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            .remove(endpoint);
     }
 }
 
@@ -278,9 +306,18 @@ impl OAuthBuilder {
     }
 
     /// Use the client-credentials grant with these credentials instead of
-    /// asking a person.
+    /// asking a person. The credentials are sent only to the first issuer
+    /// a server names (or the one set with
+    /// [`credentials_issuer`](Self::credentials_issuer)); a server that
+    /// later names another issuer is refused rather than handed the secret.
     pub fn client_credentials(mut self, credentials: ClientCredentials) -> Self {
         self.credentials = Some(credentials);
+        self
+    }
+
+    /// The only issuer the client credentials may be sent to.
+    pub fn credentials_issuer(mut self, issuer: &str) -> Self {
+        self.credentials_issuer = Some(issuer.to_string());
         self
     }
 
@@ -309,9 +346,10 @@ impl OAuthBuilder {
                     client_metadata_url: self.client_metadata_url,
                     pre_registered: self.pre_registered,
                     credentials: self.credentials,
+                    credentials_issuer: Mutex::new(self.credentials_issuer),
                 },
                 http,
-                current: Mutex::new(None),
+                current: Mutex::new(HashMap::new()),
                 flow: tokio::sync::Mutex::new(flow::FlowState::default()),
             }),
         }

@@ -164,7 +164,7 @@ impl Inner {
         if !audience_contains(claims.get("aud"), &self.audience) {
             return Err(VerifyError::Invalid("issued for another audience".into()));
         }
-        let principal = principal_of(claims);
+        let principal = principal_of(claims)?;
         self.remember(key, &principal);
         Ok(principal)
     }

@@ -2,12 +2,14 @@
 //! discovered from the issuer's metadata, cached, refreshed on an unknown
 //! `kid` at most once per interval; asymmetric algorithms only.
 
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::verify::{TokenVerifier, VerifyError, audience_contains, principal_of};
 use crate::Principal;
@@ -21,6 +23,12 @@ pub const DEFAULT_JWKS_TTL: Duration = Duration::from_secs(600);
 pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);
 /// Clock skew allowed on `exp`, `nbf` and `iat`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+/// How long the result of checking a token's signature and claims is
+/// reused for the same token (never past its `exp`; dropped whenever the
+/// keys are fetched again).
+pub const DEFAULT_VERIFIED_TTL: Duration = Duration::from_secs(60);
+/// Most verified tokens remembered.
+pub const MAX_VERIFIED: usize = 10_000;
 
 /// Verifies JWT access tokens of one issuer for one audience.
 ///
@@ -29,6 +37,13 @@ pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 /// `iss` is the issuer exactly, its `aud` contains the resource, it has an
 /// `exp` that has not passed and an `nbf` (if any) that has (each with
 /// [`DEFAULT_LEEWAY`]), and its `typ` (if any) is `at+jwt` or `JWT`.
+///
+/// A token that passed is remembered by its SHA-256 for
+/// [`DEFAULT_VERIFIED_TTL`] at most (and never past its `exp`): a client
+/// that sends the same token on every call pays the signature check once,
+/// not on every call. Fetching the keys again forgets every remembered
+/// token; [`verified_ttl`](Self::verified_ttl)`(Duration::ZERO)` turns the
+/// memory off.
 #[derive(Debug, Clone)]
 pub struct JwtVerifier {
     inner: Arc<Inner>,
@@ -45,6 +60,9 @@ struct Inner {
     keys: RwLock<Option<Cached>>,
     fetching: tokio::sync::Mutex<Option<Instant>>,
     http: OAuthHttp,
+    verified_ttl: Duration,
+    /// Tokens that passed, by SHA-256: the principal and until when.
+    verified: std::sync::Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
 }
 
 #[derive(Debug)]
@@ -68,6 +86,8 @@ impl JwtVerifier {
                 keys: RwLock::new(None),
                 fetching: tokio::sync::Mutex::new(None),
                 http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
+                verified_ttl: DEFAULT_VERIFIED_TTL,
+                verified: std::sync::Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -93,6 +113,12 @@ impl JwtVerifier {
     /// The shortest time between fetches ([`DEFAULT_REFRESH_INTERVAL`]).
     pub fn refresh_interval(self, interval: Duration) -> Self {
         self.edit(|i| i.refresh_interval = interval)
+    }
+
+    /// How long a verified token is remembered ([`DEFAULT_VERIFIED_TTL`];
+    /// zero: every call checks the signature).
+    pub fn verified_ttl(self, ttl: Duration) -> Self {
+        self.edit(|i| i.verified_ttl = ttl)
     }
 
     /// Clock skew allowed ([`DEFAULT_LEEWAY`]).
@@ -186,12 +212,14 @@ impl Inner {
         )))
     }
 
-    /// Fetches the keys unless that was tried within the interval; a failed
-    /// fetch keeps the keys there were.
-    async fn refresh(&self) -> Result<(), VerifyError> {
-        let mut last = self.fetching.lock().await;
+    /// Fetches the keys unless that was tried within the interval (`Ok(false)`:
+    /// not tried); a failed fetch keeps the keys there were.
+    async fn refresh(
+        &self,
+        mut last: tokio::sync::MutexGuard<'_, Option<Instant>>,
+    ) -> Result<bool, VerifyError> {
         if last.is_some_and(|at| at.elapsed() < self.refresh_interval) {
-            return Ok(());
+            return Ok(false);
         }
         *last = Some(Instant::now());
         let uri = self.jwks_uri().await?;
@@ -213,23 +241,105 @@ impl Inner {
             keys: set.keys,
             at: Instant::now(),
         });
-        Ok(())
+        // A key may have gone: what it verified is checked again.
+        self.verified
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        Ok(true)
     }
 
+    fn has_keys(&self) -> bool {
+        self.keys.read().map(|k| k.is_some()).unwrap_or(false)
+    }
+
+    /// The key for `kid`: a fresh cached one at once; otherwise after a
+    /// refresh (stale keys keep serving while another request refreshes,
+    /// and when the issuer cannot be reached; a key the issuer no longer
+    /// publishes does not).
     async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<Jwk, VerifyError> {
         let (found, fresh) = self.find(kid, alg);
         if let (Some(key), true) = (&found, fresh) {
             return Ok(key.clone());
         }
-        let refreshed = self.refresh().await;
-        match (self.find(kid, alg).0.or(found), refreshed) {
-            (Some(key), _) => Ok(key),
-            (None, Err(e)) if self.keys.read().map(|k| k.is_none()).unwrap_or(true) => Err(e),
-            (None, _) => Err(VerifyError::Invalid("signed by an unknown key".into())),
+        let refreshed = match self.fetching.try_lock() {
+            Ok(last) => self.refresh(last).await,
+            Err(_) => match &found {
+                Some(stale) => return Ok(stale.clone()),
+                None => {
+                    let last = self.fetching.lock().await;
+                    self.refresh(last).await
+                }
+            },
+        };
+        let unknown = || VerifyError::Invalid("signed by an unknown key".into());
+        match refreshed {
+            // Fetched just now: only what the issuer publishes counts.
+            Ok(true) => self.find(kid, alg).0.ok_or_else(unknown),
+            // Not fetched (too soon): whatever is cached, stale or not.
+            Ok(false) => match self.find(kid, alg).0 {
+                Some(key) => Ok(key),
+                None if !self.has_keys() => Err(VerifyError::Unavailable(
+                    "the issuer's keys could not be fetched".into(),
+                )),
+                None => Err(unknown()),
+            },
+            Err(e) => match found {
+                Some(stale) => Ok(stale),
+                None if !self.has_keys() => Err(e),
+                None => Err(unknown()),
+            },
         }
     }
 
+    /// A remembered verdict for `token`, if it still holds.
+    fn remembered(&self, digest: &[u8; 32]) -> Option<Principal> {
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        match verified.get(digest) {
+            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
+            Some(_) => {
+                verified.remove(digest);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn remember(&self, digest: [u8; 32], principal: &Principal) {
+        let now = crate::auth::client::now_secs();
+        let lives = principal.expires_at.map_or(Duration::ZERO, |exp| {
+            Duration::from_secs(exp.saturating_sub(now))
+        });
+        let keep = self.verified_ttl.min(lives);
+        if keep.is_zero() {
+            return;
+        }
+        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        if verified.len() >= MAX_VERIFIED {
+            let at = Instant::now();
+            verified.retain(|_, (_, until)| *until > at);
+            if verified.len() >= MAX_VERIFIED {
+                verified.clear();
+            }
+        }
+        verified.insert(digest, (principal.clone(), Instant::now() + keep));
+    }
+
     async fn verify(&self, token: &str) -> Result<Principal, VerifyError> {
+        if self.verified_ttl.is_zero() {
+            return self.check(token).await;
+        }
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(p) = self.remembered(&digest) {
+            return Ok(p);
+        }
+        let principal = self.check(token).await?;
+        self.remember(digest, &principal);
+        Ok(principal)
+    }
+
+    /// The signature and claims check.
+    async fn check(&self, token: &str) -> Result<Principal, VerifyError> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| VerifyError::Invalid("not a JWT with a supported algorithm".into()))?;
         if !asymmetric(header.alg) {
@@ -271,7 +381,7 @@ impl Inner {
         if !audience_contains(data.claims.get("aud"), &self.audience) {
             return Err(VerifyError::Invalid("issued for another audience".into()));
         }
-        Ok(principal_of(data.claims))
+        principal_of(data.claims)
     }
 }
 

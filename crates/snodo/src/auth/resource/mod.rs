@@ -34,7 +34,10 @@ use ::http::{Method, Response, StatusCode};
 use bytes::Bytes;
 
 pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
-pub use jwt::{DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL, JwtVerifier};
+pub use jwt::{
+    DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL, DEFAULT_VERIFIED_TTL, JwtVerifier,
+    MAX_VERIFIED,
+};
 pub use layer::{OAuthLayer, OAuthService};
 pub use verify::{TokenVerifier, VerifyError};
 

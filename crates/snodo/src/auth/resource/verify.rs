@@ -82,8 +82,9 @@ pub(crate) fn scopes_of(claims: &Value) -> Vec<String> {
     }
 }
 
-/// A principal from verified claims.
-pub(crate) fn principal_of(claims: Value) -> Principal {
+/// A principal from verified claims; refused when they name no subject
+/// (no `sub`, no `client_id`): principals are told apart by subject.
+pub(crate) fn principal_of(claims: Value) -> Result<Principal, VerifyError> {
     let text = |k: &str| claims.get(k).and_then(Value::as_str).map(str::to_string);
     let client_id = text("client_id").or_else(|| text("azp"));
     let mut p = Principal::new(
@@ -96,7 +97,10 @@ pub(crate) fn principal_of(claims: Value) -> Principal {
     p.expires_at = claims.get("exp").and_then(Value::as_u64);
     p.issuer = text("iss");
     p.claims = claims;
-    p
+    if p.subject.is_empty() {
+        return Err(VerifyError::Invalid("without a subject".into()));
+    }
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -131,14 +135,15 @@ mod tests {
     #[test]
     fn claims_become_a_principal() {
         let p =
-            principal_of(json!({"sub": "u", "azp": "c", "scope": "a  b", "exp": 9, "iss": "i"}));
+            principal_of(json!({"sub": "u", "azp": "c", "scope": "a  b", "exp": 9, "iss": "i"}))
+                .unwrap();
         assert_eq!(
             (p.subject.as_str(), p.client_id.as_deref()),
             ("u", Some("c"))
         );
         assert_eq!(p.scopes, ["a", "b"]);
         assert_eq!((p.expires_at, p.issuer.as_deref()), (Some(9), Some("i")));
-        let p = principal_of(json!({"client_id": "svc", "scp": ["x"]}));
+        let p = principal_of(json!({"client_id": "svc", "scp": ["x"]})).unwrap();
         assert_eq!(
             (p.subject.as_str(), p.scopes.clone()),
             ("svc", vec!["x".to_string()])

@@ -173,8 +173,12 @@ impl Inner {
         for (name, value) in extra {
             headers.insert(name.clone(), value.clone());
         }
-        if let Some(token) = self.oauth.as_ref().and_then(OAuth::authorization) {
-            headers.insert(header::AUTHORIZATION, token);
+        if let Some(oauth) = &self.oauth {
+            // OAuth owns the header: a static one would hide its tokens.
+            headers.remove(header::AUTHORIZATION);
+            if let Some(token) = oauth.authorization(&self.url) {
+                headers.insert(header::AUTHORIZATION, token);
+            }
         }
         req.body(Full::new(body))
             .map_err(|e| ClientError::transport_with("cannot build the HTTP request", e))
