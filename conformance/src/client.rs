@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
-use snodo::auth::client::{ClientCredentials, OAuth, SigningKey};
+use snodo::client::oauth::{ClientCredentials, OAuth, SigningKey};
 use snodo::client::{Client, ClientError, ElicitRequest, Root};
 use snodo::mrtr::{ElicitAction, ElicitResponse};
 

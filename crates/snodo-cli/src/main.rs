@@ -95,7 +95,7 @@ async fn serve_http(
     addr: SocketAddr,
     issuer: Option<&str>,
 ) -> std::io::Result<()> {
-    use snodo::auth::resource::{JwtVerifier, ResourceServer};
+    use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
     use snodo::transport::http::{HttpListener, HttpOptions};
     // Bound before the options are made: the audience is the bound URL.
     let socket = if addr.is_ipv4() {

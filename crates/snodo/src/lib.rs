@@ -81,7 +81,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod auth;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

@@ -6,6 +6,9 @@
 //! `--ignored` (as `scripts/test.sh` does).
 #![cfg(all(feature = "auth", feature = "http", feature = "client"))]
 
+#[allow(unreachable_pub, dead_code)]
+#[path = "../examples/oauth_axum.rs"]
+mod example;
 mod oauth_support;
 
 use std::time::Duration;
@@ -13,14 +16,12 @@ use std::time::Duration;
 use http::{StatusCode, header};
 use oauth_support::{Provider, browse, mcp};
 use serde_json::{Value, json};
-use snodo::auth::client::{
+use snodo::client::Client;
+use snodo::client::oauth::{
     AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, LoopbackBrowser, OAuth,
 };
-use snodo::auth::resource::{
-    Introspection, JwtVerifier, OAuthLayer, ResourceServer, TokenVerifier,
-};
-use snodo::client::Client;
 use snodo::future::BoxFuture;
+use snodo::transport::http::oauth::{Introspection, JwtVerifier, ResourceServer, TokenVerifier};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo::{Context, Server, ToolResult, tool::from_fn};
 use tokio::net::TcpListener;
@@ -87,15 +88,10 @@ async fn listen(listener: TcpListener, url: &str, rs: ResourceServer) -> Running
     }
 }
 
-/// The same server as an axum app: the tower layer in front of
-/// `http_service()`, the metadata routes beside it.
+/// The same server as an axum app, built by `examples/oauth_axum.rs`: the
+/// tower layer in front of `http_service()`, the metadata routes beside it.
 async fn axum_app(listener: TcpListener, url: &str, rs: ResourceServer) -> Running {
-    let server = server();
-    let layer = OAuthLayer::new(rs.clone());
-    let mut app = axum::Router::new().route_service("/mcp", layer.layer(server.http_service()));
-    for path in rs.metadata_paths() {
-        app = app.route_service(path, layer.layer(server.http_service()));
-    }
+    let app = example::app(&server(), &rs);
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(async move {
         axum::serve(listener, app)
@@ -590,7 +586,8 @@ struct TestSession {
 impl Authorizer for TestUser {
     fn start(
         &self,
-    ) -> BoxFuture<'_, Result<Box<dyn AuthorizationSession>, snodo::auth::client::OAuthError>> {
+    ) -> BoxFuture<'_, Result<Box<dyn AuthorizationSession>, snodo::client::oauth::OAuthError>>
+    {
         Box::pin(async move {
             let inner = LoopbackBrowser::new().open_browser(false).start().await?;
             Ok(Box::new(TestSession {
@@ -609,7 +606,7 @@ impl AuthorizationSession for TestSession {
     fn complete(
         self: Box<Self>,
         url: String,
-    ) -> BoxFuture<'static, Result<CallbackParams, snodo::auth::client::OAuthError>> {
+    ) -> BoxFuture<'static, Result<CallbackParams, snodo::client::oauth::OAuthError>> {
         let login = self.login;
         tokio::spawn(browse_later(url.clone(), login));
         self.inner.complete(url)

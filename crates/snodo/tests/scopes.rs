@@ -6,9 +6,9 @@
 
 use http::StatusCode;
 use serde_json::{Map, Value, json};
-use snodo::auth::resource::{ResourceServer, TokenVerifier, VerifyError};
 use snodo::future::BoxFuture;
 use snodo::server::ScopePolicy;
+use snodo::transport::http::oauth::{ResourceServer, TokenVerifier, VerifyError};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo::{Principal, Server, ServerBuilder, ToolResult, TransportInfo, tool::from_fn};
 

@@ -3,8 +3,8 @@
 //! known at run time), served by `HttpListener` or `Server::serve_stdio`.
 
 use serde_json::json;
-use snodo::auth::resource::{JwtVerifier, ResourceServer};
 use snodo::prelude::*;
+use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
 

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use clap::Args;
-use snodo::auth::client::{
+use snodo::client::Target;
+use snodo::client::oauth::{
     AuthorizationSession, Authorizer, ClientCredentials, FileStore, LoopbackBrowser, OAuth,
     OAuthError, TokenStore,
 };
-use snodo::auth::metadata::resource_covers;
-use snodo::client::Target;
 use snodo::future::BoxFuture;
+use snodo::protocol::auth::metadata::resource_covers;
 
 use super::{EXIT_AUTH, EXIT_USAGE, Failure, Options};
 

@@ -108,7 +108,7 @@ pub enum ClientError {
         /// The server's first `WWW-Authenticate` value, if any.
         challenge: Option<String>,
         /// What OAuth failed with, if it tried.
-        source: Option<crate::auth::client::OAuthError>,
+        source: Option<crate::client::oauth::OAuthError>,
     },
     /// A result did not decode into the type asked for.
     Decode {

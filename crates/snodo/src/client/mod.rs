@@ -52,6 +52,7 @@ mod legacy;
 mod listen;
 mod mrtr;
 mod negotiate;
+pub mod oauth;
 mod options;
 mod request;
 mod shared;

@@ -258,7 +258,7 @@ pub(crate) struct Config {
     pub(crate) listen_buffer: usize,
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) max_message_bytes: usize,
-    pub(crate) oauth: Option<crate::auth::client::OAuth>,
+    pub(crate) oauth: Option<crate::client::oauth::OAuth>,
 }
 
 impl Default for Config {
@@ -415,9 +415,9 @@ impl ClientBuilder {
     /// Answers `401` and `403 insufficient_scope` over Streamable HTTP with
     /// OAuth: discovery, registration, the authorization-code or
     /// client-credentials grant, refresh and step-up
-    /// ([`auth::client`](crate::auth::client)). Tokens go in the
+    /// ([`oauth`](crate::client::oauth)). Tokens go in the
     /// `Authorization` header of every request.
-    pub fn oauth(mut self, oauth: crate::auth::client::OAuth) -> Self {
+    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
         self.config.oauth = Some(oauth);
         self
     }

@@ -1,6 +1,7 @@
 //! The MCP 2026-07-28 revision: request `_meta`, versions, the method
 //! catalog, HTTP header rules and result shaping.
 
+pub mod auth;
 pub mod headers;
 pub mod keys;
 pub mod legacy;

@@ -10,7 +10,7 @@ use super::error::BuildError;
 use super::extension::Extension;
 use super::policy::Policy;
 use super::registry::ToolEntry;
-use super::scopes::ScopeRules;
+use super::scope_policy::ScopeRules;
 use super::{EventHub, Inner, Server};
 use std::time::Duration;
 
@@ -153,38 +153,40 @@ impl ServerBuilder {
 
     /// The scopes calling tool `name` needs (replacing what it declares).
     pub fn tool_scopes<S: Into<String>>(
-        mut self,
+        self,
         name: &str,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides
-            .push(("tool", name.to_string(), scopes));
-        self
+        self.component_scopes("tool", name, scopes)
     }
 
     /// The scopes reading the resource at `uri` (a fixed URI, or a
     /// template as registered) needs.
     pub fn resource_scopes<S: Into<String>>(
-        mut self,
+        self,
         uri: &str,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides
-            .push(("resource", uri.to_string(), scopes));
-        self
+        self.component_scopes("resource", uri, scopes)
     }
 
     /// The scopes getting prompt `name` needs.
     pub fn prompt_scopes<S: Into<String>>(
+        self,
+        name: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.component_scopes("prompt", name, scopes)
+    }
+
+    fn component_scopes<S: Into<String>>(
         mut self,
+        kind: &'static str,
         name: &str,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
         let scopes = scopes.into_iter().map(Into::into).collect();
-        self.scope_overrides
-            .push(("prompt", name.to_string(), scopes));
+        self.scope_overrides.push((kind, name.to_string(), scopes));
         self
     }
 

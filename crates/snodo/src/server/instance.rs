@@ -35,7 +35,7 @@ pub(crate) struct Inner {
     pub(crate) validator: Arc<dyn Validator>,
     pub(crate) policy: Option<Arc<dyn policy::Policy>>,
     /// Required OAuth scopes: defaults, list hiding, hierarchy.
-    pub(crate) scopes: super::scopes::ScopeRules,
+    pub(crate) scopes: super::scope_policy::ScopeRules,
     pub(crate) events: EventHub,
     /// Typed state handed to handlers through `State<S>`.
     pub(crate) state: Arc<http::Extensions>,

@@ -24,6 +24,7 @@ mod prompts;
 mod registry;
 mod reply;
 mod resources;
+mod scope_policy;
 mod scopes;
 mod stream;
 
@@ -37,5 +38,5 @@ pub use instance::Server;
 pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
-pub use scopes::{ExactScopes, ScopePolicy};
+pub use scope_policy::{ExactScopes, ScopePolicy};
 pub use stream::{ABANDON_GRACE, ResponseStream};

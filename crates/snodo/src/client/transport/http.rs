@@ -15,19 +15,16 @@ use ::http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming as HyperBody;
-use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use super::pool::{Pool, new_pool};
 use super::sse::Parser;
 use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
-use crate::auth::challenge;
-use crate::auth::client::{MAX_AUTHORIZATIONS, OAuth};
 use crate::client::ClientError;
+use crate::client::oauth::{MAX_AUTHORIZATIONS, OAuth};
 use crate::client::options::BoxFuture;
+use crate::protocol::auth::challenge;
 use crate::wire::{self, RequestId};
 
 /// Most times a broken initialize-era response stream is resumed.
@@ -36,28 +33,6 @@ const MAX_RESUMES: u32 = 5;
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const SESSION_HEADER: &str = crate::protocol::legacy::SESSION_ID_HEADER;
 const VERSION_HEADER: &str = crate::protocol::headers::PROTOCOL_VERSION;
-
-/// The client's HTTP connection pool (also used by OAuth).
-pub(crate) type Pool = HyperClient<HttpsConnector<HttpConnector>, Full<Bytes>>;
-
-/// A keep-alive pool for `http` and `https` (rustls, Mozilla roots).
-pub(crate) fn new_pool() -> Result<Pool, ClientError> {
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(Duration::from_secs(10)));
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(provider)
-        .map_err(|e| ClientError::transport_with("cannot set up TLS", e))?
-        .https_or_http()
-        .enable_http1()
-        .enable_http2()
-        .wrap_connector(http);
-    Ok(HyperClient::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(60))
-        .build(https))
-}
 
 /// The HTTP transport.
 pub(crate) struct HttpTransport {
@@ -245,7 +220,7 @@ impl Inner {
                 ));
             }
             authorizations += 1;
-            let refusal = crate::auth::client::Refusal {
+            let refusal = crate::client::oauth::Refusal {
                 status: status.as_u16(),
                 challenge: bearer,
                 sent: sent.as_ref(),

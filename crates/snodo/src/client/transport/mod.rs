@@ -10,6 +10,7 @@
 
 pub(crate) mod direct;
 pub(crate) mod http;
+pub(crate) mod pool;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 

@@ -27,6 +27,9 @@ mod body;
 mod guard;
 mod legacy;
 mod listener;
+#[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod oauth;
 mod options;
 mod response;
 mod service;

@@ -87,7 +87,7 @@ pub struct HttpOptions {
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
     #[cfg(feature = "auth")]
-    pub(super) oauth: Option<crate::auth::resource::ResourceServer>,
+    pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -340,11 +340,11 @@ impl HttpOptions {
 
     /// Protects the endpoint with OAuth: the listener serves the Protected
     /// Resource Metadata and every MCP request must carry a token the
-    /// [`ResourceServer`](crate::auth::resource::ResourceServer) accepts
-    /// (see [`auth::resource`](crate::auth::resource)). Feature `auth`.
+    /// [`ResourceServer`](crate::transport::http::oauth::ResourceServer) accepts
+    /// (see [`oauth`](crate::transport::http::oauth)). Feature `auth`.
     #[cfg(feature = "auth")]
     #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
-    pub fn oauth(mut self, rs: crate::auth::resource::ResourceServer) -> Self {
+    pub fn oauth(mut self, rs: crate::transport::http::oauth::ResourceServer) -> Self {
         self.oauth = Some(rs);
         self
     }

@@ -132,7 +132,7 @@ struct Config {
     sessions: Arc<dyn SessionStore>,
     /// The OAuth resource server the service applies itself.
     #[cfg(feature = "auth")]
-    oauth: Option<crate::auth::resource::ResourceServer>,
+    oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
 
 impl std::fmt::Debug for Config {
@@ -354,7 +354,7 @@ fn scope_refusal(
 ) -> Option<Response<McpBody>> {
     let rs = transport
         .extensions
-        .get::<crate::auth::resource::ResourceServer>()?;
+        .get::<crate::transport::http::oauth::ResourceServer>()?;
     let principal = transport.principal.as_ref()?;
     match server.check_scopes(principal, &request.method, &request.params) {
         Ok(()) => None,

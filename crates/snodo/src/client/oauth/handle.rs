@@ -1,130 +1,22 @@
-//! OAuth 2.1 in the client: what a Streamable HTTP client does when a server
-//! answers `401` or `403` (feature `client`).
-//!
-//! On a `401` the client reads the challenge, fetches the server's Protected
-//! Resource Metadata (the challenge's `resource_metadata`, else the
-//! path-inserted then the root well-known URL), checks that its `resource`
-//! covers the endpoint, discovers the authorization server's metadata in the
-//! spec's order (checking `issuer` byte for byte and refusing a server
-//! without PKCE S256), finds a client identity (pre-registered, a Client ID
-//! Metadata Document, or dynamic registration), and gets a token: from the
-//! store, by refresh, by the client-credentials grant, or by the
-//! authorization-code flow with PKCE, `state` and the RFC 9207 `iss` check.
-//! Every grant carries `resource`. On a `403 insufficient_scope` it asks for
-//! the union of the scopes it had and the challenged ones (step-up), unless
-//! it already holds them. Registrations and tokens are kept per issuer in a
-//! [`TokenStore`] and never sent to another issuer.
-//!
-//! ```no_run
-//! # async fn run() -> Result<(), snodo::client::ClientError> {
-//! use snodo::auth::client::{LoopbackBrowser, OAuth};
-//! use snodo::client::Client;
-//!
-//! let oauth = OAuth::builder().authorizer(LoopbackBrowser::new()).build();
-//! let client = Client::builder()
-//!     .oauth(oauth)
-//!     .connect("https://mcp.example.com/mcp")
-//!     .await?;
-//! # Ok(()) }
-//! ```
-
-mod authorizer;
-mod credentials;
-mod file_store;
-mod flow;
-pub(crate) mod http;
-mod pkce;
-mod registration;
-mod store;
-pub(crate) mod token;
+//! [`OAuth`]: the configuration, the tokens in use per endpoint, and the
+//! builder.
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-pub use authorizer::{AuthorizationSession, Authorizer, CallbackParams, Headless, LoopbackBrowser};
-pub use credentials::ClientCredentials;
-#[cfg(feature = "auth")]
-pub use credentials::SigningKey;
-pub use file_store::FileStore;
-pub use registration::client_metadata_document;
-pub use store::{IssuerState, MemoryStore, Registration, TokenSet, TokenStore};
-
-pub(crate) use flow::Refusal;
-#[cfg(all(feature = "auth", feature = "http"))]
-pub(crate) use store::now_secs;
-
-/// The most authorizations one request may cause (initial, step-ups).
-pub const MAX_AUTHORIZATIONS: usize = 3;
-
-/// Why authorization failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum OAuthError {
-    /// An OAuth endpoint could not be reached or answered badly.
-    Http(String),
-    /// An endpoint is plain http outside loopback.
-    Insecure(String),
-    /// Discovery failed: no usable Protected Resource Metadata or
-    /// authorization server metadata.
-    Metadata(String),
-    /// The metadata's `resource` does not cover the endpoint.
-    ResourceMismatch {
-        /// What the metadata said.
-        resource: String,
-        /// The endpoint the client talks to.
-        endpoint: String,
-    },
-    /// The metadata's `issuer` is not the issuer it was fetched for.
-    IssuerMismatch {
-        /// The issuer the client asked about.
-        expected: String,
-        /// What the document (or the redirect's `iss`) said.
-        found: String,
-    },
-    /// No way to identify the client to the authorization server.
-    Registration(String),
-    /// The authorization step failed (denied, a bad `state`, no code).
-    Authorization(String),
-    /// The token endpoint refused.
-    Token(String),
-    /// The server wants scopes the client already holds, or more
-    /// authorizations than [`MAX_AUTHORIZATIONS`].
-    InsufficientScope(String),
-    /// The server refused for another reason than scope (`403`).
-    Forbidden(String),
-}
-
-impl fmt::Display for OAuthError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OAuthError::Http(m) => write!(f, "OAuth request failed: {m}"),
-            OAuthError::Insecure(m) => write!(f, "insecure OAuth endpoint: {m}"),
-            OAuthError::Metadata(m) => write!(f, "OAuth discovery failed: {m}"),
-            OAuthError::ResourceMismatch { resource, endpoint } => write!(
-                f,
-                "the protected resource metadata names {resource:?}, which does not cover {endpoint:?}"
-            ),
-            OAuthError::IssuerMismatch { expected, found } => write!(
-                f,
-                "the authorization server answered as {found:?}, not as {expected:?}"
-            ),
-            OAuthError::Registration(m) => write!(f, "client registration failed: {m}"),
-            OAuthError::Authorization(m) => write!(f, "authorization failed: {m}"),
-            OAuthError::Token(m) => write!(f, "the token request failed: {m}"),
-            OAuthError::InsufficientScope(m) => write!(f, "insufficient scope: {m}"),
-            OAuthError::Forbidden(m) => write!(f, "forbidden: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for OAuthError {}
+use super::authorizer::{Authorizer, Headless};
+use super::credentials::ClientCredentials;
+use super::error::OAuthError;
+use super::http::OAuthHttp;
+use super::state::FlowState;
+use super::store::{MemoryStore, Registration, TokenSet, TokenStore};
 
 /// OAuth for one client: configuration, the store, and the flow's state.
 /// Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct OAuth {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 impl fmt::Debug for OAuth {
@@ -136,30 +28,30 @@ impl fmt::Debug for OAuth {
 }
 
 #[derive(Debug)]
-struct Config {
-    authorizer: Arc<dyn Authorizer>,
-    store: Arc<dyn TokenStore>,
-    client_name: String,
-    client_metadata_url: Option<String>,
-    pre_registered: Vec<(String, Registration)>,
-    credentials: Option<ClientCredentials>,
+pub(super) struct Config {
+    pub(super) authorizer: Arc<dyn Authorizer>,
+    pub(super) store: Arc<dyn TokenStore>,
+    pub(super) client_name: String,
+    pub(super) client_metadata_url: Option<String>,
+    pub(super) pre_registered: Vec<(String, Registration)>,
+    pub(super) credentials: Option<ClientCredentials>,
     /// The issuer the credentials belong to: set, or the first one used.
-    credentials_issuer: Mutex<Option<String>>,
+    pub(super) credentials_issuer: Mutex<Option<String>>,
 }
 
-struct Inner {
-    config: Config,
-    http: http::OAuthHttp,
+pub(super) struct Inner {
+    pub(super) config: Config,
+    pub(super) http: OAuthHttp,
     /// The token sent to each endpoint (keyed by the endpoint's URL): a
     /// token obtained for one server is never sent to another.
-    current: Mutex<HashMap<String, Current>>,
+    pub(super) current: Mutex<HashMap<String, Current>>,
     /// One flow at a time.
-    flow: tokio::sync::Mutex<flow::FlowState>,
+    pub(super) flow: tokio::sync::Mutex<FlowState>,
 }
 
 /// The token in use for one endpoint.
 #[derive(Clone)]
-struct Current {
+pub(super) struct Current {
     issuer: String,
     header: ::http::HeaderValue,
     scopes: Vec<String>,
@@ -201,7 +93,7 @@ impl OAuth {
         &self.inner.config.store
     }
 
-    fn current(&self, endpoint: &str) -> Option<Current> {
+    pub(super) fn current(&self, endpoint: &str) -> Option<Current> {
         self.inner
             .current
             .lock()
@@ -227,7 +119,7 @@ impl OAuth {
         self.current(endpoint).map(|c| c.header)
     }
 
-    fn set_current(
+    pub(super) fn set_current(
         &self,
         endpoint: &str,
         issuer: &str,
@@ -251,7 +143,7 @@ impl OAuth {
         Ok(())
     }
 
-    fn clear_current(&self, endpoint: &str) {
+    pub(super) fn clear_current(&self, endpoint: &str) {
         self.inner
             .current
             .lock()
@@ -332,7 +224,7 @@ impl OAuthBuilder {
     pub fn build(self) -> OAuth {
         // Building the connection pool fails only when TLS cannot be set up,
         // which new_pool already reports; fall back to refusing every call.
-        let http = http::OAuthHttp::new(self.allow_insecure_http)
+        let http = OAuthHttp::new(self.allow_insecure_http)
             .expect("the TLS configuration of the HTTP client");
         let authorizer = self
             .authorizer
@@ -350,7 +242,7 @@ impl OAuthBuilder {
                 },
                 http,
                 current: Mutex::new(HashMap::new()),
-                flow: tokio::sync::Mutex::new(flow::FlowState::default()),
+                flow: tokio::sync::Mutex::new(FlowState::default()),
             }),
         }
     }

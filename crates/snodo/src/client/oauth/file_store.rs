@@ -137,7 +137,7 @@ impl TokenStore for FileStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::client::{Registration, TokenSet};
+    use crate::client::oauth::{Registration, TokenSet};
 
     #[test]
     fn states_round_trip_in_private_files() {

@@ -9,8 +9,8 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 
 use super::OAuthError;
-use crate::auth::metadata::{is_loopback, split_url};
-use crate::client::transport::http::{Pool, new_pool};
+use crate::client::transport::pool::{Pool, new_pool};
+use crate::protocol::auth::metadata::{is_loopback, split_url};
 
 /// Largest OAuth response body read (metadata, tokens, registrations).
 pub(crate) const MAX_BODY: usize = 256 * 1024;

@@ -1,31 +1,5 @@
-//! OAuth 2.1 resource server for the Streamable HTTP transport (features
-//! `auth` and `http`): Protected Resource Metadata (RFC 9728), bearer
-//! tokens from the `Authorization` header only, the `WWW-Authenticate`
-//! challenges MCP specifies, and token verification behind
-//! [`TokenVerifier`].
-//!
-//! Built into the listener with [`HttpOptions::oauth`](crate::transport::http::HttpOptions::oauth),
-//! or put in front of [`Server::http_service`](crate::Server::http_service)
-//! as a tower layer ([`OAuthLayer`]). Either way:
-//!
-//! - `GET`/`HEAD` of the metadata (path-inserted and root well-known paths)
-//!   answer the document; `OPTIONS` answers the CORS preflight;
-//! - no `Authorization`: `401` with `Bearer resource_metadata="…"` and the
-//!   default scopes; a token that does not verify: `401
-//!   error="invalid_token"`; a malformed header, several of them, or a
-//!   token in the query string: `400 error="invalid_request"`;
-//! - the verified [`Principal`] reaches [`Context::principal`](crate::Context::principal)
-//!   and [`Policy`](crate::server::Policy); a request whose tool, resource
-//!   or prompt needs scopes the token lacks gets `403
-//!   error="insufficient_scope"` naming every scope it needs.
-//!
-//! There is no helper that forwards the caller's token anywhere: a server
-//! that calls other APIs gets its own tokens.
-
-mod introspect;
-mod jwt;
-mod layer;
-mod verify;
+//! [`ResourceServer`]: its metadata document, the bearer check and the
+//! challenges it answers with.
 
 use std::sync::Arc;
 
@@ -33,17 +7,12 @@ use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Method, Response, StatusCode};
 use bytes::Bytes;
 
-pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
-pub use jwt::{
-    DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL, DEFAULT_VERIFIED_TTL, JwtVerifier,
-    MAX_VERIFIED,
-};
-pub use layer::{OAuthLayer, OAuthService};
-pub use verify::{TokenVerifier, VerifyError};
-
-use super::challenge::Challenge;
-use super::metadata::{PRM_WELL_KNOWN, ResourceMetadata, resource_metadata_path, split_url};
+use super::verify::{TokenVerifier, VerifyError};
 use crate::Principal;
+use crate::protocol::auth::challenge::Challenge;
+use crate::protocol::auth::metadata::{
+    PRM_WELL_KNOWN, ResourceMetadata, resource_metadata_path, split_url,
+};
 use crate::transport::http::McpBody;
 
 /// Longest `Authorization` value read.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::OAuthError;
 use super::http::OAuthHttp;
 use super::store::Registration;
-use crate::auth::metadata::ServerMetadata;
+use crate::protocol::auth::metadata::ServerMetadata;
 
 /// What the client tells a registration endpoint about itself.
 pub(crate) struct ClientInfo<'a> {

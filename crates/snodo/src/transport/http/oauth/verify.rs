@@ -1,9 +1,13 @@
 //! Token verification: the [`TokenVerifier`] trait and what every
 //! verifier shares (audience comparison, claims to [`Principal`]).
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::Principal;
 use crate::future::BoxFuture;
@@ -42,6 +46,86 @@ impl std::error::Error for VerifyError {}
 pub trait TokenVerifier: Send + Sync + fmt::Debug + 'static {
     /// The principal of a valid `token`.
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>>;
+}
+
+/// Verdicts on tokens that passed, by the token's SHA-256 (the token itself
+/// is not kept): each for `ttl` at most and never past the token's `exp`,
+/// `max` at most.
+pub(crate) struct Verdicts {
+    ttl: Duration,
+    max: usize,
+    map: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+}
+
+impl fmt::Debug for Verdicts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verdicts")
+            .field("ttl", &self.ttl)
+            .field("max", &self.max)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Verdicts {
+    pub(crate) fn new(ttl: Duration, max: usize) -> Self {
+        Self {
+            ttl,
+            max,
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn set_ttl(&mut self, ttl: Duration) {
+        self.ttl = ttl;
+    }
+
+    /// Whether verdicts are kept at all.
+    pub(crate) fn enabled(&self) -> bool {
+        !self.ttl.is_zero()
+    }
+
+    pub(crate) fn digest(token: &str) -> [u8; 32] {
+        Sha256::digest(token.as_bytes()).into()
+    }
+
+    /// The principal of a token that passed, while its verdict holds.
+    pub(crate) fn get(&self, digest: &[u8; 32]) -> Option<Principal> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get(digest) {
+            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
+            Some(_) => {
+                map.remove(digest);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Keeps a verdict, for `ttl` and never past the principal's expiry.
+    pub(crate) fn put(&self, digest: [u8; 32], principal: &Principal) {
+        let now = crate::client::oauth::now_secs();
+        let lives = principal
+            .expires_at
+            .map_or(self.ttl, |exp| Duration::from_secs(exp.saturating_sub(now)));
+        let keep = self.ttl.min(lives);
+        if keep.is_zero() {
+            return;
+        }
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= self.max {
+            let at = Instant::now();
+            map.retain(|_, (_, until)| *until > at);
+            if map.len() >= self.max {
+                map.clear();
+            }
+        }
+        map.insert(digest, (principal.clone(), Instant::now() + keep));
+    }
+
+    /// Forgets every verdict.
+    pub(crate) fn clear(&self) {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
 }
 
 /// Whether `aud` (a string or an array of strings) names `resource`,

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::OAuthError;
 use super::http::OAuthHttp;
 use super::store::{Registration, TokenSet, now_secs};
-use crate::auth::metadata::ServerMetadata;
+use crate::protocol::auth::metadata::ServerMetadata;
 
 /// How the client proves its identity at the token endpoint.
 #[derive(Clone, PartialEq, Eq, Debug)]

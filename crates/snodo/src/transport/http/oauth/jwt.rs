@@ -2,20 +2,18 @@
 //! discovered from the issuer's metadata, cached, refreshed on an unknown
 //! `kid` at most once per interval; asymmetric algorithms only.
 
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use super::verify::{TokenVerifier, VerifyError, audience_contains, principal_of};
+use super::verify::{TokenVerifier, Verdicts, VerifyError, audience_contains, principal_of};
 use crate::Principal;
-use crate::auth::client::http::OAuthHttp;
-use crate::auth::metadata::{ServerMetadata, server_metadata_urls};
+use crate::client::oauth::http::OAuthHttp;
 use crate::future::BoxFuture;
+use crate::protocol::auth::metadata::{ServerMetadata, server_metadata_urls};
 
 /// How long fetched keys are trusted before they are fetched again.
 pub const DEFAULT_JWKS_TTL: Duration = Duration::from_secs(600);
@@ -60,9 +58,8 @@ struct Inner {
     keys: RwLock<Option<Cached>>,
     fetching: tokio::sync::Mutex<Option<Instant>>,
     http: OAuthHttp,
-    verified_ttl: Duration,
-    /// Tokens that passed, by SHA-256: the principal and until when.
-    verified: std::sync::Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+    /// Tokens that passed.
+    verified: Verdicts,
 }
 
 #[derive(Debug)]
@@ -86,8 +83,7 @@ impl JwtVerifier {
                 keys: RwLock::new(None),
                 fetching: tokio::sync::Mutex::new(None),
                 http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
-                verified_ttl: DEFAULT_VERIFIED_TTL,
-                verified: std::sync::Mutex::new(HashMap::new()),
+                verified: Verdicts::new(DEFAULT_VERIFIED_TTL, MAX_VERIFIED),
             }),
         }
     }
@@ -118,7 +114,7 @@ impl JwtVerifier {
     /// How long a verified token is remembered ([`DEFAULT_VERIFIED_TTL`];
     /// zero: every call checks the signature).
     pub fn verified_ttl(self, ttl: Duration) -> Self {
-        self.edit(|i| i.verified_ttl = ttl)
+        self.edit(|i| i.verified.set_ttl(ttl))
     }
 
     /// Clock skew allowed ([`DEFAULT_LEEWAY`]).
@@ -242,10 +238,7 @@ impl Inner {
             at: Instant::now(),
         });
         // A key may have gone: what it verified is checked again.
-        self.verified
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.verified.clear();
         Ok(true)
     }
 
@@ -292,49 +285,16 @@ impl Inner {
         }
     }
 
-    /// A remembered verdict for `token`, if it still holds.
-    fn remembered(&self, digest: &[u8; 32]) -> Option<Principal> {
-        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
-        match verified.get(digest) {
-            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
-            Some(_) => {
-                verified.remove(digest);
-                None
-            }
-            None => None,
-        }
-    }
-
-    fn remember(&self, digest: [u8; 32], principal: &Principal) {
-        let now = crate::auth::client::now_secs();
-        let lives = principal.expires_at.map_or(Duration::ZERO, |exp| {
-            Duration::from_secs(exp.saturating_sub(now))
-        });
-        let keep = self.verified_ttl.min(lives);
-        if keep.is_zero() {
-            return;
-        }
-        let mut verified = self.verified.lock().unwrap_or_else(|e| e.into_inner());
-        if verified.len() >= MAX_VERIFIED {
-            let at = Instant::now();
-            verified.retain(|_, (_, until)| *until > at);
-            if verified.len() >= MAX_VERIFIED {
-                verified.clear();
-            }
-        }
-        verified.insert(digest, (principal.clone(), Instant::now() + keep));
-    }
-
     async fn verify(&self, token: &str) -> Result<Principal, VerifyError> {
-        if self.verified_ttl.is_zero() {
+        if !self.verified.enabled() {
             return self.check(token).await;
         }
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(p) = self.remembered(&digest) {
+        let digest = Verdicts::digest(token);
+        if let Some(p) = self.verified.get(&digest) {
             return Ok(p);
         }
         let principal = self.check(token).await?;
-        self.remember(digest, &principal);
+        self.verified.put(digest, &principal);
         Ok(principal)
     }
 

@@ -1,8 +1,6 @@
 //! The decisions taken on a `401` or `403`: discovery, identity, and the
 //! grant that yields the next token.
 
-use std::collections::HashMap;
-
 use super::authorizer::CallbackParams;
 use super::http::OAuthHttp;
 use super::pkce::{Pkce, random_token};
@@ -10,29 +8,10 @@ use super::registration::{ClientInfo, register};
 use super::store::{IssuerState, Registration, TokenSet};
 use super::token::{self, AuthMethod, choose_method};
 use super::{ClientCredentials, OAuth, OAuthError};
-use crate::auth::challenge::Challenge;
-use crate::auth::metadata::{
+use crate::protocol::auth::challenge::Challenge;
+use crate::protocol::auth::metadata::{
     ResourceMetadata, ServerMetadata, resource_covers, resource_metadata_urls, server_metadata_urls,
 };
-
-/// What the flow remembers between challenges.
-#[derive(Debug, Default)]
-pub(crate) struct FlowState {
-    /// Per endpoint: the issuer of its tokens and the scopes asked so far.
-    endpoints: HashMap<String, EndpointFlow>,
-    /// Authorization server metadata by issuer.
-    metadata: HashMap<String, ServerMetadata>,
-}
-
-/// What one endpoint's flow remembers.
-#[derive(Debug, Default)]
-struct EndpointFlow {
-    /// The issuer of the tokens now in use.
-    issuer: Option<String>,
-    /// Every scope asked for so far from that issuer (step-up asks for the
-    /// union).
-    requested: Vec<String>,
-}
 
 /// What came back with a `401` or `403`.
 #[derive(Debug)]

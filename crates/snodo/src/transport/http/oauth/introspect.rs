@@ -1,19 +1,17 @@
 //! Opaque tokens, checked with the issuer's introspection endpoint (RFC
 //! 7662) and cached no longer than they live.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use ::http::{HeaderValue, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
-use super::verify::{TokenVerifier, VerifyError, audience_contains, principal_of};
+use super::verify::{TokenVerifier, Verdicts, VerifyError, audience_contains, principal_of};
 use crate::Principal;
-use crate::auth::client::http::OAuthHttp;
+use crate::client::oauth::http::OAuthHttp;
 use crate::future::BoxFuture;
 
 /// The longest an introspection answer is reused.
@@ -38,8 +36,7 @@ struct Inner {
     issuer: String,
     audience: String,
     authorization: HeaderValue,
-    ttl: Duration,
-    cache: Mutex<HashMap<[u8; 32], (Principal, Instant)>>,
+    cache: Verdicts,
     http: OAuthHttp,
 }
 
@@ -74,8 +71,7 @@ impl Introspection {
                 issuer: issuer.to_string(),
                 audience: audience.to_string(),
                 authorization,
-                ttl: DEFAULT_CACHE_TTL,
-                cache: Mutex::new(HashMap::new()),
+                cache: Verdicts::new(DEFAULT_CACHE_TTL, MAX_CACHED),
                 http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
             }),
         }
@@ -84,48 +80,16 @@ impl Introspection {
     /// How long an answer may be reused ([`DEFAULT_CACHE_TTL`]; zero: never).
     pub fn cache_ttl(mut self, ttl: Duration) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
-            inner.ttl = ttl;
+            inner.cache.set_ttl(ttl);
         }
         self
     }
 }
 
 impl Inner {
-    fn cached(&self, key: &[u8; 32]) -> Option<Principal> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        match cache.get(key) {
-            Some((p, until)) if Instant::now() < *until => Some(p.clone()),
-            Some(_) => {
-                cache.remove(key);
-                None
-            }
-            None => None,
-        }
-    }
-
-    fn remember(&self, key: [u8; 32], principal: &Principal) {
-        let now_secs = crate::auth::client::now_secs();
-        let lives = principal.expires_at.map_or(self.ttl, |exp| {
-            Duration::from_secs(exp.saturating_sub(now_secs))
-        });
-        let keep = self.ttl.min(lives);
-        if keep.is_zero() {
-            return;
-        }
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= MAX_CACHED {
-            let now = Instant::now();
-            cache.retain(|_, (_, until)| *until > now);
-            if cache.len() >= MAX_CACHED {
-                cache.clear();
-            }
-        }
-        cache.insert(key, (principal.clone(), Instant::now() + keep));
-    }
-
     async fn verify(&self, token: &str) -> Result<Principal, VerifyError> {
-        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if let Some(p) = self.cached(&key) {
+        let key = Verdicts::digest(token);
+        if let Some(p) = self.cache.get(&key) {
             return Ok(p);
         }
         let answer = self
@@ -149,7 +113,7 @@ impl Inner {
         if claims.get("active") != Some(&Value::Bool(true)) {
             return Err(VerifyError::Invalid("not active".into()));
         }
-        let now = crate::auth::client::now_secs();
+        let now = crate::client::oauth::now_secs();
         match claims.get("exp") {
             Some(exp) if exp.as_u64().is_none_or(|exp| exp <= now) => {
                 return Err(VerifyError::Invalid("expired".into()));
@@ -165,7 +129,7 @@ impl Inner {
             return Err(VerifyError::Invalid("issued for another audience".into()));
         }
         let principal = principal_of(claims)?;
-        self.remember(key, &principal);
+        self.cache.put(key, &principal);
         Ok(principal)
     }
 }

@@ -32,7 +32,7 @@ impl CallbackParams {
     /// Reads the query of a redirect URL (or a bare query string).
     ///
     /// ```
-    /// use snodo::auth::client::CallbackParams;
+    /// use snodo::client::oauth::CallbackParams;
     /// let p = CallbackParams::from_url("http://127.0.0.1:9/callback?code=c%2B1&state=s&iss=http%3A%2F%2Fa");
     /// assert_eq!(p.code.as_deref(), Some("c+1"));
     /// assert_eq!(p.iss.as_deref(), Some("http://a"));

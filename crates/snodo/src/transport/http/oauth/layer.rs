@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use ::http::{Request, Response};
 
-use super::ResourceServer;
+use super::server::ResourceServer;
 use crate::transport::http::McpBody;
 
 /// Puts a [`ResourceServer`] in front of a service that answers
@@ -17,8 +17,8 @@ use crate::transport::http::McpBody;
 /// request's extensions to the service.
 ///
 /// ```
-/// # fn demo(server: snodo::Server, rs: snodo::auth::resource::ResourceServer) {
-/// use snodo::auth::resource::OAuthLayer;
+/// # fn demo(server: snodo::Server, rs: snodo::transport::http::oauth::ResourceServer) {
+/// use snodo::transport::http::oauth::OAuthLayer;
 ///
 /// let mcp = OAuthLayer::new(rs.clone()).layer(server.http_service());
 /// let mut app: axum::Router = axum::Router::new().route_service("/mcp", mcp);
