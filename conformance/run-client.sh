@@ -15,7 +15,8 @@ source scripts/tools.sh
 PATH="$(ensure_node22):$PATH"
 export PATH
 runner="$(ensure_conformance)"
-cargo build --quiet -p snodo-conformance
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo-conformance
 client="$PWD/target/debug/snodo-conformance client"
 
 auth_2025=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3

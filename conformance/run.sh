@@ -16,7 +16,8 @@ source scripts/tools.sh
 PATH="$(ensure_node22):$PATH"
 export PATH
 runner="$(ensure_conformance)"
-cargo build --quiet -p snodo-conformance
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo-conformance
 fixture="$PWD/target/debug/snodo-conformance"
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)

@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools.sh
 source scripts/tools.sh
 
-cargo build --quiet -p snodo-cli
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo
 snodo="$PWD/target/debug/snodo"
 python="$(ensure_python_mcp)"
 node_bin="$(ensure_node22)"

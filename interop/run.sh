@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools.sh
 source scripts/tools.sh
 
-cargo build --quiet -p snodo-cli
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo
 snodo="$PWD/target/debug/snodo"
 python="$(ensure_python_mcp)"
 ensure_inspector >/dev/null
@@ -86,7 +87,8 @@ out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)
 check "inspector, http: call add" '"sum":5' "${out//\"sum\": 5/\"sum\":5}"
 
 # --- the conformance fixture, which also serves listen streams -------------
-cargo build --quiet -p snodo-conformance
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo-conformance
 coproc FIXTURE { exec "$PWD/target/debug/snodo-conformance" server --port 0; }
 fixture_pid=$FIXTURE_PID
 trap 'kill $server_pid $fixture_pid 2>/dev/null || true; rm -f "$fifo"' EXIT

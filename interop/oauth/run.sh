@@ -14,5 +14,4 @@ node_bin="$(ensure_node22)"
 SNODO_OIDC_DIR="$(ensure_oidc_provider)"
 SNODO_NODE="$node_bin/node"
 export SNODO_OIDC_DIR SNODO_NODE
-cargo test -p snodo --all-features --test oauth_provider -- --ignored
-cargo test -p snodo-cli --all-features --test oauth_login -- --ignored
+cargo test --all-features --test oauth_provider --test oauth_login -- --ignored
