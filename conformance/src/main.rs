@@ -10,6 +10,7 @@ mod client;
 mod fixtures;
 mod legacy;
 mod mrtr;
+mod tasks;
 
 use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
@@ -52,6 +53,7 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let builder = mrtr::register(builder, sealer);
     let builder = catalog::register(builder);
     let builder = legacy::register(builder);
+    let builder = tasks::register(builder);
     Ok(builder.build()?)
 }
 

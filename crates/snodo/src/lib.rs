@@ -98,6 +98,7 @@ pub mod protocol;
 pub mod resource;
 pub mod schema;
 pub mod server;
+pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;

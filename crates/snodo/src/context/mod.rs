@@ -108,6 +108,8 @@ pub(crate) struct RequestInfo {
     pub(crate) events: crate::events::EventHub,
     /// The state registered with `ServerBuilder::state`.
     pub(crate) state: Arc<http::Extensions>,
+    /// The task the handler runs for, when it runs as one.
+    pub(crate) task_id: Option<String>,
 }
 
 /// What the transport attached to a request.
@@ -163,6 +165,7 @@ impl Context {
                 arguments: None,
                 events: crate::events::EventHub::default(),
                 state: Arc::default(),
+                task_id: None,
             },
             CancelSignal::new(),
         )
@@ -327,6 +330,23 @@ impl Context {
     /// take it as a [`State<S>`](crate::extract::State) parameter.
     pub fn state<S: Send + Sync + 'static>(&self) -> Option<&S> {
         self.inner.state.get::<S>()
+    }
+
+    /// The id of the task this call runs as, when it runs as one (see
+    /// [`crate::task`]); `None` for a call answered inline.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task_id.as_deref()
+    }
+
+    /// Whether the request declared the Tasks extension
+    /// (`io.modelcontextprotocol/tasks`) in its `_meta`.
+    pub fn allows_tasks(&self) -> bool {
+        !crate::protocol::Revision::parse(self.protocol_version()).is_some_and(|r| r.is_legacy())
+            && self
+                .client_capabilities()
+                .get("extensions")
+                .and_then(|e| e.get(crate::task::EXTENSION))
+                .is_some_and(|v| !v.is_null())
     }
 
     /// The server's event hub, to announce list changes and resource updates.

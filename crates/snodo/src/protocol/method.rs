@@ -24,6 +24,12 @@ pub enum Method {
     Complete,
     /// `subscriptions/listen`
     Listen,
+    /// `tasks/get` (the Tasks extension)
+    TasksGet,
+    /// `tasks/update` (the Tasks extension)
+    TasksUpdate,
+    /// `tasks/cancel` (the Tasks extension)
+    TasksCancel,
 }
 
 impl Method {
@@ -40,6 +46,9 @@ impl Method {
             "prompts/get" => Method::PromptsGet,
             "completion/complete" => Method::Complete,
             "subscriptions/listen" => Method::Listen,
+            "tasks/get" => Method::TasksGet,
+            "tasks/update" => Method::TasksUpdate,
+            "tasks/cancel" => Method::TasksCancel,
             _ => return None,
         })
     }
@@ -57,13 +66,28 @@ impl Method {
             Method::PromptsGet => "prompts/get",
             Method::Complete => "completion/complete",
             Method::Listen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
         }
+    }
+
+    /// Whether the method belongs to the Tasks extension.
+    pub fn is_task_method(self) -> bool {
+        matches!(
+            self,
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel
+        )
     }
 
     /// The server capability that must be advertised for the method to exist.
     pub fn capability(self) -> Option<&'static str> {
         match self {
-            Method::Discover | Method::Listen => None,
+            Method::Discover
+            | Method::Listen
+            | Method::TasksGet
+            | Method::TasksUpdate
+            | Method::TasksCancel => None,
             Method::ToolsList | Method::ToolsCall => Some("tools"),
             Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
                 Some("resources")
@@ -78,6 +102,7 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some("name"),
             Method::ResourcesRead => Some("uri"),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
             _ => None,
         }
     }

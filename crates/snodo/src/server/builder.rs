@@ -12,6 +12,7 @@ use super::policy::Policy;
 use super::registry::ToolEntry;
 use super::scope_policy::ScopeRules;
 use super::{EventHub, Inner, Server};
+use crate::task::TaskOptions;
 use std::time::Duration;
 
 use crate::prompt::Prompt;
@@ -67,6 +68,7 @@ pub struct ServerBuilder {
     revisions: Vec<Revision>,
     input_timeout: Duration,
     request_timeout: Duration,
+    tasks: Option<TaskOptions>,
 }
 
 impl ServerBuilder {
@@ -95,6 +97,7 @@ impl ServerBuilder {
             revisions: Revision::ALL.to_vec(),
             input_timeout: super::legacy::DEFAULT_INPUT_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            tasks: None,
         }
     }
 
@@ -313,6 +316,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Runs tasks (the `io.modelcontextprotocol/tasks` extension) with these
+    /// settings and store; see [`crate::task`]. Without this call a server
+    /// whose tools support tasks keeps them in a
+    /// [`MemoryTaskStore`](crate::task::MemoryTaskStore).
+    pub fn tasks(mut self, options: TaskOptions) -> Self {
+        self.tasks = Some(options);
+        self
+    }
+
     /// Checks every component and compiles the server.
     pub fn build(self) -> Result<Server, BuildError> {
         if self.page_size == 0 {
@@ -366,8 +378,14 @@ impl ServerBuilder {
                 }
             }
         }
-        let tools = tools.into_iter().map(Arc::new).collect();
-        let catalog = Catalog::new(tools, resources, prompts, self.extensions)?;
+        let tools: Vec<Arc<ToolEntry>> = tools.into_iter().map(Arc::new).collect();
+        let tasks = self.tasks.or_else(|| {
+            tools
+                .iter()
+                .any(|t| t.task != crate::task::TaskSupport::Never)
+                .then(TaskOptions::memory)
+        });
+        let catalog = Catalog::new(tools, resources, prompts, self.extensions, tasks.is_some())?;
         let info = Value::Object(self.info);
         let result_tail = format!(
             "\"resultType\":\"complete\",\"_meta\":{{{}:{}}}",
@@ -393,6 +411,7 @@ impl ServerBuilder {
                 revisions: self.revisions,
                 input_timeout: self.input_timeout,
                 request_timeout: self.request_timeout,
+                tasks: tasks.map(|t| Arc::new(super::tasks::Engine::new(t))),
             }),
         })
     }

@@ -13,6 +13,7 @@ use super::reply::Failure;
 use super::{Server, outcome};
 use crate::protocol::headers;
 use crate::schema::{CompiledSchema, ValidationError};
+use crate::task::TaskSupport;
 use crate::tool::{Arguments, ResultShape, ToolResult};
 use crate::{Context, Error};
 
@@ -67,8 +68,22 @@ impl Server {
             .shared_arguments()
             .unwrap_or_else(|| Arc::new(Value::Object(Map::new())));
         let caps = cx.client_capabilities().clone();
+        let allowed = cx.allows_tasks() && self.task_engine().is_some();
+        if entry.task == TaskSupport::Required && !allowed {
+            return Err(Failure::ok(super::tasks::missing_extension()));
+        }
+        let as_task = allowed && entry.task != TaskSupport::Never;
         let result = match admit(entry, &args)? {
             Some(refusal) => refusal,
+            None if as_task => {
+                let arguments = Arguments::shared(args);
+                let first = entry.tool.before_task_boxed(&arguments, &cx);
+                match outcome::run(first, "Tool raised an exception").await? {
+                    Ok(Some(request)) => return outcome::input_required(&request, &caps),
+                    Ok(None) => return self.start_task(name, entry.task_retries, &cx).await,
+                    Err(other) => ToolResult::error(other.to_string()),
+                }
+            }
             None => invoke(entry, Arguments::shared(args), cx).await?,
         };
         if let Some(request) = result.as_input_required() {
@@ -79,6 +94,43 @@ impl Server {
             Value::Object(map) => Ok(map),
             _ => Err(Error::internal("Tool returned an invalid result").into()),
         }
+    }
+}
+
+/// How a task's run of a tool ended: a result (the wire `CallToolResult`),
+/// or input requests to wait on.
+pub(super) enum TaskOutcome {
+    Done(Value),
+    Input {
+        requests: Map<String, Value>,
+        state: Option<String>,
+    },
+}
+
+/// A task's run of a tool: the call and the output check of an inline call
+/// (its arguments were admitted when the task was created); a JSON-RPC error
+/// fails the task.
+pub(super) async fn run_task_call(
+    entry: Arc<ToolEntry>,
+    args: Arguments,
+    cx: Context,
+    caps: Value,
+) -> Result<TaskOutcome, Error> {
+    let result = invoke(&entry, args, cx).await.map_err(|f| f.error)?;
+    if let Some(request) = result.as_input_required() {
+        crate::mrtr::check_input_required(request, &caps)?;
+        return Ok(TaskOutcome::Input {
+            requests: request.requests().clone(),
+            state: request.request_state().map(str::to_string),
+        });
+    }
+    check_output(&entry, &result).map_err(|f| f.error)?;
+    match result.to_wire() {
+        Value::Object(mut map) => {
+            map.entry("resultType").or_insert_with(|| "complete".into());
+            Ok(TaskOutcome::Done(Value::Object(map)))
+        }
+        _ => Err(Error::internal("Tool returned an invalid result")),
     }
 }
 

@@ -252,6 +252,7 @@ impl Catalog {
         resources: Vec<ResourceEntry>,
         prompts: Vec<PromptEntry>,
         extensions: Vec<Arc<dyn Extension>>,
+        tasks: bool,
     ) -> Result<Self, BuildError> {
         let tools = ToolRegistry::new(tools)?;
         let (mut fixed, mut templates): (Vec<_>, Vec<_>) =
@@ -363,6 +364,16 @@ impl Catalog {
             caps.insert("completions".into(), json!({}));
         }
         caps.insert("logging".into(), json!({}));
+        if tasks {
+            if ext_caps.contains_key(crate::task::EXTENSION) {
+                return Err(BuildError::Component {
+                    kind: "extension",
+                    name: crate::task::EXTENSION.into(),
+                    rule: "is built in: enable it with ServerBuilder::tasks".into(),
+                });
+            }
+            ext_caps.insert(crate::task::EXTENSION.into(), json!({}));
+        }
         if !ext_caps.is_empty() {
             caps.insert("extensions".into(), Value::Object(ext_caps));
         }

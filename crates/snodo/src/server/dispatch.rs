@@ -227,6 +227,19 @@ impl Server {
                         json!({"reason": format!("Server does not support the {cap} capability")}),
                     )));
                 }
+                if m.is_task_method() {
+                    if self.task_engine().is_none() {
+                        return Err(Failure::not_found(Error::method_not_found(&method)));
+                    }
+                    let declared = meta
+                        .client_capabilities
+                        .get("extensions")
+                        .and_then(|e| e.get(crate::task::EXTENSION))
+                        .is_some_and(|v| !v.is_null());
+                    if !declared {
+                        return Err(Failure::bad_request(super::tasks::missing_extension()));
+                    }
+                }
                 Route::Known(m)
             }
             None => match catalog.extension_methods.get(&method) {
@@ -311,6 +324,7 @@ impl Server {
                 arguments,
                 events: self.inner.events.clone(),
                 state: self.inner.state.clone(),
+                task_id: None,
             },
             // The handler's own signal: the transport's cancellations reach it,
             // and a request timeout fires it without silencing the answer.
@@ -410,6 +424,9 @@ impl Server {
                 .complete(&catalog, params, cx)
                 .await
                 .map(Routed::Object),
+            Method::TasksGet => self.tasks_get(&params, &cx).await.map(Routed::Object),
+            Method::TasksUpdate => self.tasks_update(&params, &cx).await.map(Routed::Object),
+            Method::TasksCancel => self.tasks_cancel(&params, &cx).await.map(Routed::Object),
             Method::Listen => Err(Error::internal("subscriptions are streamed").into()),
         }
     }

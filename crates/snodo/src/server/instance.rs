@@ -50,6 +50,8 @@ pub(crate) struct Inner {
     pub(crate) request_timeout: std::time::Duration,
     /// How long the input-required shim waits for a legacy client's answer.
     pub(crate) input_timeout: std::time::Duration,
+    /// The Tasks extension's engine, when the server runs tasks.
+    pub(crate) tasks: Option<Arc<super::tasks::Engine>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -117,7 +119,18 @@ impl Server {
         if !edit(&mut tools, &mut resources, &mut prompts)? {
             return Ok(false);
         }
-        *slot = Arc::new(Catalog::new(tools, resources, prompts, extensions)?);
+        if self.inner.tasks.is_none()
+            && let Some(t) = tools
+                .iter()
+                .find(|t| t.task != crate::task::TaskSupport::Never)
+        {
+            return Err(BuildError::Config(format!(
+                "tool {:?} runs as a task, and this server was built without tasks (ServerBuilder::tasks)",
+                t.definition.name
+            )));
+        }
+        let tasks = self.inner.tasks.is_some();
+        *slot = Arc::new(Catalog::new(tools, resources, prompts, extensions, tasks)?);
         Ok(true)
     }
 

@@ -27,6 +27,7 @@ mod resources;
 mod scope_policy;
 mod scopes;
 mod stream;
+mod tasks;
 
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
 pub use builder::{DEFAULT_REQUEST_TIMEOUT, ServerBuilder};

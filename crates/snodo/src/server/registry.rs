@@ -28,6 +28,8 @@ pub(crate) struct ToolEntry {
     pub(crate) written: Written,
     /// The OAuth scopes a call needs (empty: the server's defaults).
     pub(crate) scopes: Vec<String>,
+    pub(crate) task: crate::task::TaskSupport,
+    pub(crate) task_retries: u32,
 }
 
 impl ToolEntry {
@@ -66,6 +68,7 @@ impl ToolEntry {
             })
         };
         let scopes = tool.required_scopes();
+        let (task, task_retries) = (tool.task_support(), tool.task_retries());
         for scope in &scopes {
             snodo_rules::check_scope(scope).map_err(rule)?;
         }
@@ -107,6 +110,8 @@ impl ToolEntry {
             output,
             headers,
             scopes,
+            task,
+            task_retries,
         })
     }
 }

@@ -7,7 +7,10 @@ use serde_json::Value;
 
 use super::{Arguments, CallResult};
 use crate::Context;
+use crate::error::BoxError;
 use crate::future::BoxFuture;
+use crate::mrtr::InputRequired;
+use crate::task::TaskSupport;
 
 /// A tool: metadata as plain JSON, and an async call.
 pub trait Tool: Send + Sync + 'static {
@@ -74,6 +77,33 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether the tool runs as a task (never, by default): see
+    /// [`crate::task`].
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Never
+    }
+
+    /// How many times a task of this tool is run again when the node running
+    /// it stops (none by default: the task fails). A tool that is retried
+    /// should make its effects idempotent, keyed by
+    /// [`Context::task_id`].
+    fn task_retries(&self) -> u32 {
+        0
+    }
+
+    /// Runs before a call becomes a task: returning input requests answers
+    /// the `tools/call` with an `input_required` result (a multi round-trip
+    /// round, no task yet); the client retries with its answers, which the
+    /// task's handler then sees too. `None` (the default) starts the task.
+    fn before_task(
+        &self,
+        args: &Arguments,
+        cx: &Context,
+    ) -> impl Future<Output = Result<Option<InputRequired>, BoxError>> + Send {
+        let _ = (args, cx);
+        std::future::ready(Ok(None))
+    }
+
     /// Runs the tool. Required arguments are present; the installed validator has
     /// accepted the arguments.
     fn call(&self, args: Arguments, cx: Context) -> impl Future<Output = CallResult> + Send;
@@ -136,10 +166,22 @@ pub fn definition<T: Tool + ?Sized>(tool: &T) -> ToolDefinition {
 /// The object-safe form of [`Tool`] the registry stores.
 pub(crate) trait DynTool: Send + Sync + 'static {
     fn call_boxed(&self, args: Arguments, cx: Context) -> BoxFuture<'_, CallResult>;
+    fn before_task_boxed<'a>(
+        &'a self,
+        args: &'a Arguments,
+        cx: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<InputRequired>, BoxError>>;
 }
 
 impl<T: Tool> DynTool for T {
     fn call_boxed(&self, args: Arguments, cx: Context) -> BoxFuture<'_, CallResult> {
         Box::pin(self.call(args, cx))
+    }
+    fn before_task_boxed<'a>(
+        &'a self,
+        args: &'a Arguments,
+        cx: &'a Context,
+    ) -> BoxFuture<'a, Result<Option<InputRequired>, BoxError>> {
+        Box::pin(self.before_task(args, cx))
     }
 }

@@ -5,7 +5,12 @@ use std::future::Future;
 use serde_json::{Value, json};
 
 use super::{Arguments, CallResult, Tool};
+use std::sync::Arc;
+
 use crate::Context;
+use crate::error::BoxError;
+use crate::mrtr::InputRequired;
+use crate::task::TaskSupport;
 
 /// A tool whose handler is a closure.
 ///
@@ -26,8 +31,14 @@ pub struct FnTool<F> {
     input_schema: Value,
     output_schema: Option<Value>,
     annotations: Option<Value>,
+    task_support: TaskSupport,
+    task_retries: u32,
+    before_task: Option<Arc<BeforeTask>>,
     handler: F,
 }
+
+/// What [`FnTool::before_task`] runs.
+type BeforeTask = dyn Fn(&Arguments, &Context) -> Option<InputRequired> + Send + Sync;
 
 impl<F> std::fmt::Debug for FnTool<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -52,6 +63,9 @@ where
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        task_support: TaskSupport::Never,
+        task_retries: 0,
+        before_task: None,
         handler,
     }
 }
@@ -86,6 +100,29 @@ impl<F> FnTool<F> {
         self.annotations = Some(annotations);
         self
     }
+
+    /// Whether the tool runs as a task ([`Tool::task_support`]).
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// How often its task is run again when its node stops
+    /// ([`Tool::task_retries`]).
+    pub fn task_retries(mut self, retries: u32) -> Self {
+        self.task_retries = retries;
+        self
+    }
+
+    /// Input to ask for before the call becomes a task
+    /// ([`Tool::before_task`]).
+    pub fn before_task(
+        mut self,
+        ask: impl Fn(&Arguments, &Context) -> Option<InputRequired> + Send + Sync + 'static,
+    ) -> Self {
+        self.before_task = Some(Arc::new(ask));
+        self
+    }
 }
 
 impl<F, Fut> Tool for FnTool<F>
@@ -110,6 +147,19 @@ where
     }
     fn annotations(&self) -> Option<Value> {
         self.annotations.clone()
+    }
+    fn task_support(&self) -> TaskSupport {
+        self.task_support
+    }
+    fn task_retries(&self) -> u32 {
+        self.task_retries
+    }
+    fn before_task(
+        &self,
+        args: &Arguments,
+        cx: &Context,
+    ) -> impl Future<Output = Result<Option<InputRequired>, BoxError>> + Send {
+        std::future::ready(Ok(self.before_task.as_ref().and_then(|ask| ask(args, cx))))
     }
     fn call(&self, args: Arguments, cx: Context) -> impl Future<Output = CallResult> + Send {
         (self.handler)(args, cx)

@@ -278,6 +278,10 @@ impl Server {
             Some(Method::Discover | Method::Listen) | None => {
                 return error_reply(&id, &Error::method_not_found(&method));
             }
+            // The Tasks extension does not exist in the initialize era.
+            Some(m) if m.is_task_method() => {
+                return error_reply(&id, &Error::method_not_found(&method));
+            }
             Some(m) => m,
         };
         let catalog = self.catalog();

@@ -1,0 +1,213 @@
+//! The Tasks extension in the server: when a `tools/call` becomes a task,
+//! and the `tasks/get`, `tasks/update` and `tasks/cancel` methods.
+//!
+//! Admission has already checked that the server runs tasks (-32601
+//! otherwise) and that the request declared the extension (-32021
+//! otherwise), in that order, before any task is looked up.
+
+mod runner;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+
+use super::Server;
+use super::reply::Failure;
+use crate::context::CancelSignal;
+use crate::task::{Answered, Cancelled, NewTask, StoreError, TaskOptions, TaskRecord};
+use crate::{Context, Error};
+
+pub(crate) use runner::Work;
+
+/// What a server that runs tasks holds: its settings and the cancellation
+/// signals of the tasks this node runs.
+pub(crate) struct Engine {
+    pub(crate) options: TaskOptions,
+    running: Mutex<HashMap<String, CancelSignal>>,
+    sweeping: AtomicBool,
+}
+
+impl Engine {
+    pub(crate) fn new(options: TaskOptions) -> Self {
+        Self {
+            options,
+            running: Mutex::new(HashMap::new()),
+            sweeping: AtomicBool::new(false),
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancelSignal>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The error that names the extension a request must declare.
+pub(crate) fn missing_extension() -> Error {
+    Error::missing_client_capability(json!({"extensions": {crate::task::EXTENSION: {}}}))
+}
+
+/// Whom a task belongs to: the principal's issuer and subject (`""` for an
+/// anonymous client).
+pub(crate) fn owner_of(cx: &Context) -> String {
+    match cx.principal() {
+        None => String::new(),
+        Some(p) => match &p.issuer {
+            Some(issuer) => format!("{issuer} {}", p.subject),
+            None => p.subject.clone(),
+        },
+    }
+}
+
+fn store_failure(e: StoreError) -> Failure {
+    let error = match &e {
+        StoreError::Full { limit } => Error::internal("Too many tasks; retry later")
+            .with_data(json!({"retryable": true, "limit": limit})),
+        _ => Error::internal("The task store is unavailable").with_data(json!({"retryable": true})),
+    };
+    Failure::ok(error.with_cause(e.to_string()))
+}
+
+fn task_id(params: &Map<String, Value>) -> Result<&str, Failure> {
+    match params.get("taskId") {
+        Some(Value::String(id)) if !id.is_empty() => Ok(id),
+        _ => Err(Error::invalid_params("taskId must be a non-empty string").into()),
+    }
+}
+
+fn not_found() -> Failure {
+    Error::invalid_params("Task not found").into()
+}
+
+impl Server {
+    pub(crate) fn task_engine(&self) -> Option<&Arc<Engine>> {
+        self.inner.tasks.as_ref()
+    }
+
+    /// Starts the node's sweeper (recovery of tasks whose node stopped, and
+    /// purging of expired ones) once, from inside the runtime.
+    pub(crate) fn start_task_sweeper(&self) {
+        if let Some(engine) = self.task_engine()
+            && !engine.sweeping.load(Ordering::Relaxed)
+            && tokio::runtime::Handle::try_current().is_ok()
+            && !engine.sweeping.swap(true, Ordering::AcqRel)
+        {
+            runner::spawn_sweeper(self);
+        }
+    }
+
+    /// Stores a task for a `tools/call` and starts it; the answer is the
+    /// `CreateTaskResult`, sent only once `tasks/get` can read the task.
+    pub(super) async fn start_task(
+        &self,
+        tool: &str,
+        retries: u32,
+        cx: &Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let Some(engine) = self.task_engine() else {
+            return Err(Error::internal("tasks are not enabled").into());
+        };
+        self.start_task_sweeper();
+        let options = &engine.options;
+        let work = Work::from_request(cx);
+        let new = NewTask::new(owner_of(cx), tool, work.to_value())
+            .ttl_ms(options.ttl.map(|t| t.as_millis() as u64))
+            .poll_interval_ms(Some(options.poll_interval.as_millis() as u64))
+            .retries(retries);
+        let lease = options
+            .store
+            .create(new.clone(), &options.node, options.lease)
+            .await
+            .map_err(store_failure)?;
+        let record = TaskRecord::from_new(new);
+        let mut out = record.to_wire(false);
+        out.insert("resultType".into(), "task".into());
+        let mut claimed = record;
+        claimed.attempts = 1;
+        runner::spawn_worker(self.clone(), claimed, lease);
+        Ok(out)
+    }
+
+    /// The task `id`, when it exists and belongs to the caller.
+    async fn owned_task(
+        &self,
+        engine: &Engine,
+        id: &str,
+        cx: &Context,
+    ) -> Result<TaskRecord, Failure> {
+        match engine.options.store.get(id).await.map_err(store_failure)? {
+            Some(record) if record.owner == owner_of(cx) => Ok(record),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// `tasks/get`: the detailed task.
+    pub(super) async fn tasks_get(
+        &self,
+        params: &Map<String, Value>,
+        cx: &Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let engine = self.task_engine().ok_or_else(not_found)?;
+        let record = self.owned_task(engine, task_id(params)?, cx).await?;
+        Ok(record.to_wire(true))
+    }
+
+    /// `tasks/update`: answers to the task's input requests; an empty ack.
+    pub(super) async fn tasks_update(
+        &self,
+        params: &Map<String, Value>,
+        cx: &Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let engine = self.task_engine().ok_or_else(not_found)?;
+        let id = task_id(params)?;
+        let responses = match params.get("inputResponses") {
+            Some(Value::Object(map)) => map.clone(),
+            _ => return Err(Error::invalid_params("inputResponses must be an object").into()),
+        };
+        self.owned_task(engine, id, cx).await?;
+        match engine
+            .options
+            .store
+            .answer(id, responses)
+            .await
+            .map_err(store_failure)?
+        {
+            Answered::NotFound => Err(not_found()),
+            Answered::Accepted { ready } => {
+                if ready {
+                    runner::resume(self.clone(), id.to_string());
+                }
+                Ok(Map::new())
+            }
+        }
+    }
+
+    /// `tasks/cancel`: asks the task to stop; an empty ack, also for a task
+    /// that had ended.
+    pub(super) async fn tasks_cancel(
+        &self,
+        params: &Map<String, Value>,
+        cx: &Context,
+    ) -> Result<Map<String, Value>, Failure> {
+        let engine = self.task_engine().ok_or_else(not_found)?;
+        let id = task_id(params)?;
+        self.owned_task(engine, id, cx).await?;
+        match engine
+            .options
+            .store
+            .cancel(id)
+            .await
+            .map_err(store_failure)?
+        {
+            Cancelled::NotFound => Err(not_found()),
+            Cancelled::Requested => {
+                if let Some(signal) = engine.running().get(id) {
+                    signal.cancel();
+                }
+                Ok(Map::new())
+            }
+            Cancelled::AlreadyTerminal | Cancelled::Now => Ok(Map::new()),
+        }
+    }
+}

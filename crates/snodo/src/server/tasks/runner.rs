@@ -1,0 +1,312 @@
+//! Running tasks: a worker per task this node claimed (heartbeats, the
+//! cancellation grace, the time limit), resuming a task whose input was
+//! answered, and the sweeper that recovers tasks whose node stopped.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::Engine;
+use crate::context::{CancelSignal, RequestInfo, TransportInfo};
+use crate::server::{Inner, Server};
+use crate::task::{Lease, Renewal, Settle, TaskRecord, now_ms};
+use crate::tool::Arguments;
+use crate::{Context, Error, Principal};
+
+/// What a task needs to run again, kept in its record's `work`: the
+/// arguments, what the client declared, the principal, and the answers of
+/// the rounds before the task existed.
+pub(crate) struct Work {
+    arguments: Value,
+    protocol_version: String,
+    client_capabilities: Value,
+    client_info: Option<Value>,
+    input_responses: Map<String, Value>,
+    principal: Option<Principal>,
+}
+
+impl Work {
+    pub(crate) fn from_request(cx: &Context) -> Self {
+        Self {
+            arguments: cx
+                .shared_arguments()
+                .map_or_else(|| Value::Object(Map::new()), |a| (*a).clone()),
+            protocol_version: cx.protocol_version().to_string(),
+            client_capabilities: cx.client_capabilities().clone(),
+            client_info: cx.client_info().cloned(),
+            input_responses: cx.input_responses().cloned().unwrap_or_default(),
+            principal: cx.principal().cloned(),
+        }
+    }
+
+    pub(crate) fn to_value(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("arguments".into(), self.arguments.clone());
+        out.insert(
+            "protocolVersion".into(),
+            self.protocol_version.clone().into(),
+        );
+        out.insert(
+            "clientCapabilities".into(),
+            self.client_capabilities.clone(),
+        );
+        if let Some(info) = &self.client_info {
+            out.insert("clientInfo".into(), info.clone());
+        }
+        if !self.input_responses.is_empty() {
+            out.insert(
+                "inputResponses".into(),
+                Value::Object(self.input_responses.clone()),
+            );
+        }
+        if let Some(p) = &self.principal {
+            out.insert(
+                "principal".into(),
+                json!({
+                    "subject": p.subject,
+                    "claims": p.claims,
+                    "clientId": p.client_id,
+                    "scopes": p.scopes,
+                    "expiresAt": p.expires_at,
+                    "issuer": p.issuer,
+                }),
+            );
+        }
+        Value::Object(out)
+    }
+
+    fn from_value(work: &Value) -> Self {
+        let text = |key: &str| work.get(key).and_then(Value::as_str).map(str::to_string);
+        let principal = work.get("principal").filter(|p| p.is_object()).map(|p| {
+            let mut principal = Principal::new(p["subject"].as_str().unwrap_or_default())
+                .with_claims(p["claims"].clone());
+            principal.client_id = p["clientId"].as_str().map(str::to_string);
+            principal.scopes = p["scopes"]
+                .as_array()
+                .map(|s| {
+                    s.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            principal.expires_at = p["expiresAt"].as_u64();
+            principal.issuer = p["issuer"].as_str().map(str::to_string);
+            principal
+        });
+        Self {
+            arguments: work
+                .get("arguments")
+                .filter(|a| a.is_object())
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
+            protocol_version: text("protocolVersion")
+                .unwrap_or_else(|| crate::protocol::LATEST_VERSION.into()),
+            client_capabilities: work
+                .get("clientCapabilities")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new())),
+            client_info: work.get("clientInfo").cloned(),
+            input_responses: work
+                .get("inputResponses")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+            principal,
+        }
+    }
+
+    /// The handler's context: no request, no transport, the task's own
+    /// cancellation signal, every answer so far.
+    fn context(&self, server: &Server, record: &TaskRecord, cancel: CancelSignal) -> Context {
+        let mut responses = self.input_responses.clone();
+        responses.extend(record.input_responses.clone());
+        let mut salient = Map::new();
+        salient.insert("name".into(), record.tool.clone().into());
+        Context::new(
+            RequestInfo {
+                protocol_version: self.protocol_version.clone(),
+                client_info: self.client_info.clone(),
+                client_capabilities: self.client_capabilities.clone(),
+                request_id: None,
+                method: "tools/call".into(),
+                meta: Map::new(),
+                transport: TransportInfo {
+                    principal: self.principal.clone(),
+                    ..TransportInfo::default()
+                },
+                sink: None,
+                input_responses: (!responses.is_empty()).then_some(responses),
+                request_state: record.request_state.clone(),
+                salient_params: salient,
+                arguments: Some(Arc::new(self.arguments.clone())),
+                events: server.inner.events.clone(),
+                state: server.inner.state.clone(),
+                task_id: Some(record.task_id.clone()),
+            },
+            cancel,
+        )
+    }
+}
+
+/// Runs a claimed task on this node.
+pub(super) fn spawn_worker(server: Server, record: TaskRecord, lease: Lease) {
+    tokio::spawn(async move {
+        let Some(engine) = server.task_engine().cloned() else {
+            return;
+        };
+        let id = record.task_id.clone();
+        let signal = CancelSignal::new();
+        if record.cancel_requested {
+            signal.cancel();
+        }
+        engine.running().insert(id.clone(), signal.clone());
+        let outcome = execute(&server, &engine, &record, &lease, &signal).await;
+        engine.running().remove(&id);
+        if let Some(outcome) = outcome {
+            settle(&engine, &lease, outcome).await;
+        }
+    });
+}
+
+/// Records an outcome, retrying a failing store a few times (a write refused
+/// for a lost lease is final).
+async fn settle(engine: &Engine, lease: &Lease, outcome: Settle) {
+    let mut wait = Duration::from_millis(50);
+    for _ in 0..5 {
+        match engine.options.store.settle(lease, outcome.clone()).await {
+            Ok(_) => return,
+            Err(_) => {
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
+        }
+    }
+}
+
+/// Claims a task whose input was answered, and runs it here.
+pub(super) fn resume(server: Server, task_id: String) {
+    tokio::spawn(async move {
+        let Some(engine) = server.task_engine().cloned() else {
+            return;
+        };
+        let options = &engine.options;
+        if let Ok(Some((record, lease))) = options
+            .store
+            .claim(&task_id, &options.node, options.lease)
+            .await
+        {
+            spawn_worker(server.clone(), record, lease);
+        }
+    });
+}
+
+/// Recovers orphaned tasks and purges expired ones every
+/// `sweep_every`, for as long as the server lives.
+pub(super) fn spawn_sweeper(server: &Server) {
+    let weak: Weak<Inner> = Arc::downgrade(&server.inner);
+    let every = server
+        .task_engine()
+        .map_or(Duration::from_secs(1), |e| e.options.sweep_every);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(inner) = weak.upgrade() else { return };
+            let server = Server { inner };
+            let Some(engine) = server.task_engine().cloned() else {
+                return;
+            };
+            let options = &engine.options;
+            if let Ok(claimed) = options
+                .store
+                .claim_orphans(&options.node, options.lease, 16)
+                .await
+            {
+                for (record, lease) in claimed {
+                    spawn_worker(server.clone(), record, lease);
+                }
+            }
+            let _ = options.store.purge(now_ms(), 500).await;
+        }
+    });
+}
+
+fn failed(error: &Error) -> Settle {
+    Settle::Failed(error.to_json())
+}
+
+/// Runs the handler under the lease: heartbeats renew it (a lost lease stops
+/// the run without a write), a cancellation gives the handler
+/// `cancel_grace` to return, and past `max_runtime` the task fails.
+/// `None`: nothing to record.
+async fn execute(
+    server: &Server,
+    engine: &Engine,
+    record: &TaskRecord,
+    lease: &Lease,
+    signal: &CancelSignal,
+) -> Option<Settle> {
+    let options = &engine.options;
+    let catalog = server.catalog();
+    let Some(entry) = catalog.tools.get(&record.tool).cloned() else {
+        return Some(failed(&Error::invalid_params(format!(
+            "Unknown tool: {}",
+            record.tool
+        ))));
+    };
+    let work = Work::from_value(&record.work);
+    let cx = work.context(server, record, signal.clone());
+    let args = Arguments::shared(Arc::new(work.arguments.clone()));
+    let call =
+        crate::server::call::run_task_call(entry, args, cx, work.client_capabilities.clone());
+    tokio::pin!(call);
+    let mut beat = tokio::time::interval((options.lease / 3).max(Duration::from_millis(10)));
+    beat.tick().await;
+    let deadline = tokio::time::sleep(options.max_runtime);
+    tokio::pin!(deadline);
+    let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+    loop {
+        tokio::select! {
+            out = &mut call => {
+                if grace.is_some() || signal.is_cancelled() {
+                    return Some(Settle::Cancelled);
+                }
+                return Some(match out {
+                    Ok(crate::server::call::TaskOutcome::Done(result)) => Settle::Completed(result),
+                    Ok(crate::server::call::TaskOutcome::Input { requests, state }) => {
+                        match requests.keys().find(|k| record.used_keys.contains(k) || work.input_responses.contains_key(*k)) {
+                            Some(key) => failed(&Error::internal("Input request key reused")
+                                .with_cause(format!("the key {key:?} was issued before in this task"))),
+                            None => Settle::InputRequired { requests, state },
+                        }
+                    }
+                    Err(error) => failed(&error),
+                });
+            }
+            _ = beat.tick() => match options.store.renew(lease, options.lease).await {
+                Ok(Renewal::Lost) => {
+                    signal.cancel();
+                    return None;
+                }
+                Ok(Renewal::Held { cancel_requested: true }) if grace.is_none() => {
+                    signal.cancel();
+                    grace = Some(Box::pin(tokio::time::sleep(options.cancel_grace)));
+                }
+                _ => {}
+            },
+            () = signal.cancelled(), if grace.is_none() => {
+                grace = Some(Box::pin(tokio::time::sleep(options.cancel_grace)));
+            }
+            () = async { grace.as_mut().expect("armed").await }, if grace.is_some() => {
+                return Some(Settle::Cancelled);
+            }
+            () = &mut deadline => {
+                signal.cancel();
+                return Some(failed(&Error::internal("The task ran past its time limit")));
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The default store: tasks in this process's memory, bounded and expiring.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::model::{Lease, MAX_TASK_ID, NewTask, TaskRecord, now_ms};
+use super::store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
+use super::transition::{self, Orphan};
+use crate::future::BoxFuture;
+
+/// How many tasks a [`MemoryTaskStore`] holds by default.
+pub const DEFAULT_MAX_TASKS: usize = 10_000;
+
+/// Tasks in memory: lost when the process ends, seen by this process only.
+///
+/// Holds at most [`DEFAULT_MAX_TASKS`] tasks (see
+/// [`MemoryTaskStore::with_capacity`]); when full, expired tasks are purged
+/// and then the task that ended longest ago is dropped; with every task still
+/// running, creation fails with [`StoreError::Full`].
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::time::Duration;
+/// use snodo::task::{MemoryTaskStore, NewTask, TaskStore};
+/// let store = MemoryTaskStore::new();
+/// let task = NewTask::new("", "report", serde_json::json!({}));
+/// let id = task.task_id.clone();
+/// store.create(task, "node-1", Duration::from_secs(30)).await.unwrap();
+/// assert!(store.get(&id).await.unwrap().is_some());
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    tasks: Mutex<HashMap<String, TaskRecord>>,
+    capacity: usize,
+}
+
+impl Default for MemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MemoryTaskStore {
+    /// A store of at most [`DEFAULT_MAX_TASKS`] tasks.
+    pub fn new() -> Self {
+        Self::with_capacity(DEFAULT_MAX_TASKS)
+    }
+
+    /// A store of at most `capacity` tasks (at least one).
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            tasks: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How many tasks it holds, expired ones included until purged.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether it holds no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(
+        &self,
+        task: NewTask,
+        holder: &str,
+        lease: Duration,
+    ) -> BoxFuture<'_, Result<Lease, StoreError>> {
+        let holder = holder.to_string();
+        Box::pin(async move {
+            if task.task_id.is_empty() || task.task_id.len() > MAX_TASK_ID {
+                return Err(StoreError::Invalid(format!(
+                    "a task id has 1 to {MAX_TASK_ID} bytes"
+                )));
+            }
+            let now = now_ms();
+            let mut tasks = self.lock();
+            if tasks.contains_key(&task.task_id) {
+                return Err(StoreError::Duplicate);
+            }
+            if tasks.len() >= self.capacity {
+                tasks.retain(|_, t| !t.is_expired(now));
+            }
+            if tasks.len() >= self.capacity {
+                let oldest = tasks
+                    .values()
+                    .filter(|t| t.status.is_terminal())
+                    .min_by_key(|t| t.last_updated_at_ms)
+                    .map(|t| t.task_id.clone());
+                match oldest {
+                    Some(id) => {
+                        tasks.remove(&id);
+                    }
+                    None => {
+                        return Err(StoreError::Full {
+                            limit: self.capacity,
+                        });
+                    }
+                }
+            }
+            let mut record = TaskRecord::from_new(task);
+            let lease = transition::lease(&mut record, &holder, lease, now);
+            tasks.insert(record.task_id.clone(), record);
+            Ok(lease)
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            Ok(self
+                .lock()
+                .get(task_id)
+                .filter(|t| !t.is_expired(now))
+                .cloned())
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        task_id: &'a str,
+        holder: &'a str,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<Option<(TaskRecord, Lease)>, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let Some(record) = tasks
+                .get_mut(task_id)
+                .filter(|t| t.lease.is_none() && transition::claimable(t, now))
+            else {
+                return Ok(None);
+            };
+            let lease = transition::lease(record, holder, lease, now);
+            Ok(Some((record.clone(), lease)))
+        })
+    }
+
+    fn claim_orphans<'a>(
+        &'a self,
+        holder: &'a str,
+        lease: Duration,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<(TaskRecord, Lease)>, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let mut ids: Vec<(u64, String)> = tasks
+                .values()
+                .filter(|t| transition::claimable(t, now))
+                .map(|t| (t.created_at_ms, t.task_id.clone()))
+                .collect();
+            ids.sort();
+            let mut out = Vec::new();
+            for (_, id) in ids {
+                if out.len() >= limit {
+                    break;
+                }
+                if let Some(record) = tasks.get_mut(&id)
+                    && transition::recover(record, now) == Orphan::Run
+                {
+                    let lease = transition::lease(record, holder, lease, now);
+                    out.push((record.clone(), lease));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn renew<'a>(
+        &'a self,
+        lease: &'a Lease,
+        extend: Duration,
+    ) -> BoxFuture<'a, Result<Renewal, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let Some(record) = tasks
+                .get_mut(&lease.task_id)
+                .filter(|t| t.holds(lease, now) && !t.is_expired(now))
+            else {
+                return Ok(Renewal::Lost);
+            };
+            if let Some(current) = &mut record.lease {
+                current.expires_at_ms = now.saturating_add(extend.as_millis() as u64);
+            }
+            Ok(Renewal::Held {
+                cancel_requested: record.cancel_requested,
+            })
+        })
+    }
+
+    fn settle<'a>(
+        &'a self,
+        lease: &'a Lease,
+        outcome: Settle,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let Some(record) = tasks
+                .get_mut(&lease.task_id)
+                .filter(|t| t.holds(lease, now))
+            else {
+                return Ok(false);
+            };
+            transition::settle(record, outcome, now);
+            Ok(true)
+        })
+    }
+
+    fn fail<'a>(
+        &'a self,
+        task_id: &'a str,
+        error: Value,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let Some(record) = tasks.get_mut(task_id).filter(|t| !t.status.is_terminal()) else {
+                return Ok(false);
+            };
+            transition::settle(record, Settle::Failed(error), now);
+            Ok(true)
+        })
+    }
+
+    fn answer<'a>(
+        &'a self,
+        task_id: &'a str,
+        responses: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<Answered, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            Ok(
+                match tasks.get_mut(task_id).filter(|t| !t.is_expired(now)) {
+                    None => Answered::NotFound,
+                    Some(record) => transition::answer(record, responses, now),
+                },
+            )
+        })
+    }
+
+    fn cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Cancelled, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            Ok(
+                match tasks.get_mut(task_id).filter(|t| !t.is_expired(now)) {
+                    None => Cancelled::NotFound,
+                    Some(record) => transition::cancel(record, now),
+                },
+            )
+        })
+    }
+
+    fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>> {
+        Box::pin(async move {
+            let mut tasks = self.lock();
+            let expired: Vec<String> = tasks
+                .values()
+                .filter(|t| t.is_expired(now_ms))
+                .take(limit)
+                .map(|t| t.task_id.clone())
+                .collect();
+            for id in &expired {
+                tasks.remove(id);
+            }
+            Ok(expired.len())
+        })
+    }
+}

@@ -1,0 +1,67 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`): long-running tool
+//! calls answered with a task that the client polls, updates and cancels.
+//!
+//! A tool opts in with [`TaskSupport`] ([`Tool::task_support`](crate::Tool::task_support),
+//! or `task = "optional"` in the macro). When a `tools/call` declares the
+//! extension in its `_meta` (`io.modelcontextprotocol/clientCapabilities`),
+//! the server stores a task, answers with a `CreateTaskResult` at once, and
+//! runs the tool detached; `tasks/get` reads it, `tasks/update` answers its
+//! input requests, `tasks/cancel` stops it. A request that does not declare
+//! the extension never gets a task: an `optional` tool runs inline, a
+//! `required` one fails with -32021.
+//!
+//! Tasks live in a [`TaskStore`]: [`MemoryTaskStore`] by default, or a
+//! durable store shared by several nodes. Every store keeps the same rules,
+//! and [`contract`] checks them.
+//!
+//! ```
+//! use snodo::prelude::*;
+//! use snodo::task::{TaskOptions, TaskSupport};
+//!
+//! let report = snodo::tool::from_fn("report", |_args, cx: Context| async move {
+//!     tokio::select! {
+//!         _ = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
+//!         _ = cx.cancellation().cancelled() => return Ok(ToolResult::text("stopped")),
+//!     }
+//!     Ok(ToolResult::text("done"))
+//! })
+//! .task_support(TaskSupport::Optional);
+//! let server = Server::builder("reports", "1.0.0")
+//!     .tool(report)
+//!     .tasks(TaskOptions::memory())
+//!     .build()
+//!     .unwrap();
+//! assert!(server.capabilities()["extensions"]["io.modelcontextprotocol/tasks"].is_object());
+//! ```
+
+pub mod contract;
+mod memory;
+mod model;
+mod options;
+mod store;
+pub mod transition;
+
+pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
+pub use model::{
+    Lease, MAX_TASK_ID, NewTask, TaskRecord, TaskStatus, TaskSupport, iso8601, new_task_id, now_ms,
+};
+pub use options::TaskOptions;
+pub use store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
+
+/// The extension's identifier, in capabilities and `_meta`.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a task and its result are kept by default: one hour.
+pub const DEFAULT_TTL_MS: u64 = 60 * 60 * 1000;
+
+/// The polling interval suggested to clients by default: 500 ms.
+pub const DEFAULT_POLL_INTERVAL_MS: u64 = 500;
+
+/// The error a task gets when the node that ran it stopped and it has no
+/// retry left.
+pub fn node_stopped_error() -> serde_json::Value {
+    serde_json::json!({
+        "code": crate::error::code::INTERNAL_ERROR,
+        "message": "The node running the task stopped",
+    })
+}

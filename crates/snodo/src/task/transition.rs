@@ -1,0 +1,159 @@
+//! The transitions of a task record, as pure functions on a [`TaskRecord`].
+//!
+//! Every store applies the same rules; a store that keeps whole records (in
+//! memory, or as a document in a database row it locks) can call these under
+//! its lock or transaction instead of restating them.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::model::{Lease, TaskRecord, TaskStatus, new_task_id};
+use super::store::{Answered, Cancelled, Settle};
+
+/// Gives the record a new lease (a new token, the next generation) and
+/// counts the attempt.
+pub fn lease(record: &mut TaskRecord, holder: &str, duration: Duration, now: u64) -> Lease {
+    record.attempts = record.attempts.saturating_add(1);
+    let lease = Lease {
+        task_id: record.task_id.clone(),
+        holder: holder.to_string(),
+        token: new_task_id(),
+        generation: u64::from(record.attempts),
+        expires_at_ms: now.saturating_add(duration.as_millis() as u64),
+    };
+    record.lease = Some(lease.clone());
+    touch(record, now);
+    lease
+}
+
+/// Marks a change: a later `lastUpdatedAt` and the next revision.
+pub fn touch(record: &mut TaskRecord, now: u64) {
+    record.last_updated_at_ms = now.max(record.last_updated_at_ms);
+    record.revision += 1;
+}
+
+/// Whether a worker may claim the task: `working`, unexpired, and no
+/// current lease.
+pub fn claimable(record: &TaskRecord, now: u64) -> bool {
+    record.status == TaskStatus::Working
+        && !record.is_expired(now)
+        && record.lease.as_ref().is_none_or(|l| l.expires_at_ms <= now)
+}
+
+/// What recovering a claimable task does to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Orphan {
+    /// Run it (again): nothing ran it, or its node stopped and it had a
+    /// retry left (now used).
+    Run,
+    /// Its node stopped and it was out of retries: it is `failed` now.
+    Failed,
+    /// Its node stopped after the client asked to cancel: it is `cancelled`
+    /// now.
+    Cancelled,
+}
+
+/// Recovers a claimable task: a lapsed lease uses a retry, fails the task
+/// when none is left, or cancels it when a cancellation was asked for; a task
+/// no worker held is simply run. Call it before [`lease`], on claimable
+/// records only.
+pub fn recover(record: &mut TaskRecord, now: u64) -> Orphan {
+    if record.lease.is_none() {
+        return Orphan::Run;
+    }
+    if record.cancel_requested {
+        settle(record, Settle::Cancelled, now);
+        return Orphan::Cancelled;
+    }
+    if record.retries == 0 {
+        settle(record, Settle::Failed(super::node_stopped_error()), now);
+        return Orphan::Failed;
+    }
+    record.retries -= 1;
+    Orphan::Run
+}
+
+/// Applies a worker's outcome and releases its lease.
+pub fn settle(record: &mut TaskRecord, outcome: Settle, now: u64) {
+    match outcome {
+        Settle::Completed(result) => {
+            record.status = TaskStatus::Completed;
+            record.result = Some(result);
+            record.input_requests.clear();
+        }
+        Settle::Failed(error) => {
+            record.status = TaskStatus::Failed;
+            record.status_message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            record.error = Some(error);
+            record.input_requests.clear();
+        }
+        Settle::InputRequired { requests, state } => {
+            for key in requests.keys() {
+                if !record.used_keys.contains(key) {
+                    record.used_keys.push(key.clone());
+                }
+            }
+            record.input_requests.extend(requests);
+            record.request_state = state;
+            record.status = if record.input_requests.is_empty() {
+                TaskStatus::Working
+            } else {
+                TaskStatus::InputRequired
+            };
+        }
+        Settle::Cancelled => {
+            record.status = TaskStatus::Cancelled;
+            record.input_requests.clear();
+        }
+    }
+    record.lease = None;
+    touch(record, now);
+}
+
+/// Applies the answers of `tasks/update`: outstanding keys move to the
+/// responses, other keys are ignored; with nothing left outstanding the task
+/// is `working` again, unclaimed.
+pub fn answer(record: &mut TaskRecord, responses: Map<String, Value>, now: u64) -> Answered {
+    if record.status != TaskStatus::InputRequired {
+        return Answered::Accepted { ready: false };
+    }
+    let mut taken = false;
+    for (key, value) in responses {
+        if record.input_requests.remove(&key).is_some() {
+            record.input_responses.insert(key, value);
+            taken = true;
+        }
+    }
+    let ready = record.input_requests.is_empty();
+    if ready {
+        record.status = TaskStatus::Working;
+        record.lease = None;
+    }
+    if taken {
+        touch(record, now);
+    }
+    Answered::Accepted { ready }
+}
+
+/// Applies `tasks/cancel`: a terminal task is left alone, a running one is
+/// asked to stop, any other is cancelled at once.
+pub fn cancel(record: &mut TaskRecord, now: u64) -> Cancelled {
+    if record.status.is_terminal() {
+        return Cancelled::AlreadyTerminal;
+    }
+    let running = record.status == TaskStatus::Working
+        && record.lease.as_ref().is_some_and(|l| l.expires_at_ms > now);
+    if running {
+        if !record.cancel_requested {
+            record.cancel_requested = true;
+            touch(record, now);
+        }
+        return Cancelled::Requested;
+    }
+    settle(record, Settle::Cancelled, now);
+    Cancelled::Now
+}
