@@ -82,6 +82,7 @@ impl Server {
             return Dispatched::Nothing;
         };
         let id = request.id.clone();
+        self.start_task_sweeper();
         let mut admitted = match self.admit(request, &transport) {
             Ok(a) => a,
             Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),

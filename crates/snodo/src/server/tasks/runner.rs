@@ -152,16 +152,18 @@ impl Work {
 
 /// Runs a claimed task on this node.
 pub(super) fn spawn_worker(server: Server, record: TaskRecord, lease: Lease) {
+    let Some(engine) = server.task_engine().cloned() else {
+        return;
+    };
+    let id = record.task_id.clone();
+    let signal = CancelSignal::new();
+    if record.cancel_requested {
+        signal.cancel();
+    }
+    // Registered before the worker first runs, so that a cancellation that
+    // comes right after the create reaches it.
+    engine.running().insert(id.clone(), signal.clone());
     tokio::spawn(async move {
-        let Some(engine) = server.task_engine().cloned() else {
-            return;
-        };
-        let id = record.task_id.clone();
-        let signal = CancelSignal::new();
-        if record.cancel_requested {
-            signal.cancel();
-        }
-        engine.running().insert(id.clone(), signal.clone());
         let outcome = execute(&server, &engine, &record, &lease, &signal).await;
         engine.running().remove(&id);
         if let Some(outcome) = outcome {

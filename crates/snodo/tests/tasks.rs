@@ -1,0 +1,644 @@
+//! The Tasks extension in process: literal request vectors, every answer
+//! checked field by field, and the memory store against the store contract.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use snodo::prelude::*;
+use snodo::task::{MemoryTaskStore, TaskOptions, TaskStore, TaskSupport};
+use snodo::tool::from_fn;
+use snodo::{Dispatched, Principal, TransportInfo};
+
+const DECLARED: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities":{"elicitation":{},
+    "extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+const UNDECLARED: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// A request with the given `_meta` text.
+fn request(id: u64, method: &str, params: &str, meta: &str) -> String {
+    let params = params.strip_suffix('}').expect("params is an object");
+    let sep = if params.trim() == "{" { "" } else { "," };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}{sep}"_meta":{meta}}}}}"#
+    )
+}
+
+async fn send_as(server: &Server, text: &str, principal: Option<&str>) -> Value {
+    let transport = TransportInfo {
+        principal: principal.map(Principal::new),
+        ..TransportInfo::default()
+    };
+    match server.dispatch(text.as_bytes(), transport).await {
+        Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).unwrap(),
+        other => panic!("expected one reply, got {other:?}"),
+    }
+}
+
+async fn send(server: &Server, text: &str) -> Value {
+    send_as(server, text, None).await
+}
+
+async fn wait(seconds: f64, cx: &Context) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_secs_f64(seconds)) => false,
+        () = cx.cancellation().cancelled() => true,
+    }
+}
+
+fn server_with(options: TaskOptions) -> Server {
+    Server::builder("tasks", "1.0.0")
+        .tool(
+            from_fn("sleep", |args: Arguments, cx: Context| async move {
+                let seconds = args.f64("seconds").unwrap_or(0.0);
+                if wait(seconds, &cx).await {
+                    return Ok(ToolResult::text("saw the cancellation"));
+                }
+                Ok(ToolResult::text(format!(
+                    "slept {seconds} s as task {}",
+                    cx.task_id().unwrap_or("-")
+                )))
+            })
+            .input_schema(json!({"type": "object", "properties": {"seconds": {"type": "number"}}}))
+            .task_support(TaskSupport::Optional),
+        )
+        .tool(
+            from_fn("only_task", |_, _| async { Ok(ToolResult::text("ran")) })
+                .task_support(TaskSupport::Required),
+        )
+        .tool(from_fn("inline", |_, cx: Context| async move {
+            Ok(ToolResult::text(format!("task: {:?}", cx.task_id())))
+        }))
+        .tool(
+            from_fn("confirm", |_, cx: Context| async move {
+                Ok(match cx.elicitation("ok") {
+                    Some(answer) => ToolResult::text(format!("confirmed: {:?}", answer.bool("ok"))),
+                    None => ToolResult::input_required(InputRequired::new().elicit_form(
+                        "ok",
+                        "Go on?",
+                        json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                    )),
+                })
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tool(
+            from_fn("reuse_key", |_, cx: Context| async move {
+                let _ = cx;
+                Ok(ToolResult::input_required(InputRequired::new().elicit_form(
+                    "same",
+                    "Again?",
+                    json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                )))
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tool(
+            from_fn("needs_x", |args: Arguments, _| async move {
+                Ok(ToolResult::text(args.str("x").unwrap_or("?").to_string()))
+            })
+            .input_schema(json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}))
+            .task_support(TaskSupport::Required),
+        )
+        .tasks(options)
+        .build()
+        .unwrap()
+}
+
+fn server() -> Server {
+    server_with(TaskOptions::memory())
+}
+
+async fn poll_until(server: &Server, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        let got = send(
+            server,
+            &request(
+                90,
+                "tasks/get",
+                &format!(r#"{{"taskId":"{id}"}}"#),
+                DECLARED,
+            ),
+        )
+        .await;
+        if done(&got["result"]) {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} never reached the expected state");
+}
+
+fn terminal(r: &Value) -> bool {
+    matches!(
+        r["status"].as_str(),
+        Some("completed" | "failed" | "cancelled")
+    )
+}
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_store_contract() {
+    snodo::task::contract::run(MemoryTaskStore::new).await;
+}
+
+#[tokio::test]
+async fn a_declared_call_gets_a_flat_create_task_result_and_the_result_later() {
+    let server = server();
+    let caps = server.capabilities();
+    assert_eq!(
+        caps["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    assert!(caps.get("tasks").is_none(), "no v1 tasks capability");
+
+    let created = send(
+        &server,
+        &request(
+            1,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"seconds":0.2}}"#,
+            DECLARED,
+        ),
+    )
+    .await;
+    let r = &created["result"];
+    assert_eq!(r["resultType"], "task", "{created}");
+    assert_eq!(r["status"], "working");
+    let id = r["taskId"].as_str().unwrap().to_string();
+    assert_eq!(id.len(), 32, "128 random bits in hex");
+    assert!(r["createdAt"].as_str().unwrap().ends_with('Z'));
+    assert!(r["lastUpdatedAt"].is_string());
+    assert_eq!(r["ttlMs"], 3_600_000);
+    assert_eq!(r["pollIntervalMs"], 500);
+    for absent in [
+        "task",
+        "result",
+        "error",
+        "inputRequests",
+        "requestState",
+        "content",
+        "ttl",
+        "pollInterval",
+    ] {
+        assert!(r.get(absent).is_none(), "{absent} in {r}");
+    }
+
+    // Readable at once (strong consistency), and working.
+    let now = send(
+        &server,
+        &request(2, "tasks/get", &format!(r#"{{"taskId":"{id}"}}"#), DECLARED),
+    )
+    .await;
+    assert_eq!(now["result"]["resultType"], "complete", "{now}");
+    assert_eq!(now["result"]["taskId"], id.as_str());
+    assert_eq!(now["result"]["status"], "working");
+
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        format!("slept 0.2 s as task {id}")
+    );
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert!(
+        done["result"].get("_meta").is_none(),
+        "no related-task meta on the inlined result"
+    );
+    assert!(done.get("error").is_none());
+}
+
+#[tokio::test]
+async fn without_the_extension_optional_tools_run_inline_and_required_ones_are_refused() {
+    let server = server();
+    let inline = send(
+        &server,
+        &request(
+            1,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"seconds":0}}"#,
+            UNDECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(inline["result"]["resultType"], "complete", "{inline}");
+    assert_eq!(
+        inline["result"]["content"][0]["text"],
+        "slept 0 s as task -"
+    );
+    assert!(inline["result"].get("taskId").is_none());
+
+    let refused = send(
+        &server,
+        &request(2, "tools/call", r#"{"name":"only_task"}"#, UNDECLARED),
+    )
+    .await;
+    assert_eq!(
+        refused["error"],
+        json!({"code": -32021, "message": "Missing required client capability",
+               "data": {"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}})
+    );
+
+    // A never-task tool stays inline even when tasks are allowed, and a
+    // legacy `task` hint in params changes nothing.
+    let never = send(
+        &server,
+        &request(
+            3,
+            "tools/call",
+            r#"{"name":"inline","task":{"ttl":60000,"pollInterval":100}}"#,
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(
+        never["result"]["content"][0]["text"], "task: None",
+        "{never}"
+    );
+}
+
+#[tokio::test]
+async fn task_methods_are_gated_before_any_lookup() {
+    let server = server();
+    for method in ["tasks/get", "tasks/cancel"] {
+        let r = send(
+            &server,
+            &request(1, method, r#"{"taskId":"gate-test"}"#, UNDECLARED),
+        )
+        .await;
+        assert_eq!(r["error"]["code"], -32021, "{method}: {r}");
+        assert_eq!(
+            r["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+            json!({})
+        );
+    }
+    let r = send(
+        &server,
+        &request(
+            1,
+            "tasks/update",
+            r#"{"taskId":"gate-test","inputResponses":{}}"#,
+            UNDECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    for method in ["tasks/result", "tasks/list"] {
+        let r = send(&server, &request(1, method, r#"{"taskId":"x"}"#, DECLARED)).await;
+        assert_eq!(r["error"]["code"], -32601, "{method} is removed: {r}");
+    }
+    let r = send(
+        &server,
+        &request(
+            1,
+            "tasks/get",
+            r#"{"taskId":"tasks-nonexistent-12345"}"#,
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(
+        r["error"],
+        json!({"code": -32602, "message": "Task not found"})
+    );
+    let r = send(
+        &server,
+        &request(1, "tasks/get", r#"{"taskId":7}"#, DECLARED),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32602);
+
+    // A server without tasks has no such methods.
+    let plain = Server::builder("plain", "1")
+        .tool(from_fn("t", |_, _| async { Ok(ToolResult::text("t")) }))
+        .build()
+        .unwrap();
+    assert!(plain.capabilities().get("extensions").is_none());
+    let r = send(
+        &plain,
+        &request(1, "tasks/get", r#"{"taskId":"x"}"#, DECLARED),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+}
+
+#[tokio::test]
+async fn a_task_belongs_to_its_principal() {
+    let server = server();
+    let created = send_as(
+        &server,
+        &request(
+            1,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"seconds":30}}"#,
+            DECLARED,
+        ),
+        Some("alice"),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let get = request(2, "tasks/get", &format!(r#"{{"taskId":"{id}"}}"#), DECLARED);
+    let cancel = request(
+        3,
+        "tasks/cancel",
+        &format!(r#"{{"taskId":"{id}"}}"#),
+        DECLARED,
+    );
+    let update = request(
+        4,
+        "tasks/update",
+        &format!(r#"{{"taskId":"{id}","inputResponses":{{}}}}"#),
+        DECLARED,
+    );
+    for (who, text) in [
+        (Some("mallory"), &get),
+        (None, &get),
+        (Some("mallory"), &cancel),
+        (Some("mallory"), &update),
+    ] {
+        let r = send_as(&server, text, who).await;
+        assert_eq!(
+            r["error"],
+            json!({"code": -32602, "message": "Task not found"}),
+            "{who:?}: {r}"
+        );
+    }
+    let mine = send_as(&server, &get, Some("alice")).await;
+    assert_eq!(mine["result"]["status"], "working", "{mine}");
+    let ack = send_as(&server, &cancel, Some("alice")).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn cancelling_reaches_the_handler_and_is_idempotent() {
+    let server = server();
+    let created = send(
+        &server,
+        &request(
+            1,
+            "tools/call",
+            r#"{"name":"sleep","arguments":{"seconds":60}}"#,
+            DECLARED,
+        ),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let cancel = request(
+        2,
+        "tasks/cancel",
+        &format!(r#"{{"taskId":"{id}"}}"#),
+        DECLARED,
+    );
+    let ack = send(&server, &cancel).await;
+    let result = ack["result"].as_object().unwrap();
+    assert_eq!(result["resultType"], "complete", "{ack}");
+    for absent in ["taskId", "status", "result", "error", "inputRequests"] {
+        assert!(!result.contains_key(absent), "{absent} in the ack {ack}");
+    }
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert!(
+        done.get("result").is_none(),
+        "a cancelled task carries no result"
+    );
+    let again = send(&server, &cancel).await;
+    assert_eq!(
+        again["result"]["resultType"], "complete",
+        "cancelling twice acks: {again}"
+    );
+    let unknown = send(
+        &server,
+        &request(3, "tasks/cancel", r#"{"taskId":"nope"}"#, DECLARED),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn input_requests_wait_for_tasks_update() {
+    let server = server();
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"confirm"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let waiting = poll_until(&server, &id, |r| r["status"] != "working").await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    assert_eq!(
+        waiting["inputRequests"]["ok"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(
+        waiting["inputRequests"]["ok"]["params"]["message"],
+        "Go on?"
+    );
+    assert!(waiting.get("requestState").is_none());
+
+    // Keys not outstanding are ignored, values unchecked.
+    let ignored = send(
+        &server,
+        &request(
+            2,
+            "tasks/update",
+            &format!(
+                r#"{{"taskId":"{id}","inputResponses":{{"unknown-key":{{"ignored":true}}}}}}"#
+            ),
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(ignored["result"]["resultType"], "complete", "{ignored}");
+    let still = poll_until(&server, &id, |_| true).await;
+    assert_eq!(still["status"], "input_required");
+
+    let bad = send(
+        &server,
+        &request(
+            3,
+            "tasks/update",
+            &format!(r#"{{"taskId":"{id}","inputResponses":[]}}"#),
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+
+    let answered = send(&server, &request(4, "tasks/update", &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"accept","content":{{"ok":true}}}}}}}}"#), DECLARED)).await;
+    assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "confirmed: Some(true)"
+    );
+
+    // An update once the task waits on nothing is acked and changes nothing.
+    let late = send(
+        &server,
+        &request(
+            5,
+            "tasks/update",
+            &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"decline"}}}}}}"#),
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(late["result"]["resultType"], "complete", "{late}");
+    assert_eq!(poll_until(&server, &id, |_| true).await, done);
+}
+
+#[tokio::test]
+async fn a_handler_that_asks_for_a_used_key_again_fails_its_task() {
+    let server = server();
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"reuse_key"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    poll_until(&server, &id, |r| r["status"] == "input_required").await;
+    send(&server, &request(2, "tasks/update", &format!(r#"{{"taskId":"{id}","inputResponses":{{"same":{{"action":"accept","content":{{"ok":true}}}}}}}}"#), DECLARED)).await;
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], -32603);
+    assert_eq!(done["error"]["message"], "Input request key reused");
+    assert_eq!(done["statusMessage"], "Input request key reused");
+}
+
+#[tokio::test]
+async fn a_refused_call_creates_no_task() {
+    let store = Arc::new(MemoryTaskStore::new());
+    let server = server_with(TaskOptions::shared(store.clone()));
+    let refused = send(
+        &server,
+        &request(
+            1,
+            "tools/call",
+            r#"{"name":"needs_x","arguments":{}}"#,
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert_eq!(
+        refused["result"]["content"][0]["text"],
+        "Missing required arguments: x"
+    );
+    assert!(store.is_empty(), "no task for a refused call");
+}
+
+#[tokio::test]
+async fn a_full_store_refuses_new_tasks_with_a_retryable_error_and_expired_tasks_are_purged() {
+    let store = Arc::new(MemoryTaskStore::with_capacity(100));
+    let server = server_with(
+        TaskOptions::shared(store.clone())
+            .ttl(Some(Duration::from_millis(300)))
+            .sweep_every(Duration::from_millis(20)),
+    );
+    let call = request(
+        1,
+        "tools/call",
+        r#"{"name":"sleep","arguments":{"seconds":60}}"#,
+        DECLARED,
+    );
+    for _ in 0..100 {
+        let r = send(&server, &call).await;
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+    }
+    let full = send(&server, &call).await;
+    assert_eq!(full["error"]["code"], -32603, "{full}");
+    assert_eq!(
+        full["error"]["data"],
+        json!({"retryable": true, "limit": 100})
+    );
+    // Past their time to live the tasks read as missing and are purged.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(
+        store.is_empty(),
+        "expired tasks purged: {} left",
+        store.len()
+    );
+    let again = send(&server, &call).await;
+    assert_eq!(again["result"]["resultType"], "task", "room again: {again}");
+}
+
+#[tokio::test]
+async fn ten_thousand_finished_tasks_stay_within_the_store_bound() {
+    let store = Arc::new(MemoryTaskStore::with_capacity(2_000));
+    let server = server_with(TaskOptions::shared(store.clone()));
+    let call = request(
+        1,
+        "tools/call",
+        r#"{"name":"sleep","arguments":{"seconds":0}}"#,
+        DECLARED,
+    );
+    for batch in 0..10 {
+        let mut last = String::new();
+        for i in 0..1_000 {
+            let r = send(&server, &call).await;
+            last = r["result"]["taskId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("call {batch}/{i}: {r}"))
+                .to_string();
+        }
+        // Once the batch has finished, its tasks are the oldest terminal ones.
+        let done = poll_until(&server, &last, terminal).await;
+        assert_eq!(done["status"], "completed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(store.len() <= 2_000, "bounded: {}", store.len());
+}
+
+#[test]
+fn a_task_whose_node_stops_is_resolved_by_another_node() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
+    let options = |node: &str| {
+        TaskOptions::shared(store.clone())
+            .node_id(node)
+            .lease(Duration::from_millis(150))
+            .sweep_every(Duration::from_millis(20))
+    };
+    let node_a = server_with(options("node-a"));
+    let rt_a = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let id = rt_a.block_on(async {
+        let r = send(
+            &node_a,
+            &request(
+                1,
+                "tools/call",
+                r#"{"name":"sleep","arguments":{"seconds":60}}"#,
+                DECLARED,
+            ),
+        )
+        .await;
+        r["result"]["taskId"].as_str().unwrap().to_string()
+    });
+    // The node stops: its workers and heartbeats die with its runtime.
+    rt_a.shutdown_background();
+
+    let node_b = server_with(options("node-b"));
+    let rt_b = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt_b.block_on(async {
+        // Any request starts node b's sweeper.
+        let r = send(
+            &node_b,
+            &request(2, "tasks/get", &format!(r#"{{"taskId":"{id}"}}"#), DECLARED),
+        )
+        .await;
+        assert_eq!(r["result"]["status"], "working", "{r}");
+        let done = poll_until(&node_b, &id, terminal).await;
+        assert_eq!(done["status"], "failed", "{done}");
+        assert_eq!(
+            done["error"]["message"],
+            "The node running the task stopped"
+        );
+    });
+}
