@@ -239,6 +239,21 @@ pub(crate) fn u64_literal(input: ParseStream<'_>, key: &str) -> syn::Result<LitI
     }
 }
 
+/// `task_retries = 2`: a non-negative integer literal that fits a `u32`.
+pub(crate) fn u32_literal(input: ParseStream<'_>, key: &str) -> syn::Result<LitInt> {
+    let expr: Expr = input.parse()?;
+    let message = format!("`{key}` must be a non-negative integer literal (at most 4294967295)");
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) if matches!(i.suffix(), "" | "u32") => match i.base10_parse::<u32>() {
+            Ok(_) => Ok(LitInt::new(i.base10_digits(), i.span())),
+            Err(_) => Err(syn::Error::new(i.span(), message)),
+        },
+        other => Err(syn::Error::new_spanned(other, message)),
+    }
+}
+
 /// A value that must be a path to a function (`complete = crate::suggest`).
 pub(crate) fn fn_path(input: ParseStream<'_>, key: &str, help: &str) -> syn::Result<syn::Path> {
     let expr: Expr = input.parse()?;

@@ -59,6 +59,8 @@ use proc_macro::TokenStream;
 /// | `annotations` | JSON object (`readOnlyHint`, ...) | none |
 /// | `icons` | JSON array of icon objects | none |
 /// | `meta` | JSON object (the tool's `_meta`) | none |
+/// | `task` | `"never"`, `"optional"` (a task when the request declares the Tasks extension) or `"required"` | `"never"` |
+/// | `task_retries` | integer literal: runs again when the task's node stops | `0` |
 ///
 /// JSON values are written as Rust tokens: string literals, numbers (`-1`,
 /// `2.5`, `1e-3`), `true`, `false`, `null`, `[ ... ]` and
@@ -78,6 +80,7 @@ use proc_macro::TokenStream;
 ///   only, unique ignoring case);
 /// - `output_schema`: an object or a boolean;
 /// - `annotations` and `meta`: objects; `icons`: an array;
+/// - `task`: one of its three values; `task_retries`: fits a `u32`;
 /// - `name`, `title`, `description`: string literals.
 ///
 /// # The function

@@ -642,3 +642,39 @@ fn a_task_whose_node_stops_is_resolved_by_another_node() {
         );
     });
 }
+
+/// Writes a report, as a task when the client allows it.
+#[snodo::tool(task = "optional", task_retries = 2)]
+async fn report(cx: Context) -> String {
+    format!("report from task {}", cx.task_id().unwrap_or("-"))
+}
+
+#[tokio::test]
+async fn the_macro_declares_task_support_and_retries() {
+    use snodo::Tool;
+    assert_eq!(report.task_support(), TaskSupport::Optional);
+    assert_eq!(report.task_retries(), 2);
+    let server = Server::builder("m", "1").tool(report).build().unwrap();
+    assert_eq!(
+        server.capabilities()["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({}),
+        "a tool that supports tasks turns them on, in memory"
+    );
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"report"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        format!("report from task {id}")
+    );
+    let inline = send(
+        &server,
+        &request(2, "tools/call", r#"{"name":"report"}"#, UNDECLARED),
+    )
+    .await;
+    assert_eq!(inline["result"]["content"][0]["text"], "report from task -");
+}

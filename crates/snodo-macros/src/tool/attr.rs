@@ -8,11 +8,12 @@ use syn::parse::{Parse, ParseStream};
 use super::signature::TOOL;
 use crate::common::{
     expect_icons, expect_object, parse_keys, rule_error, scopes_literal, string_literal,
+    u32_literal,
 };
 use crate::json::Node;
 
 /// Every key the attribute accepts, in the order the docs list them.
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 11] = [
     "name",
     "title",
     "description",
@@ -22,6 +23,8 @@ const KEYS: [&str; 9] = [
     "icons",
     "meta",
     "scopes",
+    "task",
+    "task_retries",
 ];
 
 /// The parsed arguments of `#[snodo::tool(...)]`.
@@ -36,6 +39,8 @@ pub(crate) struct ToolAttr {
     pub(crate) icons: Option<Node>,
     pub(crate) meta: Option<Node>,
     pub(crate) scopes: Option<Vec<LitStr>>,
+    pub(crate) task: Option<LitStr>,
+    pub(crate) task_retries: Option<syn::LitInt>,
 }
 
 impl Parse for ToolAttr {
@@ -52,6 +57,8 @@ impl Parse for ToolAttr {
                 "icons" => attr.icons = Some(input.parse()?),
                 "meta" => attr.meta = Some(input.parse()?),
                 "scopes" => attr.scopes = Some(scopes_literal(input, key)?),
+                "task" => attr.task = Some(string_literal(input, key)?),
+                "task_retries" => attr.task_retries = Some(u32_literal(input, key)?),
                 _ => unreachable!("checked against KEYS"),
             }
             Ok(())
@@ -71,6 +78,14 @@ impl ToolAttr {
         };
         if let Err(e) = snodo_rules::check_tool_name(&name) {
             errors.push(syn::Error::new(span, e.message));
+        }
+        if let Some(task) = &self.task
+            && !matches!(task.value().as_str(), "never" | "optional" | "required")
+        {
+            errors.push(syn::Error::new(
+                task.span(),
+                "`task` is \"never\", \"optional\" (a task when the client allows it) or \"required\"",
+            ));
         }
         if let Some(schema) = &self.input_schema
             && let Err(e) = snodo_rules::check_input_schema(&schema.to_value())

@@ -73,6 +73,25 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
     let scopes = common::required_scopes(attr.scopes.as_ref());
+    let task = attr.task.as_ref().map(|lit| {
+        let variant = match lit.value().as_str() {
+            "optional" => quote!(Optional),
+            "required" => quote!(Required),
+            _ => quote!(Never),
+        };
+        quote! {
+            fn task_support(&self) -> ::snodo::task::TaskSupport {
+                ::snodo::task::TaskSupport::#variant
+            }
+        }
+    });
+    let task_retries = attr.task_retries.as_ref().map(|n| {
+        quote! {
+            fn task_retries(&self) -> u32 {
+                #n
+            }
+        }
+    });
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
     let cx_var = Ident::new("__snodo_cx", Span::call_site());
@@ -113,6 +132,8 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
             #icons
             #meta
             #scopes
+            #task
+            #task_retries
 
             async fn call(
                 &self,

@@ -1,0 +1,6 @@
+#[snodo::tool(task = "sometimes")]
+async fn report() -> String {
+    String::new()
+}
+
+fn main() {}
