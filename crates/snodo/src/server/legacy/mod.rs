@@ -26,6 +26,8 @@
 
 mod dispatch;
 mod feed;
+// Replaying streams is the Streamable HTTP transport's (feature `http`).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod replay;
 mod session;
 mod shape;

@@ -52,6 +52,7 @@ pub struct Session {
     last_active: AtomicU64,
     ended: AtomicBool,
     /// Resumable streams (Streamable HTTP).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) replay: Mutex<super::ReplayLog>,
 }
 
@@ -250,6 +251,7 @@ impl Session {
     }
 
     /// Whether a stream for unrelated messages is attached and open.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn has_outbox(&self) -> bool {
         self.outbox
             .lock()
