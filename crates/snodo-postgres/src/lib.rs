@@ -164,6 +164,7 @@ impl PostgresTaskStore {
     fn update<'a, T, F>(
         &'a self,
         task_id: &'a str,
+        announce: bool,
         f: F,
     ) -> BoxFuture<'a, Result<Option<T>, StoreError>>
     where
@@ -180,7 +181,7 @@ impl PostgresTaskStore {
                     return Ok(None);
                 };
                 let out = f(&mut record, now);
-                save(&tx, &record).await?;
+                save(&tx, &record, announce).await?;
                 tx.commit().await.map_err(pg)?;
                 Ok(Some(out))
             }
@@ -218,7 +219,7 @@ async fn load(tx: &Transaction<'_>, id: &str) -> Result<Option<TaskRecord>, Stor
     .transpose()
 }
 
-async fn save(tx: &Transaction<'_>, record: &TaskRecord) -> Result<(), StoreError> {
+async fn save(tx: &Transaction<'_>, record: &TaskRecord, announce: bool) -> Result<(), StoreError> {
     let text = serde_json::to_string(record).map_err(|e| StoreError::Backend(e.to_string()))?;
     let expires = record
         .ttl_ms
@@ -240,9 +241,11 @@ async fn save(tx: &Transaction<'_>, record: &TaskRecord) -> Result<(), StoreErro
     )
     .await
     .map_err(pg)?;
-    tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &record.task_id])
-        .await
-        .map_err(pg)?;
+    if announce {
+        tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &record.task_id])
+            .await
+            .map_err(pg)?;
+    }
     Ok(())
 }
 
@@ -349,7 +352,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'a, Result<Option<(TaskRecord, Lease)>, StoreError>> {
         Box::pin(async move {
             let claimed = self
-                .update(task_id, move |record, now| {
+                .update(task_id, false, move |record, now| {
                     (record.lease.is_none() && transition::claimable(record, now)).then(|| {
                         let lease = transition::lease(record, holder, lease, now);
                         (record.clone(), lease)
@@ -394,10 +397,10 @@ impl TaskStore for PostgresTaskStore {
                     }
                     if transition::recover(&mut record, now) == Orphan::Run {
                         let lease = transition::lease(&mut record, holder, lease, now);
-                        save(&tx, &record).await?;
+                        save(&tx, &record, false).await?;
                         out.push((record, lease));
                     } else {
-                        save(&tx, &record).await?;
+                        save(&tx, &record, true).await?;
                     }
                 }
                 tx.commit().await.map_err(pg)?;
@@ -416,7 +419,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'a, Result<Renewal, StoreError>> {
         Box::pin(async move {
             let renewed = self
-                .update(&lease.task_id, move |record, now| {
+                .update(&lease.task_id, false, move |record, now| {
                     if !record.holds(lease, now) {
                         return Renewal::Lost;
                     }
@@ -439,7 +442,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let settled = self
-                .update(&lease.task_id, move |record, now| {
+                .update(&lease.task_id, true, move |record, now| {
                     if !record.holds(lease, now) {
                         return false;
                     }
@@ -458,7 +461,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let failed = self
-                .update(task_id, move |record, now| {
+                .update(task_id, true, move |record, now| {
                     if record.status.is_terminal() {
                         return false;
                     }
@@ -477,7 +480,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'a, Result<Answered, StoreError>> {
         Box::pin(async move {
             let out = self
-                .update(task_id, move |record, now| {
+                .update(task_id, true, move |record, now| {
                     transition::answer(record, responses, now)
                 })
                 .await?;
@@ -487,9 +490,13 @@ impl TaskStore for PostgresTaskStore {
 
     fn cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Cancelled, StoreError>> {
         Box::pin(async move {
-            let out = self.update(task_id, transition::cancel).await?;
+            let out = self.update(task_id, true, transition::cancel).await?;
             Ok(out.unwrap_or(Cancelled::NotFound))
         })
+    }
+
+    fn changes(&self) -> Option<broadcast::Receiver<String>> {
+        Some(self.pool.subscribe())
     }
 
     fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>> {

@@ -42,6 +42,7 @@ pub const SCHEMA_VERSION: i64 = 1;
 pub struct SqliteTaskStore {
     conn: Arc<Mutex<Connection>>,
     capacity: usize,
+    changes: tokio::sync::broadcast::Sender<String>,
 }
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
@@ -70,6 +71,7 @@ impl SqliteTaskStore {
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             capacity: DEFAULT_MAX_TASKS,
+            changes: tokio::sync::broadcast::channel(1024).0,
         })
     }
 
@@ -78,6 +80,10 @@ impl SqliteTaskStore {
     pub fn with_capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
         self
+    }
+
+    fn changed(&self, task_id: &str) {
+        let _ = self.changes.send(task_id.to_string());
     }
 
     /// Runs `f` in an immediate transaction on a blocking thread.
@@ -287,6 +293,7 @@ impl TaskStore for SqliteTaskStore {
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<(TaskRecord, Lease)>, StoreError>> {
         let holder = holder.to_string();
+        let changes = self.changes.clone();
         Box::pin(self.write(move |tx, now| {
             let ids: Vec<String> = {
                 let mut stmt = tx
@@ -320,6 +327,7 @@ impl TaskStore for SqliteTaskStore {
                     out.push((record, lease));
                 } else {
                     save(tx, &record)?;
+                    let _ = changes.send(record.task_id.clone());
                 }
             }
             Ok(out)
@@ -358,15 +366,21 @@ impl TaskStore for SqliteTaskStore {
         let lease = lease.clone();
         Box::pin(async move {
             let id = lease.task_id.clone();
-            self.write(move |tx, now| {
-                let Some(mut record) = load(tx, &id)?.filter(|r| r.holds(&lease, now)) else {
-                    return Ok(false);
-                };
-                transition::settle(&mut record, outcome, now);
-                save(tx, &record)?;
-                Ok(true)
-            })
-            .await
+            let task_id = id.clone();
+            let settled = self
+                .write(move |tx, now| {
+                    let Some(mut record) = load(tx, &id)?.filter(|r| r.holds(&lease, now)) else {
+                        return Ok(false);
+                    };
+                    transition::settle(&mut record, outcome, now);
+                    save(tx, &record)?;
+                    Ok(true)
+                })
+                .await?;
+            if settled {
+                self.changed(&task_id);
+            }
+            Ok(settled)
         })
     }
 
@@ -376,14 +390,23 @@ impl TaskStore for SqliteTaskStore {
         error: Value,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let id = task_id.to_string();
-        Box::pin(self.write(move |tx, now| {
-            let Some(mut record) = load(tx, &id)?.filter(|r| !r.status.is_terminal()) else {
-                return Ok(false);
-            };
-            transition::settle(&mut record, Settle::Failed(error), now);
-            save(tx, &record)?;
-            Ok(true)
-        }))
+        Box::pin(async move {
+            let failed = self
+                .write(move |tx, now| {
+                    let Some(mut record) = load(tx, &id)?.filter(|r| !r.status.is_terminal())
+                    else {
+                        return Ok(false);
+                    };
+                    transition::settle(&mut record, Settle::Failed(error), now);
+                    save(tx, &record)?;
+                    Ok(true)
+                })
+                .await?;
+            if failed {
+                self.changed(task_id);
+            }
+            Ok(failed)
+        })
     }
 
     fn answer<'a>(
@@ -397,6 +420,9 @@ impl TaskStore for SqliteTaskStore {
                     transition::answer(record, responses, now)
                 })
                 .await?;
+            if out.is_some() {
+                self.changed(task_id);
+            }
             Ok(out.unwrap_or(Answered::NotFound))
         })
     }
@@ -404,8 +430,15 @@ impl TaskStore for SqliteTaskStore {
     fn cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Cancelled, StoreError>> {
         Box::pin(async move {
             let out = self.update(task_id, transition::cancel).await?;
+            if matches!(out, Some(Cancelled::Now | Cancelled::Requested)) {
+                self.changed(task_id);
+            }
             Ok(out.unwrap_or(Cancelled::NotFound))
         })
+    }
+
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.changes.subscribe())
     }
 
     fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>> {

@@ -38,6 +38,14 @@ pub enum Event {
     ResourcesListChanged,
     /// A resource (or a sub-resource of it) changed.
     ResourceUpdated(Arc<str>),
+    /// A task changed (the Tasks extension): its owner and its detailed
+    /// wire form, as `tasks/get` answers it.
+    TaskChanged {
+        /// The principal the task belongs to (`""`: anonymous).
+        owner: Arc<str>,
+        /// The task's detailed wire form.
+        task: Arc<serde_json::Map<String, serde_json::Value>>,
+    },
     /// The server is shutting down: listen streams end.
     Shutdown,
 }

@@ -97,7 +97,7 @@ impl Server {
         let (tx, rx) = mpsc::channel(64);
         let server = self.clone();
         if listen {
-            let opened = match self.open_listen(&admitted) {
+            let opened = match self.open_listen(&admitted, transport.principal.as_ref()) {
                 Ok(opened) => opened,
                 Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
             };

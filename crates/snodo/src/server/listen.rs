@@ -16,6 +16,9 @@ use crate::{CancelSignal, Error};
 /// Most URIs one subscription may watch.
 pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1000;
 
+/// Most tasks one subscription may watch.
+pub const MAX_TASK_SUBSCRIPTIONS: usize = 100;
+
 /// The honoured subset of a `SubscriptionFilter`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Filter {
@@ -23,6 +26,9 @@ pub(super) struct Filter {
     prompts: bool,
     resources: bool,
     uris: Vec<String>,
+    /// Tasks watched (the Tasks extension), and whose they must be.
+    task_ids: Vec<String>,
+    owner: String,
 }
 
 impl Filter {
@@ -39,6 +45,9 @@ impl Filter {
         }
         if !self.uris.is_empty() {
             out.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        if !self.task_ids.is_empty() {
+            out.insert("taskIds".into(), json!(self.task_ids));
         }
         Value::Object(out)
     }
@@ -58,7 +67,11 @@ pub(super) struct Opened {
 impl Server {
     /// Checks the filter (narrowed to what the server advertises) and takes a
     /// subscription slot: a full server answers 503.
-    pub(super) fn open_listen(&self, admitted: &Admitted) -> Result<Opened, Failure> {
+    pub(super) fn open_listen(
+        &self,
+        admitted: &Admitted,
+        principal: Option<&crate::Principal>,
+    ) -> Result<Opened, Failure> {
         let invalid = |m: &str| -> Failure { Error::invalid_params(m.to_string()).into() };
         let requested = admitted
             .params
@@ -90,12 +103,43 @@ impl Server {
                 ));
             }
         }
+        let mut task_ids = Vec::new();
+        match requested.get("taskIds") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(list)) if list.len() <= MAX_TASK_SUBSCRIPTIONS => {
+                for id in list {
+                    match id.as_str() {
+                        Some(i) if !i.is_empty() && i.len() <= crate::task::MAX_TASK_ID => {
+                            task_ids.push(i.to_string())
+                        }
+                        _ => return Err(invalid("taskIds must hold task ids")),
+                    }
+                }
+            }
+            Some(_) => {
+                return Err(invalid("taskIds must be an array of at most 100 task ids"));
+            }
+        }
+        let declared = admitted
+            .meta
+            .client_capabilities
+            .get("extensions")
+            .and_then(|e| e.get(crate::task::EXTENSION))
+            .is_some_and(|v| !v.is_null());
+        if !task_ids.is_empty() && !declared {
+            return Err(Failure::bad_request(super::tasks::missing_extension()));
+        }
+        if self.task_engine().is_none() {
+            task_ids.clear();
+        }
         let has = |cap: &str| caps.get(cap).is_some();
         let filter = Filter {
             tools: flag("toolsListChanged")? && has("tools"),
             prompts: flag("promptsListChanged")? && has("prompts"),
             resources: flag("resourcesListChanged")? && has("resources"),
             uris: if has("resources") { uris } else { Vec::new() },
+            task_ids,
+            owner: super::tasks::owner_of_principal(principal),
         };
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| Failure {
             status: http::StatusCode::SERVICE_UNAVAILABLE,
@@ -144,6 +188,15 @@ impl Server {
                 }
                 Ok(Event::ResourcesListChanged) if filter.resources => {
                     vec![send("notifications/resources/list_changed", Map::new())]
+                }
+                Ok(Event::TaskChanged { owner, task })
+                    if *owner == *filter.owner
+                        && task
+                            .get("taskId")
+                            .and_then(Value::as_str)
+                            .is_some_and(|id| filter.task_ids.iter().any(|t| t == id)) =>
+                {
+                    vec![send("notifications/tasks", (*task).clone())]
                 }
                 Ok(Event::ResourceUpdated(uri)) if filter.covers(&uri) => {
                     let mut params = Map::new();

@@ -36,7 +36,7 @@ pub use error::{BuildError, RuleError};
 pub use extension::Extension;
 pub(crate) use instance::Inner;
 pub use instance::Server;
-pub use listen::MAX_RESOURCE_SUBSCRIPTIONS;
+pub use listen::{MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS};
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};

@@ -36,6 +36,7 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 pub struct MemoryTaskStore {
     tasks: Mutex<HashMap<String, TaskRecord>>,
     capacity: usize,
+    changes: tokio::sync::broadcast::Sender<String>,
 }
 
 impl Default for MemoryTaskStore {
@@ -55,6 +56,7 @@ impl MemoryTaskStore {
         Self {
             tasks: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
+            changes: tokio::sync::broadcast::channel(1024).0,
         }
     }
 
@@ -66,6 +68,10 @@ impl MemoryTaskStore {
     /// Whether it holds no task.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    fn changed(&self, task_id: &str) {
+        let _ = self.changes.send(task_id.to_string());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
@@ -173,11 +179,14 @@ impl TaskStore for MemoryTaskStore {
                 if out.len() >= limit {
                     break;
                 }
-                if let Some(record) = tasks.get_mut(&id)
-                    && transition::recover(record, now) == Orphan::Run
-                {
+                let Some(record) = tasks.get_mut(&id) else {
+                    continue;
+                };
+                if transition::recover(record, now) == Orphan::Run {
                     let lease = transition::lease(record, holder, lease, now);
                     out.push((record.clone(), lease));
+                } else {
+                    let _ = self.changes.send(id);
                 }
             }
             Ok(out)
@@ -222,6 +231,8 @@ impl TaskStore for MemoryTaskStore {
                 return Ok(false);
             };
             transition::settle(record, outcome, now);
+            drop(tasks);
+            self.changed(&lease.task_id);
             Ok(true)
         })
     }
@@ -238,6 +249,8 @@ impl TaskStore for MemoryTaskStore {
                 return Ok(false);
             };
             transition::settle(record, Settle::Failed(error), now);
+            drop(tasks);
+            self.changed(task_id);
             Ok(true)
         })
     }
@@ -270,6 +283,10 @@ impl TaskStore for MemoryTaskStore {
                 },
             )
         })
+    }
+
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.changes.subscribe())
     }
 
     fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>> {

@@ -188,4 +188,15 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Removes up to `limit` tasks expired at `now_ms`; returns how many.
     fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>>;
+
+    /// The ids of tasks as they change (an outcome, an input round, an
+    /// answer, a cancellation), from every node that shares the store, when
+    /// the store can tell; `""` says that changes may have been missed.
+    /// Servers use it to send `notifications/tasks` and to stop at once a
+    /// task cancelled through another node. `None` (the default): each
+    /// server hears only its own changes, and a cancellation made elsewhere
+    /// reaches a worker when it renews its lease.
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
 }

@@ -51,7 +51,12 @@ pub(crate) fn missing_extension() -> Error {
 /// Whom a task belongs to: the principal's issuer and subject (`""` for an
 /// anonymous client).
 pub(crate) fn owner_of(cx: &Context) -> String {
-    match cx.principal() {
+    owner_of_principal(cx.principal())
+}
+
+/// [`owner_of`] for a principal.
+pub(crate) fn owner_of_principal(principal: Option<&crate::Principal>) -> String {
+    match principal {
         None => String::new(),
         Some(p) => match &p.issuer {
             Some(issuer) => format!("{issuer} {}", p.subject),
@@ -94,6 +99,7 @@ impl Server {
             && !engine.sweeping.swap(true, Ordering::AcqRel)
         {
             runner::spawn_sweeper(self);
+            runner::spawn_watcher(self);
         }
     }
 

@@ -236,6 +236,51 @@ pub(super) fn spawn_sweeper(server: &Server) {
     });
 }
 
+/// Follows the store's changes, when it announces them: a listener of a
+/// changed task gets its detailed form, and a task cancelled through another
+/// node stops here at once.
+pub(super) fn spawn_watcher(server: &Server) {
+    let Some(mut changes) = server.task_engine().and_then(|e| e.options.store.changes()) else {
+        return;
+    };
+    let weak: Weak<Inner> = Arc::downgrade(&server.inner);
+    tokio::spawn(async move {
+        loop {
+            let changed = changes.recv().await;
+            let Some(inner) = weak.upgrade() else { return };
+            let server = Server { inner };
+            let Some(engine) = server.task_engine().cloned() else {
+                return;
+            };
+            let ids: Vec<String> = match changed {
+                Ok(id) if !id.is_empty() => vec![id],
+                // Changes may have been missed: look at every local task.
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    engine.running().keys().cloned().collect()
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            for id in ids {
+                let Ok(Some(record)) = engine.options.store.get(&id).await else {
+                    continue;
+                };
+                if record.cancel_requested
+                    && let Some(signal) = engine.running().get(&id)
+                {
+                    signal.cancel();
+                }
+                server
+                    .inner
+                    .events
+                    .publish(crate::events::Event::TaskChanged {
+                        owner: record.owner.as_str().into(),
+                        task: Arc::new(record.to_wire(true)),
+                    });
+            }
+        }
+    });
+}
+
 fn failed(error: &Error) -> Settle {
     Settle::Failed(error.to_json())
 }
