@@ -5,6 +5,7 @@
 
 mod auth;
 mod render;
+mod task_log;
 mod terminal;
 
 use std::io::IsTerminal;
@@ -15,10 +16,11 @@ use clap::{Args, Subcommand};
 use serde_json::{Map, Value, json};
 use snodo::client::{
     Client, ClientBuilder, ClientError, CompletionRef, ListenFilter, RequestOptions, Root,
-    StderrMode, StdioCommand, Target,
+    StderrMode, StdioCommand, Target, Task, TaskCall, TaskWait,
 };
 use snodo::mrtr::{ElicitAction, ElicitResponse};
 use snodo::protocol::LogLevel;
+use snodo::task::TaskStatus;
 
 use render::Style;
 
@@ -80,6 +82,10 @@ pub(crate) enum ClientCommand {
     Complete(Box<CompleteArgs>),
     /// Print change notifications until interrupted: snodo listen TARGET [--tools] [--uri URI].
     Listen(Box<ListenArgs>),
+    /// List the tasks `snodo call --task` started on TARGET, as the server sees them now.
+    Tasks(Box<Common>),
+    /// Show a task, or cancel it: snodo task TARGET ID [--cancel].
+    Task(Box<TaskArgs>),
     /// Log in to a server with OAuth (authorization code with PKCE, a browser on this machine): snodo login TARGET.
     Login(Box<auth::LoginArgs>),
     /// Forget the OAuth tokens kept for a server: snodo logout TARGET.
@@ -142,6 +148,24 @@ pub(crate) struct CallArgs {
     /// All arguments as one JSON object (key=value pairs are merged into it).
     #[arg(long = "args", value_name = "JSON")]
     json_args: Option<String>,
+    /// Allow the server to run the call as a task; shows the task's status
+    /// and progress until its result.
+    #[arg(long)]
+    task: bool,
+    #[command(flatten)]
+    opts: Options,
+}
+
+/// `snodo task`.
+#[derive(Args)]
+pub(crate) struct TaskArgs {
+    /// An http(s):// URL or a quoted server command line.
+    target: String,
+    /// The task's id.
+    id: String,
+    /// Ask the server to cancel the task, then show it.
+    #[arg(long)]
+    cancel: bool,
     #[command(flatten)]
     opts: Options,
 }
@@ -229,7 +253,7 @@ impl Failure {
 impl From<ClientError> for Failure {
     fn from(e: ClientError) -> Self {
         let code = match &e {
-            ClientError::Rpc { .. } => EXIT_RPC,
+            ClientError::Rpc { .. } | ClientError::TaskCancelled { .. } => EXIT_RPC,
             ClientError::Transport { .. } => EXIT_CONNECTION,
             ClientError::Timeout { .. } => EXIT_TIMEOUT,
             ClientError::Auth { .. } => EXIT_AUTH,
@@ -449,6 +473,10 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             };
             args.extend(parse_pairs(&c.args, true)?);
             let client = connect(&c.target, &c.opts, style).await?;
+            if c.task {
+                let outcome = call_as_task(&client, &c, Value::Object(args), style).await;
+                return finish(&client, &c.opts, outcome).await;
+            }
             let bar = terminal::ProgressBar::new(style.clone(), c.opts.json);
             let progress = bar.clone();
             let opts = RequestOptions::new().on_progress(move |p| progress.update(&p));
@@ -580,7 +608,187 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let outcome = listen(&client, filter, &c, style).await;
             finish(&client, &c.opts, outcome).await
         }
+        ClientCommand::Tasks(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = list_tasks(&client, &c, style).await;
+            finish(&client, &c.opts, outcome).await
+        }
+        ClientCommand::Task(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = show_task(&client, &c, style).await;
+            finish(&client, &c.opts, outcome).await
+        }
     }
+}
+
+/// A task's wire form (for `--json`).
+fn task_json(task: &Task) -> Value {
+    let mut out = json!({
+        "taskId": task.task_id,
+        "status": task.status.as_str(),
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttlMs": task.ttl_ms,
+    });
+    if let Some(message) = &task.status_message {
+        out["statusMessage"] = message.clone().into();
+    }
+    if let Some(interval) = task.poll_interval_ms {
+        out["pollIntervalMs"] = interval.into();
+    }
+    if !task.input_requests.is_empty() {
+        out["inputRequests"] = Value::Object(task.input_requests.clone());
+    }
+    if let Some(result) = &task.result {
+        out["result"] = result.to_wire();
+    }
+    if let Some(error) = &task.error {
+        out["error"] = error.clone();
+    }
+    out
+}
+
+/// One line about a task, on stderr while waiting and in listings.
+fn task_line(style: &Style, task: &Task) -> String {
+    let status = match task.status {
+        TaskStatus::Completed => style.bold(task.status.as_str()),
+        TaskStatus::Failed | TaskStatus::Cancelled => style.red(task.status.as_str()),
+        _ => style.cyan(task.status.as_str()),
+    };
+    match &task.status_message {
+        Some(message) => format!("{} {status}  {message}", style.dim(&task.task_id)),
+        None => format!("{} {status}", style.dim(&task.task_id)),
+    }
+}
+
+/// `snodo call --task`: the call, then the task's status until its result.
+async fn call_as_task(
+    client: &Client,
+    c: &CallArgs,
+    args: Value,
+    style: &Style,
+) -> Result<u8, ClientError> {
+    let task = match client
+        .call_tool_as_task(&c.tool, args, RequestOptions::new())
+        .await?
+    {
+        TaskCall::Done(result) => return Ok(print_call_result(&c.opts, style, &result.to_wire())),
+        TaskCall::Task(task) => task,
+        _ => unreachable!("TaskCall has two variants"),
+    };
+    task_log::remember(&c.target, &task.task_id, &c.tool);
+    if !c.opts.json {
+        eprintln!("{} task {} started", style.dim("·"), task.task_id);
+    }
+    let json = c.opts.json;
+    let waiting = client.wait_task(&task.task_id, TaskWait::new(), |t| {
+        if !json {
+            eprintln!("{}", task_line(style, t));
+        }
+    });
+    let result = tokio::select! {
+        r = waiting => r?,
+        _ = tokio::signal::ctrl_c() => {
+            client.cancel_task(&task.task_id).await?;
+            eprintln!("{} asked the server to cancel task {}", style.dim("·"), task.task_id);
+            return Err(ClientError::TaskCancelled { task_id: task.task_id });
+        }
+    };
+    Ok(print_call_result(&c.opts, style, &result.to_wire()))
+}
+
+/// Prints a tool result; its exit code.
+fn print_call_result(opts: &Options, style: &Style, r: &Value) -> u8 {
+    let is_error = r.get("isError").and_then(Value::as_bool) == Some(true);
+    if opts.json {
+        print_json(r);
+    } else {
+        render::call_result(style, r);
+    }
+    if is_error { EXIT_TOOL_ERROR } else { 0 }
+}
+
+/// `snodo tasks TARGET`.
+async fn list_tasks(client: &Client, c: &Common, style: &Style) -> Result<u8, ClientError> {
+    let mut tasks = Vec::new();
+    let mut gone = Vec::new();
+    for (id, tool) in task_log::list(&c.target) {
+        match client.get_task(&id).await {
+            Ok(task) => tasks.push((task, tool)),
+            Err(ClientError::Rpc { error, .. })
+                if error.code() == snodo::error::code::INVALID_PARAMS =>
+            {
+                gone.push(id)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    task_log::forget(&c.target, &gone);
+    if c.opts.json {
+        let list: Vec<Value> = tasks
+            .iter()
+            .map(|(t, tool)| {
+                let mut v = task_json(t);
+                v["tool"] = tool.clone().into();
+                v
+            })
+            .collect();
+        print_json(&json!({ "tasks": list }));
+    } else if tasks.is_empty() {
+        println!("no tasks (snodo call --task starts one)");
+    } else {
+        for (task, tool) in &tasks {
+            println!(
+                "{}  {}  {}",
+                task_line(style, task),
+                style.bold(tool),
+                style.dim(&task.created_at)
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// `snodo task TARGET ID [--cancel]`.
+async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, ClientError> {
+    if c.cancel {
+        client.cancel_task(&c.id).await?;
+    }
+    let task = client.get_task(&c.id).await?;
+    if c.opts.json {
+        print_json(&task_json(&task));
+    } else {
+        println!("{}", task_line(style, &task));
+        println!(
+            "  created {}, updated {}",
+            task.created_at, task.last_updated_at
+        );
+        if let Some(ttl) = task.ttl_ms {
+            println!("  kept {} s from creation", ttl / 1000);
+        }
+        for (key, request) in &task.input_requests {
+            let message = request["params"]["message"].as_str().unwrap_or("");
+            println!(
+                "  waits on {key}: {} {message}",
+                request["method"].as_str().unwrap_or("?")
+            );
+        }
+        if let Some(result) = &task.result {
+            render::call_result(style, &result.to_wire());
+        }
+        if let Some(error) = &task.error {
+            println!(
+                "  error {}: {}",
+                error["code"],
+                error["message"].as_str().unwrap_or("")
+            );
+        }
+    }
+    Ok(match (&task.status, &task.result) {
+        (TaskStatus::Completed, Some(r)) if r.is_error() => EXIT_TOOL_ERROR,
+        (TaskStatus::Failed, _) | (TaskStatus::Cancelled, _) => EXIT_RPC,
+        _ => 0,
+    })
 }
 
 async fn listen(

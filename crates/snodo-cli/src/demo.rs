@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use snodo::State;
 use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
+use snodo::task::TaskOptions;
 
 /// Words the `lookup` tool knows.
 const DICTIONARY: &[(&str, &str)] = &[
@@ -130,6 +131,41 @@ async fn count(args: Arguments, cx: Context) -> CallResult {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     Ok(ToolResult::text(format!("Counted to {to}")))
+}
+
+#[snodo::tool(
+    description = "Writes a report in `seconds` seconds (1 to 60), reporting progress each second; runs as a task when the client allows tasks",
+    annotations = { "readOnlyHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": { "seconds": { "type": "integer", "minimum": 1, "maximum": 60 } },
+        "required": ["seconds"]
+    },
+    task = "optional"
+)]
+async fn report(args: Arguments, cx: Context) -> CallResult {
+    let seconds = args.i64("seconds")?.clamp(1, 60);
+    for second in 1..=seconds {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            () = cx.cancellation().cancelled() => return Ok(ToolResult::error("Cancelled")),
+        }
+        // Inline: a progress notification when asked for; as a task: the
+        // task's status message.
+        let _ = cx
+            .progress(
+                second as f64,
+                Some(seconds as f64),
+                Some("Writing the report"),
+            )
+            .await;
+    }
+    Ok(ToolResult::text(format!(
+        "Report ready after {seconds} s{}",
+        cx.task_id()
+            .map(|id| format!(" (task {id})"))
+            .unwrap_or_default()
+    )))
 }
 
 /// `confirm_delete`: the question goes out as a form elicitation; the request
@@ -287,10 +323,32 @@ pub(crate) const WRITE_SCOPE: &str = "files:write";
 
 /// The demo server, with the Basic validator installed. Its scopes matter
 /// only when it is served with `--issuer`.
-pub(crate) fn server() -> Server {
+/// Where the demo keeps its tasks: `memory` (the default), `sqlite:PATH`
+/// or a `postgres://` URL.
+pub(crate) async fn task_options(spec: &str) -> Result<TaskOptions, String> {
+    if spec == "memory" {
+        return Ok(TaskOptions::memory());
+    }
+    if let Some(path) = spec.strip_prefix("sqlite:") {
+        let store = snodo_sqlite::SqliteTaskStore::open(path)
+            .map_err(|e| format!("--tasks {spec}: {e}"))?;
+        return Ok(TaskOptions::new(store));
+    }
+    if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+        let store = snodo_postgres::PostgresTaskStore::connect(spec)
+            .await
+            .map_err(|e| format!("--tasks: {e}"))?;
+        return Ok(TaskOptions::new(store));
+    }
+    Err(format!(
+        "--tasks {spec}: expected memory, sqlite:PATH or a postgres:// URL"
+    ))
+}
+
+pub(crate) fn server(tasks: TaskOptions) -> Server {
     let sealer = StateSealer::new("demo", secret()).expect("a 32-byte secret");
     Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
-        .instructions("A demo: greet someone, add two integers, look a word up, count with progress, or confirm a deletion.")
+        .instructions("A demo: greet someone, add two integers, look a word up, count with progress, confirm a deletion, or write a report (a task when the client allows tasks).")
         .validator(Basic)
         .tool(greet)
         .tool(add)
@@ -298,6 +356,8 @@ pub(crate) fn server() -> Server {
         .tool(count)
         .state(sealer)
         .tool(confirm_delete)
+        .tool(report)
+        .tasks(tasks)
         .resource(Readme)
         .resource(Greetings)
         .prompt(Introduce)

@@ -18,7 +18,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the demo server (tools greet, add, lookup, count, confirm_delete; resources; a prompt).
+    /// Serve the demo server (tools greet, add, lookup, count, confirm_delete, report; resources; a prompt).
     Demo(DemoArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
@@ -41,6 +41,10 @@ struct DemoArgs {
     /// files:write, everything else demo:read).
     #[arg(long, value_name = "URL", requires = "http")]
     issuer: Option<String>,
+    /// Where tasks are kept: memory (the default), sqlite:PATH (they
+    /// survive a restart) or a postgres:// URL (shared by several demos).
+    #[arg(long, value_name = "STORE", default_value = "memory")]
+    tasks: String,
 }
 
 fn main() -> ExitCode {
@@ -78,7 +82,10 @@ fn main() -> ExitCode {
 }
 
 async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
-    let server = demo::server();
+    let tasks = demo::task_options(&args.tasks)
+        .await
+        .map_err(std::io::Error::other)?;
+    let server = demo::server(tasks);
     if let Some(addr) = args.http {
         return serve_http(server, addr, args.issuer.as_deref()).await;
     }

@@ -454,6 +454,25 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    fn note<'a>(
+        &'a self,
+        lease: &'a Lease,
+        message: String,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let noted = self
+                .update(&lease.task_id, true, move |record, now| {
+                    if !record.holds(lease, now) {
+                        return false;
+                    }
+                    transition::note(record, message, now);
+                    true
+                })
+                .await?;
+            Ok(noted == Some(true))
+        })
+    }
+
     fn fail<'a>(
         &'a self,
         task_id: &'a str,

@@ -384,6 +384,30 @@ impl TaskStore for SqliteTaskStore {
         })
     }
 
+    fn note<'a>(
+        &'a self,
+        lease: &'a Lease,
+        message: String,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let lease = lease.clone();
+        Box::pin(async move {
+            let id = lease.task_id.clone();
+            let noted = self
+                .update(&id, move |record, now| {
+                    if !record.holds(&lease, now) {
+                        return false;
+                    }
+                    transition::note(record, message, now);
+                    true
+                })
+                .await?;
+            if noted == Some(true) {
+                self.changed(&id);
+            }
+            Ok(noted == Some(true))
+        })
+    }
+
     fn fail<'a>(
         &'a self,
         task_id: &'a str,

@@ -110,6 +110,18 @@ pub enum ClientError {
         /// What OAuth failed with, if it tried.
         source: Option<crate::client::oauth::OAuthError>,
     },
+    /// The task was cancelled before it finished (the Tasks extension).
+    TaskCancelled {
+        /// The task's id.
+        task_id: String,
+    },
+    /// The task asks for input that no handler of the client can give.
+    TaskInput {
+        /// The task's id.
+        task_id: String,
+        /// Its outstanding input requests.
+        requests: serde_json::Map<String, serde_json::Value>,
+    },
     /// A result did not decode into the type asked for.
     Decode {
         /// What was being decoded (`structuredContent of tool "add"`).
@@ -249,6 +261,12 @@ impl fmt::Display for ClientError {
             ClientError::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
             ClientError::Handler { message, .. } => write!(f, "handler failed: {message}"),
             ClientError::ToolFailed { message } => write!(f, "the tool failed: {message}"),
+            ClientError::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
+            ClientError::TaskInput { task_id, requests } => write!(
+                f,
+                "task {task_id} asks for input the client cannot give ({})",
+                requests.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
             ClientError::Decode { what, source } => {
                 write!(f, "could not decode the {what}: {source}")
             }

@@ -23,7 +23,7 @@ use super::{
 /// connection.
 #[derive(Clone)]
 pub struct Client {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
 }
 
 impl std::fmt::Debug for Client {

@@ -57,6 +57,7 @@ mod options;
 mod request;
 mod shared;
 mod target;
+mod tasks;
 pub(crate) mod transport;
 mod version;
 
@@ -69,6 +70,7 @@ pub use options::{
     MODERN_VERSIONS, Progress, RequestOptions, Root, VersionPolicy, elicit_result,
 };
 pub use target::{StderrMode, StdioCommand, Target};
+pub use tasks::{Task, TaskCall, TaskWait};
 pub use transport::TransportKind;
 
 pub(crate) use shared::Shared;

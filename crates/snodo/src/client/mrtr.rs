@@ -92,6 +92,22 @@ async fn fulfil(handlers: &Handlers, request: &Value) -> Result<Value, ClientErr
 
 /// Sends `method` and answers `input_required` results until the request
 /// completes, the caller must answer, or the rounds run out.
+/// Answers every request of a task's `inputRequests` through the handlers;
+/// `None` when one of them has no handler.
+pub(crate) async fn answer_all(
+    handlers: &Handlers,
+    requests: &Map<String, Value>,
+) -> Result<Option<Map<String, Value>>, ClientError> {
+    if !answerable(handlers, requests) {
+        return Ok(None);
+    }
+    let mut answers = Map::new();
+    for (key, request) in requests {
+        answers.insert(key.clone(), fulfil(handlers, request).await?);
+    }
+    Ok(Some(answers))
+}
+
 pub(crate) async fn run(
     shared: &Arc<Shared>,
     method: &str,

@@ -545,6 +545,8 @@ pub struct RequestOptions {
     /// Do not tell the server when this request times out (the version
     /// probe: an initialize-era server never knew the request).
     pub(crate) silent_timeout: bool,
+    /// Declare the Tasks extension in this request's capabilities.
+    pub(crate) allow_tasks: bool,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -609,6 +611,14 @@ impl RequestOptions {
     /// Most input rounds for this request.
     pub fn max_input_rounds(mut self, rounds: usize) -> Self {
         self.max_input_rounds = Some(rounds);
+        self
+    }
+
+    /// Declares the Tasks extension (`io.modelcontextprotocol/tasks`) in this
+    /// request's capabilities: the server may then answer a `tools/call`
+    /// with a task (see [`Client::call_tool_as_task`](crate::Client::call_tool_as_task)).
+    pub fn allow_tasks(mut self, allow: bool) -> Self {
+        self.allow_tasks = allow;
         self
     }
 

@@ -121,10 +121,18 @@ impl Shared {
         }
         if !wire.legacy {
             meta.insert(keys::PROTOCOL_VERSION.into(), wire.version.clone().into());
-            meta.insert(
-                keys::CLIENT_CAPABILITIES.into(),
-                self.config.capabilities(&wire.version),
-            );
+            let mut caps = self.config.capabilities(&wire.version);
+            if opts.allow_tasks
+                && let Value::Object(caps) = &mut caps
+            {
+                let extensions = caps
+                    .entry("extensions")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(extensions) = extensions {
+                    extensions.insert(crate::task::EXTENSION.into(), Value::Object(Map::new()));
+                }
+            }
+            meta.insert(keys::CLIENT_CAPABILITIES.into(), caps);
             meta.insert(keys::CLIENT_INFO.into(), self.config.client_info.clone());
             if id.is_some()
                 && let Some(level) = opts.log_level.or(self.config.log_level)

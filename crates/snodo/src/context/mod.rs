@@ -3,11 +3,13 @@
 mod cancel;
 mod elicit;
 mod notify;
+mod task_link;
 
 pub use cancel::CancelSignal;
 pub use elicit::{ElicitAction, ElicitResponse};
 pub(crate) use notify::Sink;
 pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+pub(crate) use task_link::TaskLink;
 
 use std::sync::Arc;
 
@@ -109,7 +111,7 @@ pub(crate) struct RequestInfo {
     /// The state registered with `ServerBuilder::state`.
     pub(crate) state: Arc<http::Extensions>,
     /// The task the handler runs for, when it runs as one.
-    pub(crate) task_id: Option<String>,
+    pub(crate) task: Option<Arc<task_link::TaskLink>>,
 }
 
 /// What the transport attached to a request.
@@ -165,7 +167,7 @@ impl Context {
                 arguments: None,
                 events: crate::events::EventHub::default(),
                 state: Arc::default(),
-                task_id: None,
+                task: None,
             },
             CancelSignal::new(),
         )
@@ -252,9 +254,10 @@ impl Context {
         if self.cancel.is_cancelled() {
             return Err(ProgressError::Closed);
         }
-        match &self.inner.sink {
-            Some(sink) => sink.progress(progress, total, message).await,
-            None => Err(ProgressError::NotRequested),
+        match (&self.inner.sink, &self.inner.task) {
+            (Some(sink), _) => sink.progress(progress, total, message).await,
+            (None, Some(task)) => task.progress(progress, total, message).await,
+            (None, None) => Err(ProgressError::NotRequested),
         }
     }
 
@@ -335,7 +338,7 @@ impl Context {
     /// The id of the task this call runs as, when it runs as one (see
     /// [`crate::task`]); `None` for a call answered inline.
     pub fn task_id(&self) -> Option<&str> {
-        self.inner.task_id.as_deref()
+        self.inner.task.as_ref().map(|t| t.lease.task_id.as_str())
     }
 
     /// Whether the request declared the Tasks extension

@@ -325,7 +325,7 @@ impl Server {
                 arguments,
                 events: self.inner.events.clone(),
                 state: self.inner.state.clone(),
-                task_id: None,
+                task: None,
             },
             // The handler's own signal: the transport's cancellations reach it,
             // and a request timeout fires it without silencing the answer.

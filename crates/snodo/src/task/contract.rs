@@ -158,6 +158,22 @@ async fn leases_fence_writers<S: TaskStore>(store: &S) {
         "a new claim has a later generation"
     );
     assert!(
+        !must("note", store.note(&old, "stale".into())).await,
+        "the old holder cannot set the status message"
+    );
+    assert!(
+        must("note", store.note(&new_lease, "half way".into())).await,
+        "the holder sets the status message"
+    );
+    assert_eq!(
+        must("get", store.get(&rid))
+            .await
+            .and_then(|r| r.status_message)
+            .as_deref(),
+        Some("half way"),
+        "the status message is kept"
+    );
+    assert!(
         !must(
             "settle",
             store.settle(&old, Settle::Completed(json!({"stale": true})))

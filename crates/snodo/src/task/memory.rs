@@ -237,6 +237,27 @@ impl TaskStore for MemoryTaskStore {
         })
     }
 
+    fn note<'a>(
+        &'a self,
+        lease: &'a Lease,
+        message: String,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let now = now_ms();
+            let mut tasks = self.lock();
+            let Some(record) = tasks
+                .get_mut(&lease.task_id)
+                .filter(|t| t.holds(lease, now))
+            else {
+                return Ok(false);
+            };
+            transition::note(record, message, now);
+            drop(tasks);
+            self.changed(&lease.task_id);
+            Ok(true)
+        })
+    }
+
     fn fail<'a>(
         &'a self,
         task_id: &'a str,

@@ -166,6 +166,15 @@ pub trait TaskStore: Send + Sync + 'static {
         outcome: Settle,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
 
+    /// Sets a running task's status message under the worker's lease (how
+    /// far it got); `false` (and no change) when the lease is no longer
+    /// current.
+    fn note<'a>(
+        &'a self,
+        lease: &'a Lease,
+        message: String,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
     /// Ends a task outside any lease, when it is not terminal already: a task
     /// whose node stopped, out of retries. `false` when nothing changed.
     fn fail<'a>(

@@ -74,6 +74,12 @@ pub fn recover(record: &mut TaskRecord, now: u64) -> Orphan {
     Orphan::Run
 }
 
+/// Sets the status message of a running task (its worker's progress).
+pub fn note(record: &mut TaskRecord, message: String, now: u64) {
+    record.status_message = Some(message);
+    touch(record, now);
+}
+
 /// Applies a worker's outcome and releases its lease.
 pub fn settle(record: &mut TaskRecord, outcome: Settle, now: u64) {
     match outcome {

@@ -119,7 +119,13 @@ impl Work {
 
     /// The handler's context: no request, no transport, the task's own
     /// cancellation signal, every answer so far.
-    fn context(&self, server: &Server, record: &TaskRecord, cancel: CancelSignal) -> Context {
+    fn context(
+        &self,
+        server: &Server,
+        record: &TaskRecord,
+        link: crate::context::TaskLink,
+        cancel: CancelSignal,
+    ) -> Context {
         let mut responses = self.input_responses.clone();
         responses.extend(record.input_responses.clone());
         let mut salient = Map::new();
@@ -143,7 +149,7 @@ impl Work {
                 arguments: Some(Arc::new(self.arguments.clone())),
                 events: server.inner.events.clone(),
                 state: server.inner.state.clone(),
-                task_id: Some(record.task_id.clone()),
+                task: Some(Arc::new(link)),
             },
             cancel,
         )
@@ -305,7 +311,8 @@ async fn execute(
         ))));
     };
     let work = Work::from_value(&record.work);
-    let cx = work.context(server, record, signal.clone());
+    let link = crate::context::TaskLink::new(options.store.clone(), lease.clone());
+    let cx = work.context(server, record, link, signal.clone());
     let args = Arguments::shared(Arc::new(work.arguments.clone()));
     let call =
         crate::server::call::run_task_call(entry, args, cx, work.client_capabilities.clone());
