@@ -411,7 +411,7 @@ impl ServerBuilder {
                 revisions: self.revisions,
                 input_timeout: self.input_timeout,
                 request_timeout: self.request_timeout,
-                tasks: tasks.map(|t| Arc::new(super::tasks::Engine::new(t))),
+                tasks: tasks.map(|t| Arc::new(super::tasks::engine::Engine::new(t))),
             }),
         })
     }

@@ -70,7 +70,7 @@ impl Server {
         let caps = cx.client_capabilities().clone();
         let allowed = cx.allows_tasks() && self.task_engine().is_some();
         if entry.task == TaskSupport::Required && !allowed {
-            return Err(Failure::ok(super::tasks::missing_extension()));
+            return Err(Failure::ok(super::tasks::engine::missing_extension()));
         }
         let as_task = allowed && entry.task != TaskSupport::Never;
         let result = match admit(entry, &args)? {

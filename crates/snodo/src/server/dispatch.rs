@@ -238,7 +238,9 @@ impl Server {
                         .and_then(|e| e.get(crate::task::EXTENSION))
                         .is_some_and(|v| !v.is_null());
                     if !declared {
-                        return Err(Failure::bad_request(super::tasks::missing_extension()));
+                        return Err(Failure::bad_request(
+                            super::tasks::engine::missing_extension(),
+                        ));
                     }
                 }
                 Route::Known(m)

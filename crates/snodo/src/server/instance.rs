@@ -51,7 +51,7 @@ pub(crate) struct Inner {
     /// How long the input-required shim waits for a legacy client's answer.
     pub(crate) input_timeout: std::time::Duration,
     /// The Tasks extension's engine, when the server runs tasks.
-    pub(crate) tasks: Option<Arc<super::tasks::Engine>>,
+    pub(crate) tasks: Option<Arc<super::tasks::engine::Engine>>,
 }
 
 impl std::fmt::Debug for Server {

@@ -127,7 +127,9 @@ impl Server {
             .and_then(|e| e.get(crate::task::EXTENSION))
             .is_some_and(|v| !v.is_null());
         if !task_ids.is_empty() && !declared {
-            return Err(Failure::bad_request(super::tasks::missing_extension()));
+            return Err(Failure::bad_request(
+                super::tasks::engine::missing_extension(),
+            ));
         }
         if self.task_engine().is_none() {
             task_ids.clear();
@@ -139,7 +141,7 @@ impl Server {
             resources: flag("resourcesListChanged")? && has("resources"),
             uris: if has("resources") { uris } else { Vec::new() },
             task_ids,
-            owner: super::tasks::owner_of_principal(principal),
+            owner: super::tasks::engine::owner_of_principal(principal),
         };
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| Failure {
             status: http::StatusCode::SERVICE_UNAVAILABLE,

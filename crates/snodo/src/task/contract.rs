@@ -100,7 +100,7 @@ async fn create_and_read<S: TaskStore>(store: &S) {
         "an unknown id reads as missing"
     );
     let long = NewTask {
-        task_id: "x".repeat(super::MAX_TASK_ID + 1),
+        task_id: "x".repeat(super::model::MAX_TASK_ID + 1),
         ..task()
     };
     assert!(
@@ -462,7 +462,7 @@ async fn recovery<S: TaskStore>(store: &S) {
     assert_eq!(failed.status, TaskStatus::Failed, "out of retries: failed");
     assert_eq!(
         failed.error,
-        Some(super::node_stopped_error()),
+        Some(super::model::node_stopped_error()),
         "with the node-stopped error"
     );
     let cancelled = must("get", store.get(&cancelled_id)).await.expect("kept");
@@ -495,7 +495,7 @@ async fn expiry<S: TaskStore>(store: &S) {
         Renewal::Lost,
         "an expired task's lease is lost"
     );
-    let purged = must("purge", store.purge(super::now_ms(), 1000)).await;
+    let purged = must("purge", store.purge(super::model::now_ms(), 1000)).await;
     assert!(purged >= 1, "purge removes expired tasks");
     let kept = must("get", store.get(&keep_id))
         .await

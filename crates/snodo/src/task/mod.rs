@@ -43,25 +43,8 @@ pub mod transition;
 
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use model::{
-    Lease, MAX_TASK_ID, NewTask, TaskRecord, TaskStatus, TaskSupport, iso8601, new_task_id, now_ms,
+    DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, EXTENSION, Lease, MAX_TASK_ID, NewTask, TaskRecord,
+    TaskStatus, TaskSupport, iso8601, new_task_id, node_stopped_error, now_ms,
 };
 pub use options::TaskOptions;
 pub use store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
-
-/// The extension's identifier, in capabilities and `_meta`.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// How long a task and its result are kept by default: one hour.
-pub const DEFAULT_TTL_MS: u64 = 60 * 60 * 1000;
-
-/// The polling interval suggested to clients by default: 500 ms.
-pub const DEFAULT_POLL_INTERVAL_MS: u64 = 500;
-
-/// The error a task gets when the node that ran it stopped and it has no
-/// retry left.
-pub fn node_stopped_error() -> serde_json::Value {
-    serde_json::json!({
-        "code": crate::error::code::INTERNAL_ERROR,
-        "message": "The node running the task stopped",
-    })
-}

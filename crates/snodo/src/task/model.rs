@@ -141,8 +141,8 @@ impl NewTask {
             owner: owner.into(),
             tool: tool.into(),
             work,
-            ttl_ms: Some(super::DEFAULT_TTL_MS),
-            poll_interval_ms: Some(super::DEFAULT_POLL_INTERVAL_MS),
+            ttl_ms: Some(DEFAULT_TTL_MS),
+            poll_interval_ms: Some(DEFAULT_POLL_INTERVAL_MS),
             retries: 0,
             created_at_ms: now_ms(),
         }
@@ -296,6 +296,24 @@ impl TaskRecord {
         }
         out
     }
+}
+
+/// The extension's identifier, in capabilities and `_meta`.
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a task and its result are kept by default: one hour.
+pub const DEFAULT_TTL_MS: u64 = 60 * 60 * 1000;
+
+/// The polling interval suggested to clients by default: 500 ms.
+pub const DEFAULT_POLL_INTERVAL_MS: u64 = 500;
+
+/// The error a task gets when the node that ran it stopped and it has no
+/// retry left.
+pub fn node_stopped_error() -> serde_json::Value {
+    serde_json::json!({
+        "code": crate::error::code::INTERNAL_ERROR,
+        "message": "The node running the task stopped",
+    })
 }
 
 /// The longest task id a store accepts, in bytes.

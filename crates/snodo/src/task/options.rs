@@ -51,9 +51,9 @@ impl TaskOptions {
     pub fn shared(store: Arc<dyn TaskStore>) -> Self {
         Self {
             store,
-            node: super::new_task_id(),
-            ttl: Some(Duration::from_millis(super::DEFAULT_TTL_MS)),
-            poll_interval: Duration::from_millis(super::DEFAULT_POLL_INTERVAL_MS),
+            node: super::model::new_task_id(),
+            ttl: Some(Duration::from_millis(super::model::DEFAULT_TTL_MS)),
+            poll_interval: Duration::from_millis(super::model::DEFAULT_POLL_INTERVAL_MS),
             lease: Duration::from_secs(15),
             max_runtime: Duration::from_secs(60 * 60),
             cancel_grace: Duration::from_secs(5),

@@ -67,7 +67,11 @@ pub fn recover(record: &mut TaskRecord, now: u64) -> Orphan {
         return Orphan::Cancelled;
     }
     if record.retries == 0 {
-        settle(record, Settle::Failed(super::node_stopped_error()), now);
+        settle(
+            record,
+            Settle::Failed(super::model::node_stopped_error()),
+            now,
+        );
         return Orphan::Failed;
     }
     record.retries -= 1;

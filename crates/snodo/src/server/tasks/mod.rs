@@ -5,65 +5,21 @@
 //! otherwise) and that the request declared the extension (-32021
 //! otherwise), in that order, before any task is looked up.
 
+pub(crate) mod engine;
 mod runner;
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value, json};
 
 use super::Server;
 use super::reply::Failure;
-use crate::context::CancelSignal;
-use crate::task::{Answered, Cancelled, NewTask, StoreError, TaskOptions, TaskRecord};
+use crate::task::{Answered, Cancelled, NewTask, StoreError, TaskRecord};
 use crate::{Context, Error};
 
+use engine::{Engine, owner_of};
 pub(crate) use runner::Work;
-
-/// What a server that runs tasks holds: its settings and the cancellation
-/// signals of the tasks this node runs.
-pub(crate) struct Engine {
-    pub(crate) options: TaskOptions,
-    running: Mutex<HashMap<String, CancelSignal>>,
-    sweeping: AtomicBool,
-}
-
-impl Engine {
-    pub(crate) fn new(options: TaskOptions) -> Self {
-        Self {
-            options,
-            running: Mutex::new(HashMap::new()),
-            sweeping: AtomicBool::new(false),
-        }
-    }
-
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancelSignal>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// The error that names the extension a request must declare.
-pub(crate) fn missing_extension() -> Error {
-    Error::missing_client_capability(json!({"extensions": {crate::task::EXTENSION: {}}}))
-}
-
-/// Whom a task belongs to: the principal's issuer and subject (`""` for an
-/// anonymous client).
-pub(crate) fn owner_of(cx: &Context) -> String {
-    owner_of_principal(cx.principal())
-}
-
-/// [`owner_of`] for a principal.
-pub(crate) fn owner_of_principal(principal: Option<&crate::Principal>) -> String {
-    match principal {
-        None => String::new(),
-        Some(p) => match &p.issuer {
-            Some(issuer) => format!("{issuer} {}", p.subject),
-            None => p.subject.clone(),
-        },
-    }
-}
 
 fn store_failure(e: StoreError) -> Failure {
     let error = match &e {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::Engine;
+use super::engine::Engine;
 use crate::context::{CancelSignal, RequestInfo, TransportInfo};
 use crate::server::{Inner, Server};
 use crate::task::{Lease, Renewal, Settle, TaskRecord, now_ms};
