@@ -68,6 +68,14 @@ pub(crate) fn register(builder: snodo::ServerBuilder) -> snodo::ServerBuilder {
         .tool(
             from_fn("confirm_delete", |args: Arguments, cx: Context| async move {
                 let file = args.str("filename").unwrap_or("the file").to_string();
+                if cx.task_id().is_none() {
+                    // Inline (a client without the extension): no question
+                    // outside a task. It is the first tool listed, which the
+                    // header scenarios call with no capabilities at all.
+                    return Ok(ToolResult::error(format!(
+                        "Deleting {file} asks for a confirmation inside a task: declare the Tasks extension"
+                    )));
+                }
                 Ok(match cx.elicitation("confirm") {
                     Some(answer) if answer.bool("confirm") == Some(true) => {
                         ToolResult::text(format!("Deleted {file}"))
@@ -82,7 +90,7 @@ pub(crate) fn register(builder: snodo::ServerBuilder) -> snodo::ServerBuilder {
             })
             .description("A task that asks for a confirmation mid-task")
             .input_schema(json!({"type": "object", "properties": {"filename": {"type": "string"}}}))
-            .task_support(TaskSupport::Required),
+            .task_support(TaskSupport::Optional),
         )
         .tool(
             from_fn("multi_input", |_, cx: Context| async move {

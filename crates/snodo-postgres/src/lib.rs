@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
-    Answered, Cancelled, Lease, MAX_TASK_ID, NewTask, Renewal, Settle, StoreError, TaskRecord,
+    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord,
     TaskStore,
 };
 use tokio::sync::broadcast;
@@ -192,6 +192,29 @@ impl PostgresTaskStore {
     }
 }
 
+impl PostgresTaskStore {
+    /// Changes a task under a current lease, and announces it; whether the
+    /// lease was current.
+    fn change_held<'a>(
+        &'a self,
+        lease: &'a Lease,
+        change: impl FnOnce(&mut TaskRecord, u64) + Send + 'a,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let changed = self
+                .update(&lease.task_id, true, move |record, now| {
+                    if !record.holds(lease, now) {
+                        return false;
+                    }
+                    change(record, now);
+                    true
+                })
+                .await?;
+            Ok(changed == Some(true))
+        })
+    }
+}
+
 /// The database's clock, in milliseconds since the Unix epoch.
 async fn db_now(tx: &Transaction<'_>) -> Result<u64, StoreError> {
     let row = tx
@@ -258,11 +281,7 @@ impl TaskStore for PostgresTaskStore {
     ) -> BoxFuture<'_, Result<Lease, StoreError>> {
         let holder = holder.to_string();
         Box::pin(async move {
-            if task.task_id.is_empty() || task.task_id.len() > MAX_TASK_ID {
-                return Err(StoreError::Invalid(format!(
-                    "a task id has 1 to {MAX_TASK_ID} bytes"
-                )));
-            }
+            transition::check_new(&task)?;
             let mut conn = self.pool.get().await?;
             let out = async {
                 let tx = conn.client().transaction().await.map_err(pg)?;
@@ -440,17 +459,8 @@ impl TaskStore for PostgresTaskStore {
         lease: &'a Lease,
         outcome: Settle,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move {
-            let settled = self
-                .update(&lease.task_id, true, move |record, now| {
-                    if !record.holds(lease, now) {
-                        return false;
-                    }
-                    transition::settle(record, outcome, now);
-                    true
-                })
-                .await?;
-            Ok(settled.unwrap_or(false))
+        self.change_held(lease, move |record, now| {
+            transition::settle(record, outcome, now)
         })
     }
 
@@ -459,17 +469,8 @@ impl TaskStore for PostgresTaskStore {
         lease: &'a Lease,
         message: String,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move {
-            let noted = self
-                .update(&lease.task_id, true, move |record, now| {
-                    if !record.holds(lease, now) {
-                        return false;
-                    }
-                    transition::note(record, message, now);
-                    true
-                })
-                .await?;
-            Ok(noted == Some(true))
+        self.change_held(lease, move |record, now| {
+            transition::note(record, message, now)
         })
     }
 

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
-    Answered, Cancelled, Lease, MAX_TASK_ID, NewTask, Renewal, Settle, StoreError, TaskRecord,
+    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord,
     TaskStore, now_ms,
 };
 
@@ -206,11 +206,7 @@ impl TaskStore for SqliteTaskStore {
         let holder = holder.to_string();
         let capacity = self.capacity;
         Box::pin(self.write(move |tx, now| {
-            if task.task_id.is_empty() || task.task_id.len() > MAX_TASK_ID {
-                return Err(StoreError::Invalid(format!(
-                    "a task id has 1 to {MAX_TASK_ID} bytes"
-                )));
-            }
+            transition::check_new(&task)?;
             let exists: bool = tx
                 .query_row(
                     "SELECT EXISTS (SELECT 1 FROM snodo_tasks WHERE task_id = ?1)",

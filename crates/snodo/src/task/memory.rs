@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::model::{Lease, MAX_TASK_ID, NewTask, TaskRecord, now_ms};
+use super::model::{Lease, NewTask, TaskRecord, now_ms};
 use super::store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
 use super::transition::{self, Orphan};
 use crate::future::BoxFuture;
@@ -70,6 +70,23 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
+    /// Changes a task under a current lease, and announces it; whether the
+    /// lease was current.
+    fn change_held(&self, lease: &Lease, change: impl FnOnce(&mut TaskRecord, u64)) -> bool {
+        let now = now_ms();
+        let mut tasks = self.lock();
+        let Some(record) = tasks
+            .get_mut(&lease.task_id)
+            .filter(|t| t.holds(lease, now))
+        else {
+            return false;
+        };
+        change(record, now);
+        drop(tasks);
+        self.changed(&lease.task_id);
+        true
+    }
+
     fn changed(&self, task_id: &str) {
         let _ = self.changes.send(task_id.to_string());
     }
@@ -88,11 +105,7 @@ impl TaskStore for MemoryTaskStore {
     ) -> BoxFuture<'_, Result<Lease, StoreError>> {
         let holder = holder.to_string();
         Box::pin(async move {
-            if task.task_id.is_empty() || task.task_id.len() > MAX_TASK_ID {
-                return Err(StoreError::Invalid(format!(
-                    "a task id has 1 to {MAX_TASK_ID} bytes"
-                )));
-            }
+            transition::check_new(&task)?;
             let now = now_ms();
             let mut tasks = self.lock();
             if tasks.contains_key(&task.task_id) {
@@ -222,18 +235,9 @@ impl TaskStore for MemoryTaskStore {
         outcome: Settle,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let now = now_ms();
-            let mut tasks = self.lock();
-            let Some(record) = tasks
-                .get_mut(&lease.task_id)
-                .filter(|t| t.holds(lease, now))
-            else {
-                return Ok(false);
-            };
-            transition::settle(record, outcome, now);
-            drop(tasks);
-            self.changed(&lease.task_id);
-            Ok(true)
+            Ok(self.change_held(lease, |record, now| {
+                transition::settle(record, outcome, now)
+            }))
         })
     }
 
@@ -243,18 +247,9 @@ impl TaskStore for MemoryTaskStore {
         message: String,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let now = now_ms();
-            let mut tasks = self.lock();
-            let Some(record) = tasks
-                .get_mut(&lease.task_id)
-                .filter(|t| t.holds(lease, now))
-            else {
-                return Ok(false);
-            };
-            transition::note(record, message, now);
-            drop(tasks);
-            self.changed(&lease.task_id);
-            Ok(true)
+            Ok(self.change_held(lease, |record, now| {
+                transition::note(record, message, now)
+            }))
         })
     }
 

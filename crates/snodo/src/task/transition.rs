@@ -8,8 +8,18 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::model::{Lease, TaskRecord, TaskStatus, new_task_id};
-use super::store::{Answered, Cancelled, Settle};
+use super::model::{Lease, NewTask, TaskRecord, TaskStatus, new_task_id};
+use super::store::{Answered, Cancelled, Settle, StoreError};
+
+/// Checks a new task before it is stored: its id has 1 to
+/// [`MAX_TASK_ID`](super::model::MAX_TASK_ID) bytes.
+pub fn check_new(task: &NewTask) -> Result<(), StoreError> {
+    let max = super::model::MAX_TASK_ID;
+    if task.task_id.is_empty() || task.task_id.len() > max {
+        return Err(StoreError::Invalid(format!("a task id has 1 to {max} bytes")));
+    }
+    Ok(())
+}
 
 /// Gives the record a new lease (a new token, the next generation) and
 /// counts the attempt.
