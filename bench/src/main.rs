@@ -529,6 +529,9 @@ async fn bench(
         if any(&["http_call_auth_c16", "http_call_jwt_sig_c16"]) {
             auth_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
+        if any(&TASK_WORKLOADS.map(|(w, _)| w)) {
+            task_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
+        }
         if any(&["stdio_call_f1", "stdio_call_f64"]) {
             stdio_round(
                 options,
@@ -696,6 +699,62 @@ async fn auth_round(
             server.stop().await;
         }
     }
+    Ok(())
+}
+
+/// The task workloads and the store each uses.
+const TASK_WORKLOADS: [(&str, &str); 3] = [
+    ("http_task_memory_c16", "memory"),
+    ("http_task_sqlite_c16", "sqlite"),
+    ("http_task_postgres_c16", "postgres"),
+];
+
+/// Where the PostgreSQL task workload keeps its tasks (`SNODO_POSTGRES_URL`,
+/// else the server on 127.0.0.1:5432, database `test`).
+fn bench_postgres_url() -> String {
+    std::env::var("SNODO_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// Task create-to-result throughput for each store (snodo only).
+async fn task_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("snodo-bench-tasks-{}", std::process::id()));
+    for (workload, store) in TASK_WORKLOADS {
+        if !options.workloads.contains(&workload) {
+            continue;
+        }
+        for spec in specs {
+            if report::not_applicable(workload, spec.name).is_some() {
+                continue;
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let store = match store {
+                "sqlite" => format!("sqlite:{}", dir.join("tasks.db").display()),
+                "postgres" => bench_postgres_url(),
+                other => other.to_string(),
+            };
+            let server = launcher.http_tasks(spec, &store).await?;
+            let s = measured!(
+                options,
+                retries,
+                server.pid,
+                format!("{workload} {}", spec.name),
+                harness::task_load::run(&server.target, 16, options.warmup, options.measure).await
+            );
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+            server.stop().await;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -100,7 +100,9 @@ impl Outcome {
 }
 
 /// Opens one HTTP/1.1 connection.
-async fn connect(target: &Target) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), String> {
+pub(crate) async fn connect(
+    target: &Target,
+) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), String> {
     let stream = TcpStream::connect(target.addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -115,10 +117,10 @@ async fn connect(target: &Target) -> Result<(SendRequest<Full<Bytes>>, JoinHandl
 }
 
 /// A POST carrying the standard MCP 2026-07-28 headers.
-fn request(
+pub(crate) fn request(
     target: &Target,
     method: &'static str,
-    name: Option<&'static str>,
+    name: Option<&str>,
     body: String,
 ) -> Request<Full<Bytes>> {
     let mut builder = Request::post(target.path.as_str())

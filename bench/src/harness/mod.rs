@@ -6,4 +6,5 @@ pub(crate) mod issuer;
 pub(crate) mod procs;
 pub(crate) mod report;
 pub(crate) mod stdio_load;
+pub(crate) mod task_load;
 pub(crate) mod wire;

@@ -109,6 +109,13 @@ impl Launcher {
         self.http_spawned(spec, cmd).await
     }
 
+    /// Starts `spec --http` with its tasks in `store` (`SNODO_BENCH_TASKS`).
+    pub(crate) async fn http_tasks(&self, spec: &Spec, store: &str) -> Result<HttpServer, String> {
+        let mut cmd = self.command(spec, "--http");
+        cmd.env("SNODO_BENCH_TASKS", store);
+        self.http_spawned(spec, cmd).await
+    }
+
     /// Starts `spec --http-sessions` (the library's stateful mode for the
     /// initialize era) and waits for its URL line.
     pub(crate) async fn http_sessions(&self, spec: &Spec) -> Result<HttpServer, String> {

@@ -29,6 +29,18 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
         "HTTP `tools/list` (52 tools), 16 connections",
     ),
     (
+        "http_task_memory_c16",
+        "HTTP tasks, 16 connections: create, poll `tasks/get` every 1 ms, read the result (req/s = tasks/s; tasks in memory; snodo only)",
+    ),
+    (
+        "http_task_sqlite_c16",
+        "HTTP tasks, 16 connections, as above, tasks in a SQLite file (snodo only)",
+    ),
+    (
+        "http_task_postgres_c16",
+        "HTTP tasks, 16 connections, as above, tasks in PostgreSQL on 127.0.0.1 (snodo only)",
+    ),
+    (
         "stdio_call_f1",
         "stdio `tools/call echo`, 1 request in flight",
     ),
@@ -162,6 +174,9 @@ pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static st
         && server != "snodo"
     {
         return Some("the protected workload measures snodo's own resource server");
+    }
+    if workload.starts_with("http_task_") && server != "snodo" {
+        return Some("the task workloads measure snodo's own task stores");
     }
     if server != "ceiling" {
         return None;

@@ -32,8 +32,7 @@ use serde_json::{Map, Value};
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
-    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord,
-    TaskStore,
+    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord, TaskStore,
 };
 use tokio::sync::broadcast;
 use tokio_postgres::Transaction;

@@ -27,8 +27,7 @@ use serde_json::{Map, Value};
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
-    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord,
-    TaskStore, now_ms,
+    Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord, TaskStore, now_ms,
 };
 
 /// How many tasks a store holds by default.

@@ -45,10 +45,45 @@ async fn add(args: Arguments) -> CallResult {
     }
 }
 
-fn server() -> Server {
+/// `echo` as a task, for the task workloads (registered with a store only).
+#[snodo::tool(
+    description = "Returns its text argument unchanged, as a task when the client allows it",
+    input_schema = {
+        "type": "object",
+        "properties": { "text": { "type": "string" } },
+        "required": ["text"]
+    },
+    task = "optional"
+)]
+async fn echo_task(args: Arguments) -> CallResult {
+    Ok(ToolResult::text(args.str("text")?))
+}
+
+/// The task store named by `SNODO_BENCH_TASKS` (`memory`, `sqlite:PATH`
+/// or a `postgres://` URL, whose tasks are cleared first).
+async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
+    use snodo::task::TaskOptions;
+    let err = |e: snodo::task::StoreError| std::io::Error::other(e.to_string());
+    Ok(if let Some(path) = spec.strip_prefix("sqlite:") {
+        TaskOptions::new(snodo_sqlite::SqliteTaskStore::open(path).map_err(err)?)
+    } else if spec.starts_with("postgres") {
+        let store = snodo_postgres::PostgresTaskStore::connect(spec)
+            .await
+            .map_err(err)?;
+        store.clear().await.map_err(err)?;
+        TaskOptions::new(store)
+    } else {
+        TaskOptions::memory()
+    })
+}
+
+fn server(tasks: Option<snodo::task::TaskOptions>) -> Server {
     let mut builder = Server::builder("bench-snodo", env!("CARGO_PKG_VERSION"))
         .tool(echo)
         .tool(add);
+    if let Some(tasks) = tasks {
+        builder = builder.tool(echo_task).tasks(tasks);
+    }
     for i in 0..snodo_bench_common::INERT_TOOLS {
         let tool = snodo::tool::from_fn(snodo_bench_common::inert_name(i), |_args, _cx| async {
             Ok(ToolResult::text(snodo_bench_common::INERT_REPLY))
@@ -63,7 +98,11 @@ fn server() -> Server {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mode = mode_from_args("bench-server-snodo");
-    let server = server();
+    let tasks = match std::env::var("SNODO_BENCH_TASKS") {
+        Ok(spec) => Some(task_options(&spec).await?),
+        Err(_) => None,
+    };
+    let server = server(tasks);
     match mode {
         Mode::Stdio => server.serve_stdio().await,
         // One setup serves both eras: 2026-07-28 statelessly, the

@@ -247,9 +247,7 @@ impl TaskStore for MemoryTaskStore {
         message: String,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            Ok(self.change_held(lease, |record, now| {
-                transition::note(record, message, now)
-            }))
+            Ok(self.change_held(lease, |record, now| transition::note(record, message, now)))
         })
     }
 

@@ -16,7 +16,9 @@ use super::store::{Answered, Cancelled, Settle, StoreError};
 pub fn check_new(task: &NewTask) -> Result<(), StoreError> {
     let max = super::model::MAX_TASK_ID;
     if task.task_id.is_empty() || task.task_id.len() > max {
-        return Err(StoreError::Invalid(format!("a task id has 1 to {max} bytes")));
+        return Err(StoreError::Invalid(format!(
+            "a task id has 1 to {max} bytes"
+        )));
     }
     Ok(())
 }
