@@ -80,7 +80,8 @@ impl PostgresTaskStore {
     }
 
     /// Holds at most `capacity` unexpired tasks; past it, creation fails
-    /// with [`StoreError::Full`].
+    /// with [`StoreError::Full`] (exactly under 100 000; above, as PostgreSQL
+    /// estimates the table's rows until it is near the limit).
     pub fn with_capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
         self
@@ -192,6 +193,42 @@ impl PostgresTaskStore {
 }
 
 impl PostgresTaskStore {
+    /// Whether the table is full. Under a limit of 100 000 the unexpired
+    /// tasks are counted; above it an exact count would scan too many rows on
+    /// every creation, so PostgreSQL's estimate of the table's rows decides
+    /// until it reaches 90 % of the limit (the bound is then as good as the
+    /// estimate, which autovacuum refreshes).
+    async fn near_capacity(&self, tx: &Transaction<'_>, now: u64) -> Result<bool, StoreError> {
+        if self.capacity < 100_000 {
+            return self.count_live(tx, now).await;
+        }
+        let estimate: i64 = tx
+            .query_one(
+                "SELECT COALESCE((SELECT GREATEST(reltuples, 0)::bigint FROM pg_class
+                                  WHERE oid = to_regclass('snodo_tasks')), 0)",
+                &[],
+            )
+            .await
+            .map_err(pg)?
+            .get(0);
+        if (estimate as usize).saturating_mul(10) < self.capacity.saturating_mul(9) {
+            return Ok(false);
+        }
+        self.count_live(tx, now).await
+    }
+
+    async fn count_live(&self, tx: &Transaction<'_>, now: u64) -> Result<bool, StoreError> {
+        let live: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM snodo_tasks WHERE expires_at_ms IS NULL OR expires_at_ms > $1",
+                &[&(now as i64)],
+            )
+            .await
+            .map_err(pg)?
+            .get(0);
+        Ok(live as usize >= self.capacity)
+    }
+
     /// Changes a task under a current lease, and announces it; whether the
     /// lease was current.
     fn change_held<'a>(
@@ -285,15 +322,7 @@ impl TaskStore for PostgresTaskStore {
             let out = async {
                 let tx = conn.client().transaction().await.map_err(pg)?;
                 let now = db_now(&tx).await?;
-                let live: i64 = tx
-                    .query_one(
-                        "SELECT count(*) FROM snodo_tasks WHERE expires_at_ms IS NULL OR expires_at_ms > $1",
-                        &[&(now as i64)],
-                    )
-                    .await
-                    .map_err(pg)?
-                    .get(0);
-                if live as usize >= self.capacity {
+                if self.near_capacity(&tx, now).await? {
                     return Err(StoreError::Full {
                         limit: self.capacity,
                     });

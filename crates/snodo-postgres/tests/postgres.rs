@@ -251,3 +251,36 @@ async fn a_lost_database_gives_clear_errors_and_work_resumes() {
         .await
         .expect("new work is taken again");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_table_refuses_new_tasks() {
+    let Some(url) = schema_url("full", &base_url()).await else {
+        return;
+    };
+    let store = PostgresTaskStore::connect(&url)
+        .await
+        .unwrap()
+        .with_capacity(3);
+    for _ in 0..3 {
+        store
+            .create(task(), "n", Duration::from_secs(30))
+            .await
+            .unwrap();
+    }
+    let err = store
+        .create(task(), "n", Duration::from_secs(30))
+        .await
+        .unwrap_err();
+    assert_eq!(err, StoreError::Full { limit: 3 });
+    // Expired tasks do not count.
+    let store = store.with_capacity(4);
+    store
+        .create(task().ttl_ms(Some(30)), "n", Duration::from_secs(30))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    store
+        .create(task(), "n", Duration::from_secs(30))
+        .await
+        .expect("an expired task leaves room");
+}

@@ -19,6 +19,7 @@
 //! ```
 
 use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,6 +42,9 @@ pub const SCHEMA_VERSION: i64 = 1;
 pub struct SqliteTaskStore {
     conn: Arc<Mutex<Connection>>,
     capacity: usize,
+    /// Rows in the table (expired ones until purged): an exact count scans
+    /// every row, so it is kept here and recounted only near the limit.
+    rows: Arc<std::sync::atomic::AtomicUsize>,
     changes: tokio::sync::broadcast::Sender<String>,
 }
 
@@ -67,9 +71,13 @@ impl SqliteTaskStore {
     fn with_connection(conn: Connection) -> Result<Self, StoreError> {
         conn.busy_timeout(Duration::from_secs(5)).map_err(backend)?;
         migrate(&conn)?;
+        let rows: i64 = conn
+            .query_row("SELECT COUNT(*) FROM snodo_tasks", [], |row| row.get(0))
+            .map_err(backend)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
             capacity: DEFAULT_MAX_TASKS,
+            rows: Arc::new(std::sync::atomic::AtomicUsize::new(rows as usize)),
             changes: tokio::sync::broadcast::channel(1024).0,
         })
     }
@@ -204,6 +212,7 @@ impl TaskStore for SqliteTaskStore {
     ) -> BoxFuture<'_, Result<Lease, StoreError>> {
         let holder = holder.to_string();
         let capacity = self.capacity;
+        let rows = self.rows.clone();
         Box::pin(self.write(move |tx, now| {
             transition::check_new(&task)?;
             let exists: bool = tx
@@ -216,19 +225,22 @@ impl TaskStore for SqliteTaskStore {
             if exists {
                 return Err(StoreError::Duplicate);
             }
-            let live: i64 = tx
-                .query_row(
-                    "SELECT COUNT(*) FROM snodo_tasks WHERE expires_at_ms IS NULL OR expires_at_ms > ?1",
-                    [now as i64],
-                    |row| row.get(0),
-                )
-                .map_err(backend)?;
-            if live as usize >= capacity {
-                return Err(StoreError::Full { limit: capacity });
+            if rows.load(Ordering::Relaxed) >= capacity {
+                let live: i64 = tx
+                    .query_row(
+                        "SELECT COUNT(*) FROM snodo_tasks WHERE expires_at_ms IS NULL OR expires_at_ms > ?1",
+                        [now as i64],
+                        |row| row.get(0),
+                    )
+                    .map_err(backend)?;
+                if live as usize >= capacity {
+                    return Err(StoreError::Full { limit: capacity });
+                }
             }
             let mut record = TaskRecord::from_new(task);
             let lease = transition::lease(&mut record, &holder, lease, now);
             save(tx, &record)?;
+            rows.fetch_add(1, Ordering::Relaxed);
             Ok(lease)
         }))
     }
@@ -461,6 +473,7 @@ impl TaskStore for SqliteTaskStore {
     }
 
     fn purge(&self, now_ms: u64, limit: usize) -> BoxFuture<'_, Result<usize, StoreError>> {
+        let rows = self.rows.clone();
         Box::pin(self.write(move |tx, _| {
             let n = tx
                 .execute(
@@ -470,6 +483,9 @@ impl TaskStore for SqliteTaskStore {
                     params![now_ms as i64, limit as i64],
                 )
                 .map_err(backend)?;
+            let _ = rows.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                Some(r.saturating_sub(n))
+            });
             Ok(n)
         }))
     }
