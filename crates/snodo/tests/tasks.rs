@@ -774,3 +774,113 @@ async fn listeners_of_a_task_get_its_status_notifications() {
         "another principal's listener got {nothing:?}"
     );
 }
+
+#[tokio::test]
+async fn the_handler_sees_the_cancellation() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let saw = Arc::new(AtomicBool::new(false));
+    let flag = saw.clone();
+    let server = Server::builder("c", "1")
+        .tool(
+            from_fn("wait", move |_, cx: Context| {
+                let flag = flag.clone();
+                async move {
+                    cx.cancellation().cancelled().await;
+                    flag.store(true, Ordering::SeqCst);
+                    Ok(ToolResult::text("stopped"))
+                }
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .build()
+        .unwrap();
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"wait"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!saw.load(Ordering::SeqCst), "nothing cancelled yet");
+    send(
+        &server,
+        &request(
+            2,
+            "tasks/cancel",
+            &format!(r#"{{"taskId":"{id}"}}"#),
+            DECLARED,
+        ),
+    )
+    .await;
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "cancelled");
+    assert!(
+        saw.load(Ordering::SeqCst),
+        "the handler returned because it saw the cancellation"
+    );
+}
+
+#[tokio::test]
+async fn the_initialize_era_has_no_tasks() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let server = server();
+    let (client, server_side) = tokio::io::duplex(1 << 16);
+    let (server_in, server_out) = tokio::io::split(server_side);
+    tokio::spawn(async move {
+        server
+            .serve_lines(
+                server_in,
+                server_out,
+                snodo::transport::StdioOptions::default(),
+            )
+            .await
+    });
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let mut exchange = async |line: &str| -> Value {
+        write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        let got = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        serde_json::from_str(&got).unwrap()
+    };
+    let init = exchange(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"clientInfo":{"name":"t","version":"1"}}}"#).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    assert!(
+        init["result"]["capabilities"].get("tasks").is_none(),
+        "no v1 tasks capability: {init}"
+    );
+    assert!(
+        init["result"]["capabilities"].get("extensions").is_none(),
+        "no extension here: {init}"
+    );
+    let required = exchange(concat!(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"only_task"}}"#
+    ))
+    .await;
+    // The dialect answers what the initialize era cannot express (-32021)
+    // as a tool error.
+    assert_eq!(
+        required["result"]["isError"], true,
+        "a required task tool cannot run here: {required}"
+    );
+    assert_eq!(
+        required["result"]["content"][0]["text"],
+        "Missing required client capability"
+    );
+    let optional = exchange(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep","arguments":{"seconds":0}}}"#).await;
+    assert_eq!(
+        optional["result"]["content"][0]["text"], "slept 0 s as task -",
+        "inline: {optional}"
+    );
+    let get =
+        exchange(r#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"x"}}"#).await;
+    assert_eq!(get["error"]["code"], -32601, "{get}");
+}

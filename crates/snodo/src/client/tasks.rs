@@ -61,7 +61,7 @@ pub enum TaskCall {
     /// The server answered inline.
     Done(ToolResult),
     /// The server made a task: wait for it with [`Client::wait_task`].
-    Task(Task),
+    Task(Box<Task>),
 }
 
 /// How [`Client::wait_task`] polls.
@@ -134,7 +134,7 @@ impl Client {
             .request_with("tools/call", Value::Object(params), opts.allow_tasks(true))
             .await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
-            return Ok(TaskCall::Task(Task::from_wire(result)?));
+            return Ok(TaskCall::Task(Box::new(Task::from_wire(result)?)));
         }
         serde_json::from_value(result)
             .map(TaskCall::Done)
