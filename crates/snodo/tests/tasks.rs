@@ -533,7 +533,7 @@ async fn a_full_store_refuses_new_tasks_with_a_retryable_error_and_expired_tasks
     let store = Arc::new(MemoryTaskStore::with_capacity(100));
     let server = server_with(
         TaskOptions::shared(store.clone())
-            .ttl(Some(Duration::from_millis(300)))
+            .ttl(Some(Duration::from_millis(1_000)))
             .sweep_every(Duration::from_millis(20)),
     );
     let call = request(
@@ -553,7 +553,7 @@ async fn a_full_store_refuses_new_tasks_with_a_retryable_error_and_expired_tasks
         json!({"retryable": true, "limit": 100})
     );
     // Past their time to live the tasks read as missing and are purged.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1_600)).await;
     assert!(
         store.is_empty(),
         "expired tasks purged: {} left",

@@ -8,7 +8,7 @@
 //!
 //! [`run`] panics, naming the rule, at the first one broken. It asks for a
 //! fresh store for each group of checks and waits on real time (leases and
-//! time to live of a few tens of milliseconds), about a second in all.
+//! time to live of a quarter of a second at most), about three seconds in all.
 
 use std::future::Future;
 use std::time::Duration;
@@ -19,7 +19,7 @@ use super::model::{NewTask, TaskStatus};
 use super::store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
 
 const LONG: Duration = Duration::from_secs(30);
-const SHORT: Duration = Duration::from_millis(60);
+const SHORT: Duration = Duration::from_millis(250);
 
 fn task() -> NewTask {
     NewTask::new("alice", "report", json!({"arguments": {"seconds": 1}}))
