@@ -302,20 +302,31 @@ async fn load(
     measure: Duration,
 ) -> Outcome {
     let target = Rc::new(target.clone());
+    spread(concurrency, warmup, measure, |index, measure_from, end| {
+        connection(Rc::clone(&target), flavor, index, measure_from, end)
+    })
+    .await
+}
+
+/// Runs `concurrency` connections (numbered from 1) on this thread, each
+/// measuring from `warmup` on until `warmup + measure`, and adds up what
+/// they measured.
+pub(crate) async fn spread<F, Fut>(
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+    connection: F,
+) -> Outcome
+where
+    F: Fn(u64, Instant, Instant) -> Fut,
+    Fut: std::future::Future<Output = Outcome> + 'static,
+{
     let start = Instant::now();
     let measure_from = start + warmup;
     let end = measure_from + measure;
     let local = tokio::task::LocalSet::new();
     let handles: Vec<_> = (0..concurrency)
-        .map(|i| {
-            local.spawn_local(connection(
-                Rc::clone(&target),
-                flavor,
-                i as u64 + 1,
-                measure_from,
-                end,
-            ))
-        })
+        .map(|i| local.spawn_local(connection(i as u64 + 1, measure_from, end)))
         .collect();
     let mut total = Outcome {
         window: measure,

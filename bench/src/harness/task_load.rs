@@ -14,7 +14,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use serde_json::Value;
 
-use super::http_load::{Outcome, Target, connect, request};
+use super::http_load::{Outcome, Target, connect, request, spread};
 
 const META: &str = concat!(
     r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
@@ -142,32 +142,8 @@ pub(crate) async fn run(
     measure: Duration,
 ) -> Outcome {
     let target = Rc::new(target.clone());
-    let start = Instant::now();
-    let measure_from = start + warmup;
-    let end = measure_from + measure;
-    let local = tokio::task::LocalSet::new();
-    let handles: Vec<_> = (0..concurrency)
-        .map(|i| {
-            local.spawn_local(connection(
-                Rc::clone(&target),
-                i as u64 + 1,
-                measure_from,
-                end,
-            ))
-        })
-        .collect();
-    let mut total = Outcome {
-        window: measure,
-        ..Outcome::default()
-    };
-    local
-        .run_until(async {
-            for h in handles {
-                if let Ok(part) = h.await {
-                    total.merge(part);
-                }
-            }
-        })
-        .await;
-    total
+    spread(concurrency, warmup, measure, |index, measure_from, end| {
+        connection(Rc::clone(&target), index, measure_from, end)
+    })
+    .await
 }

@@ -345,11 +345,7 @@ impl Context {
     /// (`io.modelcontextprotocol/tasks`) in its `_meta`.
     pub fn allows_tasks(&self) -> bool {
         !crate::protocol::Revision::parse(self.protocol_version()).is_some_and(|r| r.is_legacy())
-            && self
-                .client_capabilities()
-                .get("extensions")
-                .and_then(|e| e.get(crate::task::EXTENSION))
-                .is_some_and(|v| !v.is_null())
+            && crate::task::declared(self.client_capabilities())
     }
 
     /// The server's event hub, to announce list changes and resource updates.

@@ -63,13 +63,33 @@ pub(crate) struct Sink {
     pub(crate) tx: mpsc::Sender<Vec<u8>>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) log_level: Option<LogLevel>,
-    state: Mutex<ProgressState>,
+    gate: ProgressGate,
 }
 
+/// The rules every progress report keeps, wherever it goes (a notification
+/// or a task's status message): at most [`MAX_PROGRESS_UPDATES`] updates,
+/// strictly increasing, messages of at most [`MAX_PROGRESS_MESSAGE`] bytes.
 #[derive(Debug, Default)]
-struct ProgressState {
-    sent: u32,
-    last: Option<f64>,
+pub(crate) struct ProgressGate(Mutex<(u32, Option<f64>)>);
+
+impl ProgressGate {
+    /// Counts the update when it keeps the rules.
+    pub(crate) fn admit(&self, progress: f64, message: Option<&str>) -> Result<(), ProgressError> {
+        if message.is_some_and(|m| m.len() > MAX_PROGRESS_MESSAGE) {
+            return Err(ProgressError::MessageTooLong);
+        }
+        let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (sent, last) = &mut *state;
+        if *sent >= MAX_PROGRESS_UPDATES {
+            return Err(ProgressError::LimitReached);
+        }
+        if !progress.is_finite() || last.is_some_and(|l| progress <= l) {
+            return Err(ProgressError::NotIncreasing);
+        }
+        *sent += 1;
+        *last = Some(progress);
+        Ok(())
+    }
 }
 
 impl Sink {
@@ -82,7 +102,7 @@ impl Sink {
             tx,
             progress_token,
             log_level,
-            state: Mutex::default(),
+            gate: ProgressGate::default(),
         }
     }
 
@@ -95,20 +115,7 @@ impl Sink {
         let Some(token) = &self.progress_token else {
             return Err(ProgressError::NotRequested);
         };
-        if message.is_some_and(|m| m.len() > MAX_PROGRESS_MESSAGE) {
-            return Err(ProgressError::MessageTooLong);
-        }
-        {
-            let mut state = self.state.lock().expect("progress state");
-            if state.sent >= MAX_PROGRESS_UPDATES {
-                return Err(ProgressError::LimitReached);
-            }
-            if !progress.is_finite() || state.last.is_some_and(|last| progress <= last) {
-                return Err(ProgressError::NotIncreasing);
-            }
-            state.sent += 1;
-            state.last = Some(progress);
-        }
+        self.gate.admit(progress, message)?;
         let mut params = Map::new();
         params.insert("progressToken".into(), token.clone());
         params.insert("progress".into(), number(progress));

@@ -1,17 +1,16 @@
 //! What a handler running as a task holds of its task: the id, and a way to
 //! report how far it got (the task's status message).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+use super::notify::{ProgressError, ProgressGate};
 use crate::task::{Lease, TaskStore};
 
 /// The task a handler runs for.
 pub(crate) struct TaskLink {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) lease: Lease,
-    /// Updates sent and the last progress value.
-    state: Mutex<(u32, Option<f64>)>,
+    gate: ProgressGate,
 }
 
 impl std::fmt::Debug for TaskLink {
@@ -27,7 +26,7 @@ impl TaskLink {
         Self {
             store,
             lease,
-            state: Mutex::new((0, None)),
+            gate: ProgressGate::default(),
         }
     }
 
@@ -40,20 +39,7 @@ impl TaskLink {
         total: Option<f64>,
         message: Option<&str>,
     ) -> Result<(), ProgressError> {
-        if message.is_some_and(|m| m.len() > MAX_PROGRESS_MESSAGE) {
-            return Err(ProgressError::MessageTooLong);
-        }
-        {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            if state.0 >= MAX_PROGRESS_UPDATES {
-                return Err(ProgressError::LimitReached);
-            }
-            if !progress.is_finite() || state.1.is_some_and(|last| progress <= last) {
-                return Err(ProgressError::NotIncreasing);
-            }
-            state.0 += 1;
-            state.1 = Some(progress);
-        }
+        self.gate.admit(progress, message)?;
         let count = match total {
             Some(total) => format!("{progress}/{total}"),
             None => format!("{progress}"),

@@ -232,12 +232,7 @@ impl Server {
                     if self.task_engine().is_none() {
                         return Err(Failure::not_found(Error::method_not_found(&method)));
                     }
-                    let declared = meta
-                        .client_capabilities
-                        .get("extensions")
-                        .and_then(|e| e.get(crate::task::EXTENSION))
-                        .is_some_and(|v| !v.is_null());
-                    if !declared {
+                    if !crate::task::declared(&meta.client_capabilities) {
                         return Err(Failure::bad_request(
                             super::tasks::engine::missing_extension(),
                         ));

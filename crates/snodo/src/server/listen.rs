@@ -120,13 +120,7 @@ impl Server {
                 return Err(invalid("taskIds must be an array of at most 100 task ids"));
             }
         }
-        let declared = admitted
-            .meta
-            .client_capabilities
-            .get("extensions")
-            .and_then(|e| e.get(crate::task::EXTENSION))
-            .is_some_and(|v| !v.is_null());
-        if !task_ids.is_empty() && !declared {
+        if !task_ids.is_empty() && !crate::task::declared(&admitted.meta.client_capabilities) {
             return Err(Failure::bad_request(
                 super::tasks::engine::missing_extension(),
             ));

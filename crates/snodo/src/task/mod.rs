@@ -44,7 +44,7 @@ pub mod transition;
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use model::{
     DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, EXTENSION, Lease, MAX_TASK_ID, NewTask, TaskRecord,
-    TaskStatus, TaskSupport, iso8601, new_task_id, node_stopped_error, now_ms,
+    TaskStatus, TaskSupport, declared, iso8601, new_task_id, node_stopped_error, now_ms,
 };
 pub use options::TaskOptions;
 pub use store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};

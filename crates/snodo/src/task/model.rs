@@ -316,6 +316,15 @@ pub fn node_stopped_error() -> serde_json::Value {
     })
 }
 
+/// Whether client capabilities (a request's `_meta`
+/// `io.modelcontextprotocol/clientCapabilities`) declare the extension.
+pub fn declared(client_capabilities: &serde_json::Value) -> bool {
+    client_capabilities
+        .get("extensions")
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(|v| !v.is_null())
+}
+
 /// The longest task id a store accepts, in bytes.
 pub const MAX_TASK_ID: usize = 256;
 
