@@ -92,6 +92,7 @@ pub mod future;
 #[cfg(feature = "fuzzing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fuzzing")))]
 pub mod fuzzing;
+pub mod keyring;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;

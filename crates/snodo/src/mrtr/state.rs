@@ -16,6 +16,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
+use crate::keyring::Keyring;
 use crate::{Context, Error};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -26,7 +27,6 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
 /// Longest lifetime allowed.
 pub const MAX_TTL: Duration = Duration::from_secs(900);
 const MAX_TOKEN: usize = 16 * 1024;
-const MAX_KEYS: usize = 8;
 
 /// Why a sealer could not be configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,10 +40,13 @@ impl fmt::Display for StateError {
 
 impl std::error::Error for StateError {}
 
-/// Seals and opens `requestState` with a keyring of HMAC-SHA256 keys.
+/// Seals and opens `requestState` with a [`Keyring`] of HMAC-SHA256 keys.
 ///
-/// The first key seals; every key opens, so keys rotate by adding the new
-/// one first and dropping the old one after the longest TTL.
+/// The keyring's sealing key seals; every key opens, so keys rotate with no
+/// downtime (see [`keyring`](crate::keyring)). Built from one key with
+/// [`StateSealer::new`], or sharing a configured keyring with
+/// [`StateSealer::from_keyring`] (then a reload of the keyring is seen at
+/// once, and every node given the same keys opens what any node sealed).
 ///
 /// ```
 /// use snodo::mrtr::StateSealer;
@@ -58,57 +61,44 @@ impl std::error::Error for StateError {}
 /// ```
 #[derive(Clone)]
 pub struct StateSealer {
-    keys: Vec<(String, Vec<u8>)>,
+    keys: Keyring,
     ttl: Duration,
 }
 
 impl fmt::Debug for StateSealer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kids: Vec<&str> = self.keys.iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("StateSealer")
-            .field("kids", &kids)
+            .field("kids", &self.keys.ids())
             .field("ttl", &self.ttl)
             .finish()
     }
 }
 
-fn check_kid(kid: &str) -> Result<(), StateError> {
-    let ok = (1..=32).contains(&kid.len())
-        && kid
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if ok {
-        Ok(())
-    } else {
-        Err(StateError(
-            "key ids are 1 to 32 characters of [A-Za-z0-9_-]".into(),
-        ))
-    }
+fn keyring_error(e: crate::keyring::KeyringError) -> StateError {
+    StateError(e.to_string())
 }
 
 impl StateSealer {
     /// A sealer with one key (at least 32 bytes) and the default TTL of 300 s.
     pub fn new(kid: &str, secret: impl AsRef<[u8]>) -> Result<Self, StateError> {
-        Self {
-            keys: Vec::new(),
-            ttl: DEFAULT_TTL,
-        }
-        .with_key(kid, secret)
+        Ok(Self::from_keyring(
+            Keyring::single(kid, secret).map_err(keyring_error)?,
+        ))
     }
 
-    /// Adds a key that opens tokens (for rotation). At most 8 keys.
-    pub fn with_key(mut self, kid: &str, secret: impl AsRef<[u8]>) -> Result<Self, StateError> {
-        check_kid(kid)?;
-        if secret.as_ref().len() < 32 {
-            return Err(StateError("secrets must be at least 32 bytes".into()));
+    /// A sealer sharing `keys` (sealing with its newest key), with the
+    /// default TTL of 300 s.
+    pub fn from_keyring(keys: Keyring) -> Self {
+        Self {
+            keys,
+            ttl: DEFAULT_TTL,
         }
-        if self.keys.len() >= MAX_KEYS {
-            return Err(StateError("at most 8 keys".into()));
-        }
-        if self.keys.iter().any(|(k, _)| k == kid) {
-            return Err(StateError(format!("key id {kid:?} is already present")));
-        }
-        self.keys.push((kid.to_string(), secret.as_ref().to_vec()));
+    }
+
+    /// Adds a key that opens tokens but does not seal them (for rotation).
+    /// At most 16 keys.
+    pub fn with_key(self, kid: &str, secret: impl AsRef<[u8]>) -> Result<Self, StateError> {
+        self.keys.add_opening(kid, secret).map_err(keyring_error)?;
         Ok(self)
     }
 
@@ -131,7 +121,9 @@ impl StateSealer {
 
     /// Seals `data` for a retry of the request `cx` serves.
     pub fn seal(&self, cx: &Context, data: &Value) -> String {
-        let (kid, secret) = &self.keys[0];
+        let keys = self.keys.snapshot();
+        let key = keys.last().expect("a keyring holds a key");
+        let (kid, secret) = (&key.id, &key.secret);
         let exp = now() + self.ttl.as_secs();
         let payload = URL_SAFE_NO_PAD.encode(json!({"d": data, "exp": exp}).to_string());
         let tag = Self::mac(secret, kid, cx, &payload).finalize().into_bytes();
@@ -162,11 +154,12 @@ impl StateSealer {
         ) else {
             return Err(invalid());
         };
-        let (_, secret) = self
-            .keys
+        let keys = self.keys.snapshot();
+        let secret = &keys
             .iter()
-            .find(|(k, _)| k == kid)
-            .ok_or_else(invalid)?;
+            .find(|k| k.id == kid)
+            .ok_or_else(invalid)?
+            .secret;
         let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| invalid())?;
         Self::mac(secret, kid, cx, payload)
             .verify_slice(&tag)

@@ -212,7 +212,9 @@ impl Server {
                             .to_vec(),
                     );
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => everything(&filter, &send),
+                Err(broadcast::error::RecvError::Lagged(_)) | Ok(Event::Resync) => {
+                    everything(&filter, &send)
+                }
                 Ok(_) => Vec::new(),
             };
             for frame in frames {

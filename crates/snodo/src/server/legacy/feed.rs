@@ -45,6 +45,29 @@ pub fn notification_for(event: &Event, session: &Session, capabilities: &Value) 
     }
 }
 
+/// After events may have been missed (an overflow, a lost bus): one
+/// `list_changed` of each list the server declares, and a
+/// `resources/updated` for each URI the session subscribed to.
+pub fn resync_for(session: &Session, capabilities: &Value) -> Vec<Vec<u8>> {
+    let mut frames: Vec<Vec<u8>> = [
+        Event::ToolsListChanged,
+        Event::PromptsListChanged,
+        Event::ResourcesListChanged,
+    ]
+    .iter()
+    .filter_map(|e| notification_for(e, session, capabilities))
+    .collect();
+    for uri in session.subscriptions() {
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::from(uri));
+        frames.push(encode_notification(
+            "notifications/resources/updated",
+            &params,
+        ));
+    }
+    frames
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

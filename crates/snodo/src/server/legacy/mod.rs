@@ -24,6 +24,7 @@
 //! Streamable HTTP service keeps them in a
 //! [`SessionStore`](crate::transport::http::SessionStore).
 
+mod directory;
 mod dispatch;
 mod feed;
 // Replaying streams is the Streamable HTTP transport's (feature `http`).
@@ -33,8 +34,12 @@ mod session;
 mod shape;
 mod shim;
 
+pub use directory::{
+    DirectoryError, MAX_RECORD_BYTES, MemoryDirectory, SessionDirectory, SessionRecord,
+    contract as directory_contract,
+};
 pub use dispatch::{Initialized, MAX_DECLARATION_BYTES, MAX_SUBSCRIPTION_URI, new_session_id};
-pub use feed::notification_for;
+pub use feed::{notification_for, resync_for};
 pub use replay::{MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS};
 pub use session::{MAX_PENDING_SERVER_REQUESTS, MAX_SESSION_SUBSCRIPTIONS, PeerAnswer, Session};
 pub use shim::{DEFAULT_INPUT_TIMEOUT, MAX_INPUT_ROUNDS};

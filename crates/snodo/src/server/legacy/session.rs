@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use super::SessionRecord;
 use crate::context::CancelSignal;
+use crate::events::SessionChange;
 use crate::protocol::{LogLevel, Revision};
 use crate::wire::RequestId;
 
@@ -94,6 +96,97 @@ impl Session {
         }
     }
 
+    /// A node's copy of a session another node opened.
+    pub(crate) fn from_record(record: &SessionRecord) -> Self {
+        let session = Self::new(
+            record.id.clone(),
+            record.revision,
+            record.client_capabilities.clone(),
+            record.client_info.clone(),
+            record.owner.clone(),
+        );
+        session.apply_record(record);
+        session
+    }
+
+    /// What the session's record holds now.
+    pub fn record(&self) -> SessionRecord {
+        let mut record = SessionRecord::new(self.id.clone(), self.revision);
+        record.client_capabilities = self.client_capabilities.clone();
+        record.client_info = self.client_info.clone();
+        record.owner = self.owner.clone();
+        record.initialized = self.is_initialized();
+        record.log_level = self.log_level();
+        record.subscriptions = self.subscriptions();
+        record
+    }
+
+    /// Takes the state a record holds (read from the directory).
+    pub(crate) fn apply_record(&self, record: &SessionRecord) {
+        if record.initialized {
+            self.mark_initialized();
+        }
+        match record.log_level {
+            Some(level) => self.set_log_level(level),
+            None => self.log_level.store(0, Ordering::Release),
+        }
+        let mut subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        subs.clear();
+        subs.extend(
+            record
+                .subscriptions
+                .iter()
+                .take(MAX_SESSION_SUBSCRIPTIONS)
+                .cloned(),
+        );
+    }
+
+    /// Applies a change another node announced.
+    pub(crate) fn apply_change(&self, change: &SessionChange) {
+        match change {
+            SessionChange::Initialized => self.mark_initialized(),
+            SessionChange::LogLevel(level) => self.set_log_level(*level),
+            SessionChange::Subscribed(uri) => {
+                self.subscribe(uri);
+            }
+            SessionChange::Unsubscribed(uri) => self.unsubscribe(uri),
+            SessionChange::Answer(response) => {
+                self.resolve(response);
+            }
+            SessionChange::Cancelled(id) => {
+                if let Some(id) = RequestId::from_value(id) {
+                    self.cancel(&id);
+                }
+            }
+            SessionChange::Ended => self.end(),
+        }
+    }
+
+    /// The changes that lead from `before` to this session's state now.
+    pub(crate) fn changes_since(&self, before: &SessionRecord) -> Vec<SessionChange> {
+        let now = self.record();
+        let mut changes = Vec::new();
+        if now.initialized && !before.initialized {
+            changes.push(SessionChange::Initialized);
+        }
+        if let Some(level) = now.log_level
+            && now.log_level != before.log_level
+        {
+            changes.push(SessionChange::LogLevel(level));
+        }
+        for uri in &now.subscriptions {
+            if before.subscriptions.binary_search(uri).is_err() {
+                changes.push(SessionChange::Subscribed(uri.clone()));
+            }
+        }
+        for uri in &before.subscriptions {
+            if now.subscriptions.binary_search(uri).is_err() {
+                changes.push(SessionChange::Unsubscribed(uri.clone()));
+            }
+        }
+        changes
+    }
+
     /// The session id (`Mcp-Session-Id` over HTTP; empty over stdio).
     pub fn id(&self) -> &str {
         &self.id
@@ -160,6 +253,14 @@ impl Session {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(uri);
+    }
+
+    /// The URIs the session subscribed to, sorted.
+    pub fn subscriptions(&self) -> Vec<String> {
+        let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<String> = subs.iter().cloned().collect();
+        out.sort();
+        out
     }
 
     /// Whether a change of `uri` concerns this session: it subscribed to the

@@ -40,7 +40,10 @@ use super::response::{json, reject, status};
 use super::session::SessionStore;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
 use crate::protocol::{Revision, claims_modern, headers};
-use crate::server::legacy::{MAX_REPLAY_EVENTS, Session, new_session_id, notification_for};
+use crate::server::Event;
+use crate::server::legacy::{
+    MAX_REPLAY_EVENTS, Session, new_session_id, notification_for, resync_for,
+};
 use crate::server::{Dispatched, ResponseStream};
 use crate::wire::{self, Message, RequestId};
 use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
@@ -98,6 +101,15 @@ fn find_session(
     Ok(session)
 }
 
+/// Whether a message claims 2026-07-28 through its `_meta`.
+pub(super) fn claims_modern_message(message: &Message) -> bool {
+    match message {
+        Message::Request(r) => claims_modern(&r.params),
+        Message::Notification(n) => claims_modern(&n.params),
+        Message::Response(_) => false,
+    }
+}
+
 /// Classifies a decoded POST (see the module docs).
 pub(super) fn classify(
     store: &dyn SessionStore,
@@ -105,12 +117,7 @@ pub(super) fn classify(
     principal: Option<&Principal>,
     message: &Message,
 ) -> Side {
-    let claim = match message {
-        Message::Request(r) => claims_modern(&r.params),
-        Message::Notification(n) => claims_modern(&n.params),
-        Message::Response(_) => false,
-    };
-    if claim {
+    if claims_modern_message(message) {
         return Side::Modern;
     }
     let version = header(headers, headers::PROTOCOL_VERSION);
@@ -324,23 +331,27 @@ fn get(server: &Server, session: Arc<Session>, headers: &HeaderMap) -> Response<
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
-            let frame = tokio::select! {
+            let frames = tokio::select! {
                 frame = outbox.recv() => match frame {
-                    Some(frame) => frame,
+                    Some(frame) => vec![frame],
                     None => break,
                 },
                 event = events.recv() => match event {
+                    Ok(Event::Resync) | Err(RecvError::Lagged(_)) => {
+                        resync_for(&session, &server.capabilities())
+                    }
                     Ok(event) => match notification_for(&event, &session, &server.capabilities()) {
-                        Some(frame) => frame,
+                        Some(frame) => vec![frame],
                         None => continue,
                     },
-                    Err(RecvError::Lagged(_)) => continue,
                     Err(RecvError::Closed) => break,
                 },
                 _ = tx.closed() => break,
             };
-            if tx.send((String::new(), Bytes::from(frame))).await.is_err() {
-                break;
+            for frame in frames {
+                if tx.send((String::new(), Bytes::from(frame))).await.is_err() {
+                    return;
+                }
             }
         }
     });

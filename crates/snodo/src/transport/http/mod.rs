@@ -34,6 +34,7 @@ mod options;
 mod response;
 mod service;
 mod session;
+mod shared;
 mod sse;
 
 pub use body::McpBody;

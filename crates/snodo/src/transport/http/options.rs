@@ -86,6 +86,7 @@ pub struct HttpOptions {
     pub(super) max_discard_bytes: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
+    pub(super) directory: Option<std::sync::Arc<dyn crate::server::legacy::SessionDirectory>>,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
@@ -126,6 +127,7 @@ impl Default for HttpOptions {
             max_discard_bytes: DEFAULT_MAX_DISCARD_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
+            directory: None,
             #[cfg(feature = "auth")]
             oauth: None,
         }
@@ -346,6 +348,22 @@ impl HttpOptions {
     #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
     pub fn oauth(mut self, rs: crate::transport::http::oauth::ResourceServer) -> Self {
         self.oauth = Some(rs);
+        self
+    }
+
+    /// Shares initialize-era sessions with the other nodes of a service: a
+    /// session opened on any node serves requests on every node that reads
+    /// the same `directory`, and a `DELETE` on one ends it on all (see
+    /// [`SessionDirectory`](crate::server::legacy::SessionDirectory)). The
+    /// nodes' servers must share an event bus
+    /// ([`EventHub::with_bus`](crate::events::EventHub::with_bus)) for GET
+    /// streams and server-initiated requests to follow a session across
+    /// nodes.
+    pub fn shared_sessions(
+        mut self,
+        directory: impl crate::server::legacy::SessionDirectory,
+    ) -> Self {
+        self.directory = Some(std::sync::Arc::new(directory));
         self
     }
 

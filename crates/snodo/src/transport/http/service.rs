@@ -22,6 +22,7 @@ use super::legacy::{self, Side};
 use super::options::HttpOptions;
 use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
+use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
 use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
@@ -130,6 +131,8 @@ struct Config {
     request_timeout: Duration,
     /// Initialize-era sessions.
     sessions: Arc<dyn SessionStore>,
+    /// Their shared side, when several nodes serve them.
+    shared: Option<Arc<Shared>>,
     /// The OAuth resource server the service applies itself.
     #[cfg(feature = "auth")]
     oauth: Option<crate::transport::http::oauth::ResourceServer>,
@@ -155,6 +158,14 @@ impl std::fmt::Debug for McpService {
 
 impl McpService {
     fn new(server: Server, options: &HttpOptions) -> Self {
+        let sessions: Arc<dyn SessionStore> = options
+            .sessions
+            .clone()
+            .unwrap_or_else(|| Arc::new(MemorySessions::default()));
+        let shared = options
+            .directory
+            .clone()
+            .map(|dir| Arc::new(Shared::new(&server, sessions.clone(), dir)));
         let config = Config {
             endpoint: options.endpoint.as_str().into(),
             hosts: options.hosts.clone(),
@@ -166,10 +177,8 @@ impl McpService {
             request_timeout: options
                 .request_timeout
                 .unwrap_or_else(|| server.request_timeout()),
-            sessions: options
-                .sessions
-                .clone()
-                .unwrap_or_else(|| Arc::new(MemorySessions::default())),
+            sessions,
+            shared,
             #[cfg(feature = "auth")]
             oauth: options.oauth.clone(),
         };
@@ -295,6 +304,20 @@ where
         let principal = parts.extensions.get::<Principal>();
         let store = config.sessions.as_ref();
         let delete = parts.method == Method::DELETE;
+        if let Some(shared) = &config.shared
+            && let Some(id) = named_session(&parts.headers)
+        {
+            if let Err(response) = shared.refresh(store, id).await {
+                return response;
+            }
+            let owner = principal.map(|p| p.subject.as_str());
+            if delete
+                && store.get(id).is_some_and(|s| s.owner() == owner)
+                && let Err(response) = shared.ended(&server, id).await
+            {
+                return response;
+            }
+        }
         return legacy::session_verb(&server, store, &parts.headers, principal, delete);
     }
     let bytes = match read_body(body, &parts.headers, &config).await {
@@ -320,14 +343,47 @@ where
             let store = config.sessions.as_ref();
             let empty = HeaderMap::new();
             let headers = transport.headers.as_ref().unwrap_or(&empty);
+            if let Some(shared) = &config.shared
+                && !legacy::claims_modern_message(&message)
+                && let Some(id) = named_session(headers)
+                && let Err(response) = shared.refresh(store, id).await
+            {
+                return response;
+            }
             let side = legacy::classify(store, headers, transport.principal.as_ref(), &message);
             match side {
                 Side::Modern => run(&server, message, transport, config.request_timeout).await,
-                Side::Session(session) => {
-                    legacy::post(&server, session, message, transport, config.request_timeout).await
-                }
+                Side::Session(session) => match &config.shared {
+                    None => {
+                        legacy::post(&server, session, message, transport, config.request_timeout)
+                            .await
+                    }
+                    Some(shared) => {
+                        if shared.forward(&server, &session, &message) {
+                            return status(StatusCode::ACCEPTED);
+                        }
+                        let before = session.record();
+                        let timeout = config.request_timeout;
+                        let response =
+                            legacy::post(&server, session.clone(), message, transport, timeout)
+                                .await;
+                        shared.changed(&server, &session, &before).await;
+                        response
+                    }
+                },
                 Side::Initialize => {
-                    legacy::initialize(&server, store, message, transport.principal.as_ref())
+                    let response =
+                        legacy::initialize(&server, store, message, transport.principal.as_ref());
+                    if let Some(shared) = &config.shared
+                        && let Some(id) = named_session(response.headers())
+                        && let Some(session) = store.get(id)
+                        && let Err(refused) = shared.opened(&session).await
+                    {
+                        store.remove(id);
+                        session.end();
+                        return refused;
+                    }
+                    response
                 }
                 Side::Refused(response) => response,
             }

@@ -1,0 +1,174 @@
+//! The contract every [`EventBus`] keeps, as a test suite to run against an
+//! implementation: [`run`] takes a function that opens a new connection to
+//! the same bus (one per simulated node) and panics on the first broken
+//! rule.
+//!
+//! The rules: every subscriber receives every payload once; the payloads of
+//! one publisher arrive in the order it published them; payloads of any
+//! size up to [`MAX_BUS_PAYLOAD`] arrive intact; hubs joined by the bus
+//! hear each other's events, their own once.
+//!
+//! ```no_run
+//! # async fn example() {
+//! use snodo::events::bus::MemoryBus;
+//! let bus = MemoryBus::new();
+//! snodo::events::contract::run(move || bus.clone()).await;
+//! # }
+//! ```
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, timeout};
+
+use super::bus::{Delivery, EventBus, MAX_BUS_PAYLOAD};
+use super::event::Event;
+use super::hub::EventHub;
+
+/// How long one delivery may take before the suite gives up.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Payloads each publisher sends in the ordering check.
+const PER_PUBLISHER: usize = 200;
+
+/// Runs every rule against buses made by `connect` (each call: a new
+/// connection to the same bus, as another node would hold).
+pub async fn run<B: EventBus>(connect: impl Fn() -> B) {
+    every_subscriber_hears_every_publisher_in_order(&connect).await;
+    payloads_of_every_size_arrive_intact(&connect).await;
+    hubs_hear_each_other_once(&connect).await;
+}
+
+/// Publishes probes from every bus until every subscriber has heard each
+/// one (subscriptions of a networked bus are ready some time after
+/// `subscribe`); returns the subscriptions.
+async fn ready<B: EventBus>(buses: &[B], tag: &str) -> Vec<mpsc::Receiver<Delivery>> {
+    let mut subs: Vec<_> = buses.iter().map(|b| b.subscribe()).collect();
+    let deadline = Instant::now() + PATIENCE;
+    let mut heard = vec![vec![false; buses.len()]; buses.len()];
+    while heard.iter().any(|row| row.iter().any(|h| !h)) {
+        assert!(
+            Instant::now() < deadline,
+            "the bus never delivered a probe: subscriptions are not live"
+        );
+        for (i, bus) in buses.iter().enumerate() {
+            bus.publish(Bytes::from(format!("probe-{tag}-{i}")));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        for (s, sub) in subs.iter_mut().enumerate() {
+            while let Ok(delivery) = sub.try_recv() {
+                if let Delivery::Message(m) = delivery
+                    && let Some(i) = std::str::from_utf8(&m)
+                        .ok()
+                        .and_then(|t| t.strip_prefix(&format!("probe-{tag}-")))
+                        .and_then(|i| i.parse::<usize>().ok())
+                    && i < buses.len()
+                {
+                    heard[s][i] = true;
+                }
+            }
+        }
+    }
+    subs
+}
+
+/// The next non-probe message of a subscription.
+async fn next_message(sub: &mut mpsc::Receiver<Delivery>) -> Bytes {
+    loop {
+        match timeout(PATIENCE, sub.recv()).await {
+            Ok(Some(Delivery::Message(m))) if m.starts_with(b"probe-") => continue,
+            Ok(Some(Delivery::Message(m))) => return m,
+            Ok(Some(Delivery::Lost)) => panic!("the bus reported a loss during the contract"),
+            Ok(None) => panic!("the subscription ended"),
+            Err(_) => panic!("no delivery within {PATIENCE:?}"),
+        }
+    }
+}
+
+async fn every_subscriber_hears_every_publisher_in_order<B: EventBus>(connect: &impl Fn() -> B) {
+    let buses: Vec<B> = (0..3).map(|_| connect()).collect();
+    let mut subs = ready(&buses, "order").await;
+    for n in 0..PER_PUBLISHER {
+        for (p, bus) in buses.iter().enumerate() {
+            bus.publish(Bytes::from(format!("{p}:{n}")));
+        }
+    }
+    for sub in &mut subs {
+        let mut next: HashMap<usize, usize> = HashMap::new();
+        for _ in 0..PER_PUBLISHER * buses.len() {
+            let m = next_message(sub).await;
+            let text = std::str::from_utf8(&m).expect("a payload as published");
+            let (p, n) = text.split_once(':').expect("a payload as published");
+            let (p, n): (usize, usize) = (p.parse().unwrap(), n.parse().unwrap());
+            let expected = next.entry(p).or_default();
+            assert_eq!(n, *expected, "publisher {p}'s payloads arrive in order");
+            *expected += 1;
+        }
+        assert!(
+            next.values().all(|n| *n == PER_PUBLISHER),
+            "every payload arrives once"
+        );
+    }
+}
+
+async fn payloads_of_every_size_arrive_intact<B: EventBus>(connect: &impl Fn() -> B) {
+    let buses = [connect(), connect()];
+    let mut subs = ready(&buses, "size").await;
+    let sizes = [1, 7_999, 8_000, 8_001, 100_000, MAX_BUS_PAYLOAD];
+    for (i, size) in sizes.iter().enumerate() {
+        let mut payload = vec![b'a' + (i as u8); *size];
+        payload[0] = b'#';
+        buses[0].publish(Bytes::from(payload));
+    }
+    for sub in &mut subs {
+        for (i, size) in sizes.iter().enumerate() {
+            let m = next_message(sub).await;
+            assert_eq!(m.len(), *size, "a payload of {size} bytes arrives whole");
+            assert!(m[1..].iter().all(|b| *b == b'a' + (i as u8)));
+        }
+    }
+}
+
+async fn hubs_hear_each_other_once<B: EventBus>(connect: &impl Fn() -> B) {
+    let (a, b) = (
+        EventHub::with_bus(8, connect()),
+        EventHub::with_bus(8, connect()),
+    );
+    let (mut hear_a, mut hear_b) = (a.subscribe(), b.subscribe());
+    // The hubs' subscriptions go live some time after they are made: publish
+    // until B hears A.
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        a.tools_changed();
+        if let Ok(Ok(event)) = timeout(Duration::from_millis(100), hear_b.recv()).await {
+            assert_eq!(event, Event::ToolsListChanged);
+            break;
+        }
+        assert!(Instant::now() < deadline, "hub B never heard hub A");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while hear_a.try_recv().is_ok() {}
+    while hear_b.try_recv().is_ok() {}
+    a.resource_updated("test://contract/1");
+    assert_eq!(
+        timeout(PATIENCE, hear_b.recv()).await.unwrap().unwrap(),
+        Event::ResourceUpdated("test://contract/1".into())
+    );
+    assert_eq!(
+        hear_a.recv().await.unwrap(),
+        Event::ResourceUpdated("test://contract/1".into())
+    );
+    b.prompts_changed();
+    assert_eq!(
+        timeout(PATIENCE, hear_a.recv()).await.unwrap().unwrap(),
+        Event::PromptsListChanged
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        hear_a.try_recv().is_err(),
+        "a hub hears its own events once, not again from the bus"
+    );
+    assert_eq!(a.resyncs(), 0);
+}

@@ -1,0 +1,15 @@
+//! Events: what changed ([`Event`]), the hub that fans events out to the
+//! open listen streams and session streams ([`EventHub`]), and the bus that
+//! carries them between the nodes of one service ([`bus`]).
+
+pub mod bus;
+pub mod contract;
+mod envelope;
+mod event;
+mod hub;
+
+pub use event::{Event, SessionChange};
+pub use hub::{EventHub, LISTENER_QUEUE};
+
+pub(crate) use event::{SessionSink, uri_covers};
+pub(crate) use hub::Slot;

@@ -1,0 +1,355 @@
+//! One keyring for everything a server seals: key ids with secrets, the
+//! newest sealing, every one opening, loadable from configuration so that
+//! every node of a service agrees, and reloadable so that a key rotates
+//! with no downtime.
+//!
+//! The configuration format is one `KEY_ID=BASE64_SECRET` per line (the
+//! secret at least 32 bytes, standard or URL-safe base64, padded or not;
+//! blank lines and lines starting with `#` are skipped); **the last line
+//! seals, every line opens.** A rotation in three steps, each rolled out to
+//! every node (or picked up by [`Keyring::watch_file`]) before the next:
+//! add the new key as the first line (every node opens it), move it to the
+//! last line (nodes seal with it), and once the longest lifetime of sealed
+//! state has passed, remove the old one.
+//!
+//! ```
+//! use snodo::keyring::Keyring;
+//! let ring = Keyring::parse("old=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\nnew=BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\n").unwrap();
+//! assert_eq!(ring.sealing_id(), "new");
+//! assert_eq!(ring.ids(), ["old", "new"]);
+//! assert!(Keyring::parse("short=AAAA").is_err());
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, SystemTime};
+
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+
+/// Most keys one keyring holds.
+pub const MAX_KEYS: usize = 16;
+
+/// The shortest secret accepted, in bytes.
+pub const MIN_SECRET: usize = 32;
+
+/// The longest secret accepted, in bytes.
+pub const MAX_SECRET: usize = 1024;
+
+/// The largest keyring file or variable read, in bytes.
+pub const MAX_KEYRING_BYTES: usize = 64 * 1024;
+
+/// Why a keyring could not be made or changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyringError(String);
+
+impl fmt::Display for KeyringError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyringError {}
+
+fn fail<T>(message: impl Into<String>) -> Result<T, KeyringError> {
+    Err(KeyringError(message.into()))
+}
+
+/// Checks a key id: 1 to 32 characters of `[A-Za-z0-9_-]`.
+pub(crate) fn check_id(id: &str) -> Result<(), KeyringError> {
+    let ok = (1..=32).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        fail(format!(
+            "key id {id:?}: key ids are 1 to 32 characters of [A-Za-z0-9_-]"
+        ))
+    }
+}
+
+/// One key.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Key {
+    pub(crate) id: String,
+    pub(crate) secret: Vec<u8>,
+}
+
+/// The keys at one moment, oldest first; the last seals.
+pub(crate) type Keys = Arc<Vec<Key>>;
+
+/// A shared, reloadable set of keys. Clones share the keys: a reload is seen
+/// by every clone at once.
+#[derive(Clone)]
+pub struct Keyring {
+    keys: Arc<RwLock<Keys>>,
+}
+
+impl fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keyring").field("ids", &self.ids()).finish()
+    }
+}
+
+fn decode_secret(text: &str) -> Option<Vec<u8>> {
+    [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|engine| engine.decode(text).ok())
+}
+
+fn validate(keys: &[Key]) -> Result<(), KeyringError> {
+    if keys.is_empty() {
+        return fail("a keyring needs at least one key");
+    }
+    if keys.len() > MAX_KEYS {
+        return fail(format!("at most {MAX_KEYS} keys"));
+    }
+    for (i, key) in keys.iter().enumerate() {
+        check_id(&key.id)?;
+        if key.secret.len() < MIN_SECRET {
+            return fail(format!(
+                "key {:?}: secrets must be at least {MIN_SECRET} bytes",
+                key.id
+            ));
+        }
+        if key.secret.len() > MAX_SECRET {
+            return fail(format!(
+                "key {:?}: secrets must be at most {MAX_SECRET} bytes",
+                key.id
+            ));
+        }
+        if keys[..i].iter().any(|k| k.id == key.id) {
+            return fail(format!("key id {:?} appears twice", key.id));
+        }
+    }
+    Ok(())
+}
+
+fn parse_keys(text: &str) -> Result<Vec<Key>, KeyringError> {
+    if text.len() > MAX_KEYRING_BYTES {
+        return fail(format!("a keyring is at most {MAX_KEYRING_BYTES} bytes"));
+    }
+    let mut keys = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((id, secret)) = line.split_once('=') else {
+            return fail(format!("line {}: expected KEY_ID=BASE64_SECRET", n + 1));
+        };
+        let id = id.trim();
+        check_id(id).map_err(|e| KeyringError(format!("line {}: {e}", n + 1)))?;
+        let Some(secret) = decode_secret(secret.trim()) else {
+            return fail(format!(
+                "line {}: the secret of {id:?} is not base64",
+                n + 1
+            ));
+        };
+        keys.push(Key {
+            id: id.to_string(),
+            secret,
+        });
+        if keys.len() > MAX_KEYS {
+            return fail(format!("at most {MAX_KEYS} keys"));
+        }
+    }
+    validate(&keys)?;
+    Ok(keys)
+}
+
+fn read_bounded(path: &Path) -> Result<String, KeyringError> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).map_err(|e| KeyringError(format!("{}: {e}", path.display())))?;
+    let mut text = String::new();
+    file.take(MAX_KEYRING_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| KeyringError(format!("{}: {e}", path.display())))?;
+    Ok(text)
+}
+
+impl Keyring {
+    /// A keyring of one key.
+    pub fn single(id: &str, secret: impl AsRef<[u8]>) -> Result<Self, KeyringError> {
+        let keys = vec![Key {
+            id: id.to_string(),
+            secret: secret.as_ref().to_vec(),
+        }];
+        validate(&keys)?;
+        Ok(Self::of(keys))
+    }
+
+    fn of(keys: Vec<Key>) -> Self {
+        Self {
+            keys: Arc::new(RwLock::new(Arc::new(keys))),
+        }
+    }
+
+    /// A keyring from `KEY_ID=BASE64_SECRET` lines (the last seals).
+    pub fn parse(text: &str) -> Result<Self, KeyringError> {
+        parse_keys(text).map(Self::of)
+    }
+
+    /// A keyring from a file of `KEY_ID=BASE64_SECRET` lines.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, KeyringError> {
+        let path = path.as_ref();
+        Self::parse(&read_bounded(path)?)
+            .map_err(|e| KeyringError(format!("{}: {e}", path.display())))
+    }
+
+    /// A keyring from an environment variable holding the same lines
+    /// (newlines or `;` between keys).
+    pub fn from_env(var: &str) -> Result<Self, KeyringError> {
+        let text = std::env::var(var).map_err(|_| KeyringError(format!("${var} is not set")))?;
+        Self::parse(&text.replace(';', "\n")).map_err(|e| KeyringError(format!("${var}: {e}")))
+    }
+
+    /// The keys now.
+    pub(crate) fn snapshot(&self) -> Keys {
+        self.keys.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn replace(&self, keys: Vec<Key>) {
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(keys);
+    }
+
+    /// Replaces the keys with those of `text`; on an error the keys stay as
+    /// they were.
+    pub fn reload(&self, text: &str) -> Result<(), KeyringError> {
+        self.replace(parse_keys(text)?);
+        Ok(())
+    }
+
+    /// Replaces the keys with those of the file; on an error the keys stay
+    /// as they were.
+    pub fn reload_file(&self, path: impl AsRef<Path>) -> Result<(), KeyringError> {
+        let path = path.as_ref();
+        let text = read_bounded(path)?;
+        self.reload(&text)
+            .map_err(|e| KeyringError(format!("{}: {e}", path.display())))
+    }
+
+    /// Adds a key that opens but does not seal (it goes first).
+    pub fn add_opening(&self, id: &str, secret: impl AsRef<[u8]>) -> Result<(), KeyringError> {
+        let mut keys: Vec<Key> = (*self.snapshot()).clone();
+        keys.insert(
+            0,
+            Key {
+                id: id.to_string(),
+                secret: secret.as_ref().to_vec(),
+            },
+        );
+        validate(&keys)?;
+        self.replace(keys);
+        Ok(())
+    }
+
+    /// Reloads the file whenever its contents change, checking every
+    /// `every` (a runtime must be running). A file that does not parse is
+    /// reported on stderr and the keys stay as they were. The task ends
+    /// when every clone of the keyring is dropped.
+    pub fn watch_file(&self, path: impl Into<PathBuf>, every: Duration) {
+        let path = path.into();
+        let weak = Arc::downgrade(&self.keys);
+        tokio::spawn(async move {
+            let stamp = |p: &Path| {
+                std::fs::metadata(p)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH)
+            };
+            let mut seen = (stamp(&path), read_bounded(&path).ok());
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(keys) = weak.upgrade() else { return };
+                let ring = Keyring { keys };
+                let now = (stamp(&path), read_bounded(&path).ok());
+                if now == seen {
+                    continue;
+                }
+                if let Some(text) = &now.1
+                    && let Err(e) = ring.reload(text)
+                {
+                    eprintln!("snodo: keyring {} not reloaded: {e}", path.display());
+                }
+                seen = now;
+            }
+        });
+    }
+
+    /// The id of the key that seals.
+    pub fn sealing_id(&self) -> String {
+        self.snapshot()
+            .last()
+            .map(|k| k.id.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every key id, oldest first (the last seals).
+    pub fn ids(&self) -> Vec<String> {
+        self.snapshot().iter().map(|k| k.id.clone()).collect()
+    }
+
+    /// A new random secret, as the base64 a keyring line holds.
+    pub fn generate_secret() -> String {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).expect("the system's random source");
+        STANDARD.encode(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, byte: u8) -> String {
+        format!("{id}={}\n", STANDARD.encode([byte; 32]))
+    }
+
+    #[test]
+    fn the_last_line_seals_and_comments_are_skipped() {
+        let text = format!("# keys\n\n{}{}", line("a", 1), line("b", 2));
+        let ring = Keyring::parse(&text).unwrap();
+        assert_eq!(ring.ids(), ["a", "b"]);
+        assert_eq!(ring.sealing_id(), "b");
+        let url_safe = format!("c={}\n", URL_SAFE_NO_PAD.encode([0xfb; 40]));
+        assert_eq!(
+            Keyring::parse(&url_safe).unwrap().snapshot()[0].secret,
+            [0xfb; 40]
+        );
+    }
+
+    #[test]
+    fn bad_keyrings_are_refused_with_the_line() {
+        for (text, needle) in [
+            (String::new(), "at least one key"),
+            ("no-equals\n".to_string(), "line 1: expected"),
+            ("a=!!!\n".to_string(), "not base64"),
+            ("a=AAAA\n".to_string(), "at least 32 bytes"),
+            (format!("{}{}", line("a", 1), line("a", 2)), "appears twice"),
+            (line("bad id", 1), "line 1: key id"),
+            (
+                (0..17).map(|i| line(&format!("k{i}"), 1)).collect(),
+                "at most 16",
+            ),
+            ("#".repeat(MAX_KEYRING_BYTES + 1), "at most"),
+        ] {
+            let error = Keyring::parse(&text).unwrap_err().to_string();
+            assert!(error.contains(needle), "{error:?} should say {needle:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_reload_keeps_the_keys_and_clones_see_a_good_one() {
+        let ring = Keyring::parse(&line("a", 1)).unwrap();
+        let clone = ring.clone();
+        assert!(ring.reload("garbage").is_err());
+        assert_eq!(clone.ids(), ["a"]);
+        ring.reload(&format!("{}{}", line("a", 1), line("b", 2)))
+            .unwrap();
+        assert_eq!(clone.sealing_id(), "b");
+    }
+}
