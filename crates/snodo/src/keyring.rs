@@ -14,7 +14,8 @@
 //!
 //! ```
 //! use snodo::keyring::Keyring;
-//! let ring = Keyring::parse("old=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\nnew=BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB\n").unwrap();
+//! let (old, new) = (Keyring::generate_secret(), Keyring::generate_secret());
+//! let ring = Keyring::parse(&format!("old={old}\nnew={new}\n")).unwrap();
 //! assert_eq!(ring.sealing_id(), "new");
 //! assert_eq!(ring.ids(), ["old", "new"]);
 //! assert!(Keyring::parse("short=AAAA").is_err());
