@@ -112,3 +112,14 @@ impl EventBus for MemoryBus {
         deliveries
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_memory_bus_keeps_the_bus_contract() {
+        let bus = MemoryBus::new();
+        crate::events::contract::run(move || bus.clone()).await;
+    }
+}

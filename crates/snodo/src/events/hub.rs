@@ -257,6 +257,7 @@ impl EventHub {
     }
 
     /// Tells the other nodes of a change of an initialize-era session.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn publish_session(&self, id: &str, change: SessionChange) {
         if let Some(link) = &self.link {
             self.start();
@@ -269,6 +270,7 @@ impl EventHub {
 
     /// Where the session changes the other nodes announce are applied (the
     /// HTTP service's sessions); held weakly.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn add_session_sink(&self, sink: Weak<dyn SessionSink>) {
         if let Some(link) = &self.link {
             self.start();

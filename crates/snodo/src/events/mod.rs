@@ -11,5 +11,7 @@ mod hub;
 pub use event::{Event, SessionChange};
 pub use hub::{EventHub, LISTENER_QUEUE};
 
-pub(crate) use event::{SessionSink, uri_covers};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use event::SessionSink;
+pub(crate) use event::uri_covers;
 pub(crate) use hub::Slot;

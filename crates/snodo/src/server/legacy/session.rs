@@ -97,6 +97,7 @@ impl Session {
     }
 
     /// A node's copy of a session another node opened.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn from_record(record: &SessionRecord) -> Self {
         let session = Self::new(
             record.id.clone(),
@@ -122,6 +123,7 @@ impl Session {
     }
 
     /// Takes the state a record holds (read from the directory).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn apply_record(&self, record: &SessionRecord) {
         if record.initialized {
             self.mark_initialized();
@@ -142,6 +144,7 @@ impl Session {
     }
 
     /// Applies a change another node announced.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn apply_change(&self, change: &SessionChange) {
         match change {
             SessionChange::Initialized => self.mark_initialized(),
@@ -163,6 +166,7 @@ impl Session {
     }
 
     /// The changes that lead from `before` to this session's state now.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn changes_since(&self, before: &SessionRecord) -> Vec<SessionChange> {
         let now = self.record();
         let mut changes = Vec::new();

@@ -1,0 +1,73 @@
+//! The bus and the session directory against the Redis server on
+//! 127.0.0.1:6379 (`SNODO_REDIS_URL` points elsewhere on loopback;
+//! `SNODO_SKIP_REDIS=1` skips these tests on a machine without Redis).
+
+use std::time::Duration;
+
+use snodo::events::contract;
+use snodo::server::legacy::directory_contract;
+use snodo_redis::{RedisBus, RedisSessions};
+
+fn url() -> Option<String> {
+    if std::env::var_os("SNODO_SKIP_REDIS").is_some() {
+        eprintln!("SNODO_SKIP_REDIS is set: skipped");
+        return None;
+    }
+    Some(std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()))
+}
+
+fn unique(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("snodo-test:{name}:{}:{nanos}", std::process::id())
+}
+
+async fn bus(url: &str, channel: &str) -> RedisBus {
+    RedisBus::connect(url, channel).await.unwrap_or_else(|e| {
+        panic!("Redis must be reachable at {url} (SNODO_SKIP_REDIS=1 skips): {e}")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_bus_keeps_the_bus_contract() {
+    let Some(url) = url() else { return };
+    let channel = unique("contract");
+    let buses: Vec<RedisBus> = {
+        let mut v = Vec::new();
+        for _ in 0..7 {
+            v.push(bus(&url, &channel).await);
+        }
+        v
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    contract::run(move || {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        buses[i % buses.len()].clone()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_directory_keeps_the_directory_contract() {
+    let Some(url) = url() else { return };
+    let idle = Duration::from_millis(900);
+    let dir = RedisSessions::connect(&url, &format!("{}:", unique("sessions")), idle)
+        .await
+        .unwrap_or_else(|e| panic!("Redis must be reachable at {url}: {e}"));
+    directory_contract::run(&dir, idle).await;
+}
+
+#[tokio::test]
+async fn a_wrong_address_is_a_clear_error() {
+    if url().is_none() {
+        return;
+    }
+    let error = RedisBus::connect("redis://127.0.0.1:1", "x")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().starts_with("Redis: "), "{error}");
+    let error = RedisBus::connect("not a url", "x").await.unwrap_err();
+    assert!(error.to_string().contains("not a url"), "{error}");
+}
