@@ -1,5 +1,6 @@
-//! A [`TaskStore`] on PostgreSQL, for several server nodes that share their
-//! tasks.
+//! PostgreSQL for several server nodes: a [`TaskStore`] that shares their
+//! tasks, an event bus on `LISTEN/NOTIFY` ([`PostgresBus`]) and a directory
+//! of initialize-era sessions ([`PostgresSessions`]).
 //!
 //! Each task is a row; every change is a transaction that locks the row
 //! (`SELECT … FOR UPDATE`), applies the rules of
@@ -24,7 +25,12 @@
 //! # let _ = options; Ok(()) }
 //! ```
 
+mod bus;
 mod pool;
+mod sessions;
+
+pub use bus::{DEFAULT_BUS_CHANNEL, INLINE_LIMIT, KEEP_PAYLOADS, PostgresBus};
+pub use sessions::PostgresSessions;
 
 use std::time::Duration;
 

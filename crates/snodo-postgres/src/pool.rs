@@ -109,7 +109,8 @@ impl Pool {
     /// Listens on `channel` on a connection of its own, reconnecting after
     /// a failure (and announcing `""` then), for as long as a subscriber
     /// or a pool handle lives.
-    pub(crate) fn listen(&self, channel: &'static str) {
+    pub(crate) fn listen(&self, channel: &str) {
+        let channel = channel.to_string();
         let config = self.config.clone();
         let changes = self.changes.downgrade();
         tokio::spawn(async move {
@@ -123,7 +124,7 @@ impl Pool {
                     let mut messages =
                         futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
                     let listening =
-                        async { client.batch_execute(&format!("LISTEN {channel}")).await };
+                        async { client.batch_execute(&format!("LISTEN \"{channel}\"")).await };
                     let ready = tokio::select! {
                         r = listening => r.is_ok(),
                         _ = messages.next() => false,

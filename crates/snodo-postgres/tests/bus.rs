@@ -1,0 +1,73 @@
+//! The event bus and the session directory against the PostgreSQL server on
+//! 127.0.0.1:5432 (`SNODO_POSTGRES_URL` names another on loopback;
+//! `SNODO_SKIP_POSTGRES=1` skips these tests on a machine without one).
+
+use std::time::Duration;
+
+use snodo::events::contract;
+use snodo::server::legacy::directory_contract;
+use snodo_postgres::{PostgresBus, PostgresSessions};
+
+fn url() -> Option<String> {
+    if std::env::var_os("SNODO_SKIP_POSTGRES").is_some() {
+        eprintln!("SNODO_SKIP_POSTGRES is set: skipping");
+        return None;
+    }
+    Some(
+        std::env::var("SNODO_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into()),
+    )
+}
+
+fn channel(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("snodo_test_{name}_{}_{nanos}", std::process::id())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_bus_keeps_the_bus_contract() {
+    let Some(url) = url() else { return };
+    let channel = channel("bus");
+    let mut buses = Vec::new();
+    for _ in 0..7 {
+        buses.push(
+            PostgresBus::connect(&url, &channel)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "PostgreSQL must be reachable at {url} (SNODO_SKIP_POSTGRES=1 skips): {e}"
+                    )
+                }),
+        );
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    contract::run(move || {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        buses[i % buses.len()].clone()
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_postgres_directory_keeps_the_directory_contract() {
+    let Some(url) = url() else { return };
+    let idle = Duration::from_millis(900);
+    let dir = PostgresSessions::connect(&url, idle)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL must be reachable at {url}: {e}"));
+    directory_contract::run(&dir, idle).await;
+}
+
+#[tokio::test]
+async fn bad_channels_and_addresses_are_clear_errors() {
+    let Some(url) = url() else { return };
+    let error = PostgresBus::connect(&url, "Bad-Channel").await.unwrap_err();
+    assert!(error.to_string().contains("[a-z0-9_]"), "{error}");
+    let error = PostgresBus::connect("postgres://postgres@127.0.0.1:1/test", "ok")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("PostgreSQL"), "{error}");
+}
