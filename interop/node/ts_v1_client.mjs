@@ -75,7 +75,7 @@ await attempt("initialize", async () => {
 await attempt("tools/list", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check("tools/list", JSON.stringify(names) === JSON.stringify(["add", "confirm_delete", "count", "greet", "lookup", "report"]), names);
+  check("tools/list", JSON.stringify(names) === JSON.stringify(["add", "announce", "confirm_delete", "count", "greet", "lookup", "report"]), names);
 });
 
 await attempt("call greet", async () => {

@@ -103,6 +103,35 @@ async fn lookup(args: Arguments) -> CallResult {
 }
 
 #[snodo::tool(
+    description = "Announces a change to every listener (on every node sharing a bus): `tools`, `prompts` or `resources` for a list_changed, or a resource URI for resources/updated",
+    annotations = { "idempotentHint": true },
+    input_schema = {
+        "type": "object",
+        "properties": {
+            "what": { "type": "string", "minLength": 1, "maxLength": 2048, "description": "tools, prompts, resources, or a resource URI" }
+        },
+        "required": ["what"],
+        "additionalProperties": false
+    }
+)]
+async fn announce(args: Arguments, cx: Context) -> CallResult {
+    let what = args.str("what")?;
+    let events = cx.events();
+    match what {
+        "tools" => events.tools_changed(),
+        "prompts" => events.prompts_changed(),
+        "resources" => events.resources_changed(),
+        uri if uri.contains(':') => events.resource_updated(uri),
+        other => {
+            return Ok(ToolResult::error(format!(
+                "Expected tools, prompts, resources or a resource URI, not {other:?}"
+            )));
+        }
+    }
+    Ok(format!("Announced {what}").into())
+}
+
+#[snodo::tool(
     description = "Counts from 1 to `to`, reporting progress at each step",
     annotations = { "readOnlyHint": true },
     input_schema = {
@@ -345,10 +374,22 @@ pub(crate) async fn task_options(spec: &str) -> Result<TaskOptions, String> {
     ))
 }
 
-pub(crate) fn server(tasks: TaskOptions) -> Server {
-    let sealer = StateSealer::new("demo", secret()).expect("a 32-byte secret");
-    Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
-        .instructions("A demo: greet someone, add two integers, look a word up, count with progress, confirm a deletion, or write a report (a task when the client allows tasks).")
+/// How a demo node is put together: where its tasks are, the bus that
+/// joins it to other nodes, its keys, its page size.
+pub(crate) struct Setup {
+    pub(crate) tasks: TaskOptions,
+    pub(crate) events: Option<snodo::events::EventHub>,
+    pub(crate) keys: Option<snodo::keyring::Keyring>,
+    pub(crate) page_size: Option<usize>,
+}
+
+pub(crate) fn server(setup: Setup) -> Server {
+    let sealer = match setup.keys {
+        Some(keys) => StateSealer::from_keyring(keys),
+        None => StateSealer::new("demo", secret()).expect("a 32-byte secret"),
+    };
+    let mut builder = Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
+        .instructions("A demo: greet someone, add two integers, look a word up, count with progress, confirm a deletion, write a report (a task when the client allows tasks), or announce a change to every listener.")
         .validator(Basic)
         .tool(greet)
         .tool(add)
@@ -357,11 +398,69 @@ pub(crate) fn server(tasks: TaskOptions) -> Server {
         .state(sealer)
         .tool(confirm_delete)
         .tool(report)
-        .tasks(tasks)
+        .tool(announce)
+        .tasks(setup.tasks)
         .resource(Readme)
         .resource(Greetings)
         .prompt(Introduce)
-        .default_scopes([READ_SCOPE])
+        .default_scopes([READ_SCOPE]);
+    if let Some(hub) = setup.events {
+        builder = builder.events(hub);
+    }
+    if let Some(size) = setup.page_size {
+        builder = builder.page_size(size);
+    }
+    builder
         .build()
         .expect("the demo server's definitions are valid")
+}
+
+/// What `--bus URL` joins a node to: the hub's bus and the directory of
+/// initialize-era sessions, both on the same Redis or PostgreSQL.
+pub(crate) async fn bus(
+    url: &str,
+    channel: Option<&str>,
+) -> Result<
+    (
+        snodo::events::EventHub,
+        std::sync::Arc<dyn snodo::server::legacy::SessionDirectory>,
+    ),
+    String,
+> {
+    use snodo::events::EventHub;
+    use snodo::transport::http::DEFAULT_SESSION_IDLE;
+    const MAX_LISTENERS: usize = 4096;
+    if url.starts_with("redis://") || url.starts_with("rediss://") {
+        let channel = channel.unwrap_or(snodo_redis::DEFAULT_CHANNEL);
+        let bus = snodo_redis::RedisBus::connect(url, channel)
+            .await
+            .map_err(|e| format!("--bus: {e}"))?;
+        let prefix = match channel {
+            snodo_redis::DEFAULT_CHANNEL => snodo_redis::DEFAULT_PREFIX.to_string(),
+            other => format!("{other}:session:"),
+        };
+        let sessions = snodo_redis::RedisSessions::connect(url, &prefix, DEFAULT_SESSION_IDLE)
+            .await
+            .map_err(|e| format!("--bus: {e}"))?;
+        return Ok((
+            EventHub::with_bus(MAX_LISTENERS, bus),
+            std::sync::Arc::new(sessions),
+        ));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        let channel = channel.unwrap_or(snodo_postgres::DEFAULT_BUS_CHANNEL);
+        let bus = snodo_postgres::PostgresBus::connect(url, channel)
+            .await
+            .map_err(|e| format!("--bus: {e}"))?;
+        let sessions = snodo_postgres::PostgresSessions::connect(url, DEFAULT_SESSION_IDLE)
+            .await
+            .map_err(|e| format!("--bus: {e}"))?;
+        return Ok((
+            EventHub::with_bus(MAX_LISTENERS, bus),
+            std::sync::Arc::new(sessions),
+        ));
+    }
+    Err(format!(
+        "--bus {url}: expected a redis:// or a postgres:// URL"
+    ))
 }

@@ -18,7 +18,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the demo server (tools greet, add, lookup, count, confirm_delete, report; resources; a prompt).
+    /// Serve the demo server (tools greet, add, lookup, count, confirm_delete, report, announce; resources; a prompt).
     Demo(DemoArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
@@ -45,6 +45,26 @@ struct DemoArgs {
     /// survive a restart) or a postgres:// URL (shared by several demos).
     #[arg(long, value_name = "STORE", default_value = "memory")]
     tasks: String,
+    /// Join the other nodes of a service on this bus (redis://HOST:PORT or a
+    /// postgres:// URL): events reach every node's listeners, and
+    /// initialize-era sessions are served by every node.
+    #[arg(long, value_name = "URL", requires = "http")]
+    bus: Option<String>,
+    /// The bus's channel (Redis pub/sub channel, PostgreSQL NOTIFY channel
+    /// of [a-z0-9_]), so that several services share one server (default
+    /// snodo:events on Redis, snodo_events on PostgreSQL).
+    #[arg(long, value_name = "NAME", requires = "bus")]
+    bus_channel: Option<String>,
+    /// The keyring: one KEY_ID=BASE64_SECRET per line, the last line seals,
+    /// every line opens; reloaded when the file changes. Without it,
+    /// $SNODO_KEYS (the same lines, or separated by ';') if set, else a key
+    /// of this process only.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<std::path::PathBuf>,
+    /// Items per page of tools/list, resources/list and prompts/list
+    /// (default 100).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    page_size: Option<u16>,
 }
 
 fn main() -> ExitCode {
@@ -85,9 +105,39 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     let tasks = demo::task_options(&args.tasks)
         .await
         .map_err(std::io::Error::other)?;
-    let server = demo::server(tasks);
+    let keys = match &args.keys {
+        Some(path) => {
+            let ring = snodo::keyring::Keyring::from_file(path).map_err(std::io::Error::other)?;
+            ring.watch_file(path, std::time::Duration::from_secs(1));
+            Some(ring)
+        }
+        None if std::env::var_os("SNODO_KEYS").is_some() => {
+            Some(snodo::keyring::Keyring::from_env("SNODO_KEYS").map_err(std::io::Error::other)?)
+        }
+        None => None,
+    };
+    let (events, directory) = match &args.bus {
+        Some(url) => {
+            let (hub, directory) = demo::bus(url, args.bus_channel.as_deref())
+                .await
+                .map_err(std::io::Error::other)?;
+            if keys.is_none() {
+                eprintln!(
+                    "snodo: --bus without --keys: request state sealed here opens on this node only"
+                );
+            }
+            (Some(hub), Some(directory))
+        }
+        None => (None, None),
+    };
+    let server = demo::server(demo::Setup {
+        tasks,
+        events,
+        keys,
+        page_size: args.page_size.map(usize::from),
+    });
     if let Some(addr) = args.http {
-        return serve_http(server, addr, args.issuer.as_deref()).await;
+        return serve_http(server, addr, args.issuer.as_deref(), directory).await;
     }
     // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
     let stop = stop_signal();
@@ -101,6 +151,7 @@ async fn serve_http(
     server: snodo::Server,
     addr: SocketAddr,
     issuer: Option<&str>,
+    directory: Option<std::sync::Arc<dyn snodo::server::legacy::SessionDirectory>>,
 ) -> std::io::Result<()> {
     use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
     use snodo::transport::http::{HttpListener, HttpOptions};
@@ -115,6 +166,9 @@ async fn serve_http(
     socket.bind(addr)?;
     let bound = socket.listen(1024)?;
     let mut options = HttpOptions::new();
+    if let Some(directory) = directory {
+        options = options.shared_sessions(directory);
+    }
     if let Some(issuer) = issuer {
         // The audience is the URL printed below.
         let url = format!("http://{}{}", bound.local_addr()?, "/mcp");
