@@ -204,6 +204,7 @@ async fn report(args: Arguments, cx: Context) -> CallResult {
     description = "Pretends to delete a file, after asking the user to confirm",
     annotations = { "destructiveHint": true },
     scopes = ["files:write"],
+    task = "optional",
     input_schema = {
         "type": "object",
         "properties": { "path": { "type": "string", "minLength": 1 } },

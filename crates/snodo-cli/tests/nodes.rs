@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use nodes_support::raw::{self, Reply};
 use nodes_support::{
-    Bus, Node, balancer, cluster, initialize, key_line, send_legacy, send_modern, temp_dir,
-    write_keys,
+    Bus, Node, balancer, cluster, initialize, key_line, send_legacy, send_modern, send_tasks,
+    temp_dir, write_keys,
 };
 use serde_json::{Value, json};
 
@@ -238,18 +238,118 @@ async fn legacy_sessions_move_between_nodes(nodes: &[Node]) {
     );
 }
 
+/// `tasks/get` on `url` until the task's status is `status`.
+async fn task_reaches(url: &str, id: &str, status: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut reply = send_tasks(
+            url,
+            20,
+            "tasks/get",
+            Some(id),
+            &format!(r#""taskId":"{id}""#),
+        )
+        .await;
+        let task = reply.json().await;
+        if task["result"]["status"] == status {
+            return task["result"].clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task never became {status}: {task}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn tasks_move_between_nodes(nodes: &[Node]) {
+    let (a, b, c) = (&nodes[0].url, &nodes[1].url, &nodes[2].url);
+    // Created on A, asks for input; fetched and answered on B, done on C.
+    let mut created = send_tasks(
+        a,
+        10,
+        "tools/call",
+        Some("confirm_delete"),
+        r#""name":"confirm_delete","arguments":{"path":"/tmp/task"}"#,
+    )
+    .await;
+    let created = created.json().await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let waiting = task_reaches(b, &id, "input_required").await;
+    assert_eq!(
+        waiting["inputRequests"]["confirm"]["method"], "elicitation/create",
+        "{waiting}"
+    );
+    let mut updated = send_tasks(
+        b,
+        11,
+        "tasks/update",
+        Some(&id),
+        &format!(r#""taskId":"{id}","inputResponses":{{"confirm":{{"action":"accept","content":{{"confirm":true}}}}}}"#),
+    )
+    .await;
+    let updated = updated.json().await;
+    assert!(updated["result"].is_object(), "{updated}");
+    let done = task_reaches(c, &id, "completed").await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Deleted /tmp/task (not really: this is a demo)",
+        "{done}"
+    );
+    // Created on A, cancelled on B, seen cancelled on C.
+    let mut created = send_tasks(
+        a,
+        12,
+        "tools/call",
+        Some("report"),
+        r#""name":"report","arguments":{"seconds":30}"#,
+    )
+    .await;
+    let created = created.json().await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_string();
+    task_reaches(b, &id, "working").await;
+    let mut cancelled = send_tasks(
+        b,
+        13,
+        "tasks/cancel",
+        Some(&id),
+        &format!(r#""taskId":"{id}""#),
+    )
+    .await;
+    assert!(cancelled.json().await["result"].is_object());
+    task_reaches(c, &id, "cancelled").await;
+}
+
 async fn run(bus: Bus, name: &str) {
     let Some(url) = bus.url() else { return };
     let dir = temp_dir(name);
     let keys = dir.join("keys");
     write_keys(&keys, &[key_line("k1", 1), key_line("k2", 2)]);
     let channel = bus.channel(name);
-    let nodes = cluster(&url, &channel, &keys, 3, &["--page-size", "2"]).await;
+    let tasks = if bus == Bus::Postgres {
+        url.clone()
+    } else {
+        "memory".into()
+    };
+    let nodes = cluster(
+        &url,
+        &channel,
+        &keys,
+        3,
+        &["--page-size", "2", "--tasks", &tasks],
+    )
+    .await;
     let lb = balancer::start(nodes.iter().map(|n| raw::addr_of(&n.url)).collect()).await;
     listen_streams_hear_every_node(&nodes, &lb.url).await;
     sealed_state_opens_on_another_node(&nodes).await;
     pages_continue_across_nodes(&nodes).await;
     legacy_sessions_move_between_nodes(&nodes).await;
+    if bus == Bus::Postgres {
+        tasks_move_between_nodes(&nodes).await;
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

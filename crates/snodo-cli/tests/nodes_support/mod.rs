@@ -158,6 +158,20 @@ pub fn modern(
     name: Option<&str>,
     params: &str,
 ) -> (Vec<(String, String)>, String) {
+    modern_with(id, method, name, params, META)
+}
+
+/// The `_meta` of a request that declares the Tasks extension.
+pub const TASKS_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
+
+/// A 2026-07-28 request with the given `_meta`.
+pub fn modern_with(
+    id: u64,
+    method: &str,
+    name: Option<&str>,
+    params: &str,
+    meta: &str,
+) -> (Vec<(String, String)>, String) {
     let mut headers = vec![
         ("MCP-Protocol-Version".to_string(), "2026-07-28".to_string()),
         ("Mcp-Method".to_string(), method.to_string()),
@@ -166,9 +180,9 @@ pub fn modern(
         headers.push(("Mcp-Name".to_string(), name.to_string()));
     }
     let params = if params.is_empty() {
-        format!(r#"{{"_meta":{META}}}"#)
+        format!(r#"{{"_meta":{meta}}}"#)
     } else {
-        format!(r#"{{"_meta":{META},{params}}}"#)
+        format!(r#"{{"_meta":{meta},{params}}}"#)
     };
     let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
     (headers, body)
@@ -183,6 +197,22 @@ pub async fn send_modern(
     params: &str,
 ) -> raw::Reply {
     let (headers, body) = modern(id, method, name, params);
+    let headers: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    raw::request("POST", url, &headers, &body).await
+}
+
+/// Sends a 2026-07-28 request with the Tasks extension declared.
+pub async fn send_tasks(
+    url: &str,
+    id: u64,
+    method: &str,
+    name: Option<&str>,
+    params: &str,
+) -> raw::Reply {
+    let (headers, body) = modern_with(id, method, name, params, TASKS_META);
     let headers: Vec<(&str, &str)> = headers
         .iter()
         .map(|(a, b)| (a.as_str(), b.as_str()))
