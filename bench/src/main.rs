@@ -44,6 +44,9 @@ struct Options {
     wait_idle: bool,
     show_stderr: bool,
     build: bool,
+    fanout: bool,
+    listeners: usize,
+    buses: Vec<String>,
     args: Vec<String>,
 }
 
@@ -61,6 +64,10 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --no-wait-idle        start each round at once, even if other processes use the CPUs
   --show-server-stderr  let the servers' stderr through
   --no-build            do not build the server binaries first
+  --fanout              instead: events fanned out to listen streams on three
+                        `snodo demo` nodes joined by each bus (see README)
+  --listeners N         listen streams in the fan-out runs (default 1000)
+  --buses LIST          buses of the fan-out runs (default redis,postgres)
 ";
 
 fn parse_args() -> Result<Options, String> {
@@ -78,6 +85,9 @@ fn parse_args() -> Result<Options, String> {
         wait_idle: true,
         show_stderr: false,
         build: true,
+        fanout: false,
+        listeners: 1000,
+        buses: vec!["redis".into(), "postgres".into()],
         args: args.clone(),
     };
     let (mut rounds, mut warmup, mut measure) = (None, None, None);
@@ -128,6 +138,24 @@ fn parse_args() -> Result<Options, String> {
             "--no-wait-idle" => o.wait_idle = false,
             "--show-server-stderr" => o.show_stderr = true,
             "--no-build" => o.build = false,
+            "--fanout" => o.fanout = true,
+            "--listeners" => {
+                o.listeners = it
+                    .next()
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .filter(|n| *n > 0)
+                    .ok_or("--listeners needs a positive integer")?
+            }
+            "--buses" => {
+                let list = it.next().ok_or("--buses needs a list")?;
+                o.buses = Vec::new();
+                for bus in list.split(',') {
+                    match bus.trim() {
+                        b @ ("redis" | "postgres") => o.buses.push(b.to_string()),
+                        other => return Err(format!("unknown bus {other:?}")),
+                    }
+                }
+            }
             "-h" | "--help" => {
                 print!("{USAGE}");
                 std::process::exit(0);
@@ -140,6 +168,96 @@ fn parse_args() -> Result<Options, String> {
     o.measure = measure.unwrap_or(Duration::from_millis(if o.quick { 800 } else { 2000 }));
     o.startup_reps = if o.quick { 2 } else { 3 };
     Ok(o)
+}
+
+/// Rates (updates per second) of the fan-out steps.
+const FANOUT_RATES: [u64; 6] = [25, 50, 100, 200, 400, 800];
+
+/// Where the fan-out runs find each bus.
+fn fanout_bus_url(bus: &str) -> String {
+    match bus {
+        "redis" => std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        _ => bench_postgres_url(),
+    }
+}
+
+/// `--fanout`: three demo nodes per bus, the rate steps in each round, the
+/// medians by rate.
+fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
+    if options.build
+        && let Some(cargo) = std::env::var_os("CARGO")
+    {
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "snodo-cli"]);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        if !cmd.status().map_err(|e| e.to_string())?.success() {
+            return Err("building snodo-cli failed".into());
+        }
+    }
+    let snodo = dir.join("snodo");
+    if !snodo.is_file() {
+        return Err(format!("{} not found (cargo build --release -p snodo-cli)", snodo.display()));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    let step = options.measure.max(Duration::from_secs(2));
+    let mut md = format!(
+        "Command: `cargo run --release -p snodo-bench --{}`\n\n\
+         Fan-out: {} listen streams spread over {} `snodo demo` nodes, updates announced on the nodes in turn at each rate for {:.1} s; medians of {} rounds. Latency is from the announcing call to each delivery.\n\n\
+         | bus | target updates/s | achieved | deliveries/s | delivered | p50 ms | p99 ms | max ms | resyncs | sustained |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        options.args.iter().map(|a| format!(" {a}")).collect::<String>(),
+        options.listeners,
+        harness::fanout::NODES,
+        step.as_secs_f64(),
+        options.rounds,
+    );
+    let mut json = serde_json::Map::new();
+    for bus in &options.buses {
+        let url = fanout_bus_url(bus);
+        let mut rounds = Vec::new();
+        for round in 0..options.rounds {
+            let channel = format!("snodo_bench_fanout_{}_{round}", std::process::id());
+            let steps = runtime.block_on(harness::fanout::run(
+                &snodo,
+                &url,
+                &channel,
+                options.listeners,
+                &FANOUT_RATES,
+                step,
+            ))?;
+            rounds.push(steps);
+        }
+        let medians = harness::fanout::medians(&rounds);
+        let mut rows = Vec::new();
+        for s in &medians {
+            md.push_str(&format!(
+                "| {bus} | {} | {:.0} | {:.0} | {}/{} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
+                s.rate, s.achieved, s.deliveries_per_s, s.delivered, s.expected, s.p50_ms, s.p99_ms, s.max_ms, s.resyncs,
+                if s.sustained() { "yes" } else { "no" }
+            ));
+            rows.push(serde_json::json!({
+                "updates_per_s": s.rate, "achieved_updates_per_s": s.achieved, "published": s.published, "delivered": s.delivered,
+                "expected": s.expected, "deliveries_per_s": s.deliveries_per_s, "p50_ms": s.p50_ms,
+                "p99_ms": s.p99_ms, "max_ms": s.max_ms, "resyncs": s.resyncs, "sustained": s.sustained(),
+            }));
+        }
+        json.insert(bus.clone(), serde_json::Value::Array(rows));
+    }
+    print!("{md}");
+    if let Some(path) = &options.json {
+        let out = serde_json::json!({
+            "fanout": {"listeners": options.listeners, "nodes": harness::fanout::NODES,
+                       "rounds": options.rounds, "step_s": step.as_secs_f64(), "buses": json}
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn main() {
@@ -161,6 +279,9 @@ fn main() {
 
 fn real_main(mut options: Options) -> Result<(), String> {
     let dir = procs::exe_dir()?;
+    if options.fanout {
+        return fanout_main(&options, &dir);
+    }
     if options.build {
         procs::build_servers(&dir)?;
     }

@@ -1,5 +1,6 @@
 //! The harness behind `snodo-bench`: processes, load generators, report.
 
+pub(crate) mod fanout;
 pub(crate) mod histogram;
 pub(crate) mod http_load;
 pub(crate) mod issuer;

@@ -38,6 +38,7 @@ use tokio::time::{Instant, Sleep};
 use super::body::McpBody;
 use super::response::{json, reject, status};
 use super::session::SessionStore;
+use super::shared::Shared;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
 use crate::protocol::{Revision, claims_modern, headers};
 use crate::server::Event;
@@ -50,6 +51,11 @@ use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
 
 /// The session header.
 pub(crate) const SESSION_ID: &str = crate::protocol::legacy::SESSION_ID_HEADER;
+
+/// How often a GET stream of a shared session reads the session's record
+/// (which renews its idle expiry, and ends the stream when the session
+/// ended elsewhere and the news was missed).
+const SHARED_RENEWAL: Duration = Duration::from_secs(60);
 
 /// Frames queued for one SSE connection.
 const STREAM_QUEUE: usize = 64;
@@ -290,6 +296,7 @@ fn lock(session: &Session) -> std::sync::MutexGuard<'_, crate::server::legacy::R
 pub(super) fn session_verb(
     server: &Server,
     store: &dyn SessionStore,
+    shared: Option<&Arc<Shared>>,
     headers: &HeaderMap,
     principal: Option<&Principal>,
     delete: bool,
@@ -301,12 +308,17 @@ pub(super) fn session_verb(
             session.end();
             status(StatusCode::OK)
         }
-        Ok(session) => get(server, session, headers),
+        Ok(session) => get(server, session, shared.cloned(), headers),
     }
 }
 
 /// `GET`: the standalone stream, or a resumed request stream.
-fn get(server: &Server, session: Arc<Session>, headers: &HeaderMap) -> Response<McpBody> {
+fn get(
+    server: &Server,
+    session: Arc<Session>,
+    shared: Option<Arc<Shared>>,
+    headers: &HeaderMap,
+) -> Response<McpBody> {
     session.touch();
     if let Some(last) = header(headers, "last-event-id") {
         let (tx, rx) = mpsc::channel(MAX_REPLAY_EVENTS + STREAM_QUEUE);
@@ -330,8 +342,16 @@ fn get(server: &Server, session: Arc<Session>, headers: &HeaderMap) -> Response<
     let server = server.clone();
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
+        let mut renew = tokio::time::interval(SHARED_RENEWAL);
+        renew.tick().await;
         loop {
             let frames = tokio::select! {
+                _ = renew.tick(), if shared.is_some() => {
+                    match &shared {
+                        Some(shared) if !shared.alive(session.id()).await => break,
+                        _ => continue,
+                    }
+                }
                 frame = outbox.recv() => match frame {
                     Some(frame) => vec![frame],
                     None => break,

@@ -318,7 +318,14 @@ where
                 return response;
             }
         }
-        return legacy::session_verb(&server, store, &parts.headers, principal, delete);
+        return legacy::session_verb(
+            &server,
+            store,
+            config.shared.as_ref(),
+            &parts.headers,
+            principal,
+            delete,
+        );
     }
     let bytes = match read_body(body, &parts.headers, &config).await {
         Ok(bytes) => bytes,

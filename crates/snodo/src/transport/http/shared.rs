@@ -145,6 +145,13 @@ impl Shared {
         }
     }
 
+    /// Whether the session is still in the directory (reading it renews its
+    /// idle expiry: a client that only listens on a GET stream keeps its
+    /// session). A directory that fails counts as yes.
+    pub(super) async fn alive(&self, id: &str) -> bool {
+        !matches!(self.directory.load(id).await, Ok(None))
+    }
+
     /// Ends a session everywhere (`DELETE`).
     pub(super) async fn ended(&self, server: &Server, id: &str) -> Result<(), Response<McpBody>> {
         self.directory.remove(id).await.map_err(unavailable)?;
