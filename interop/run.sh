@@ -2,9 +2,11 @@
 # Interop: MCP clients no one here wrote list and call the demo server over
 # stdio and Streamable HTTP, in both protocol eras: the official Python SDK
 # (2026-07-28, and the initialize era with --mode legacy), MCP Inspector v2
-# (modern, and its default legacy era), and the official TypeScript SDK v1
-# client, which speaks only the initialize era (interop/node/ts_v1_client.mjs
-# runs its own checks and prints `<label>: N passed, M failed`). Every check
+# (modern, and its default legacy era), the official TypeScript SDK v1
+# client, which speaks only the initialize era, and the v2 client
+# (2026-07-28) (interop/node/ts_v1_client.mjs and ts_v2_client.mjs run their
+# own checks and print `<label>: N passed, M failed`); then both TypeScript
+# clients through a balancer in front of three demo nodes. Every check
 # compares the client's output with the expected answer; any mismatch fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +55,14 @@ ts_v1() { # ts_v1 LABEL ARGS... (the client's own checks; its closing line is to
     return 0
 }
 ts_v1 ts-sdk-v1-stdio --stdio "$snodo demo --stdio"
+ts_v2() { # ts_v2 LABEL ARGS... (the official TypeScript SDK v2 client, 2026-07-28)
+    local label=$1; shift
+    local status=0
+    (cd interop/node && timeout 120 node ts_v2_client.mjs "$@" --label "$label") || status=$?
+    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
+    return 0
+}
+ts_v2 ts-sdk-v2-stdio --stdio "$snodo demo --stdio"
 out=$(run timeout 60 interop/inspector.sh list --stdio "$snodo" demo --stdio)
 check "inspector, stdio: list" '"lookup"' "$out"
 out=$(run timeout 60 interop/inspector.sh call --stdio "$snodo" demo --stdio -- lookup word=mcp)
@@ -81,6 +91,7 @@ check "python sdk, http, initialize era: call greet" 'Hello, Barbara!' "$out"
 out=$(run timeout 60 interop/inspector.sh --era legacy call "$url" lookup word=rust)
 check "inspector, http, initialize era: call lookup" 'reliable and efficient' "$out"
 ts_v1 ts-sdk-v1-http --http "$url"
+ts_v2 ts-sdk-v2-http --http "$url"
 out=$(run timeout 60 interop/inspector.sh list "$url")
 check "inspector, http: list" '"greet"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)
@@ -98,6 +109,13 @@ out=$(run timeout 60 interop/inspector.sh list "$furl")
 check "inspector, http: list the conformance fixture" '"test_simple_text"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$furl" test_simple_text)
 check "inspector, http: call a fixture tool" 'This is a simple text response for testing.' "$out"
+
+# --- several nodes: both TypeScript clients through a round-robin balancer
+# in front of three demo nodes joined by Redis (the test prints the clients'
+# own lines and its `test result`, which the suite totals).
+status=0
+cargo test --quiet --all-features --test nodes_interop -- --ignored --nocapture || status=$?
+[[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL the TypeScript clients through the balancer (exit $status)"; }
 
 echo "server-interop: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
