@@ -176,7 +176,9 @@ const FANOUT_RATES: [u64; 6] = [25, 50, 100, 200, 400, 800];
 /// Where the fan-out runs find each bus.
 fn fanout_bus_url(bus: &str) -> String {
     match bus {
-        "redis" => std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+        "redis" => {
+            std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+        }
         _ => bench_postgres_url(),
     }
 }
@@ -198,7 +200,10 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
     }
     let snodo = dir.join("snodo");
     if !snodo.is_file() {
-        return Err(format!("{} not found (cargo build --release -p snodo-cli)", snodo.display()));
+        return Err(format!(
+            "{} not found (cargo build --release -p snodo-cli)",
+            snodo.display()
+        ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -210,7 +215,11 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
         "Command: `cargo run --release -p snodo-bench --{}`\n\n\
          Fan-out: {} listen streams spread over {} `snodo demo` nodes, updates announced on the nodes in turn at each rate for {:.1} s; medians of {} rounds. Latency is from the announcing call to each delivery.\n\n\
          | bus | target updates/s | achieved | deliveries/s | delivered | p50 ms | p99 ms | max ms | resyncs | sustained |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
-        options.args.iter().map(|a| format!(" {a}")).collect::<String>(),
+        options
+            .args
+            .iter()
+            .map(|a| format!(" {a}"))
+            .collect::<String>(),
         options.listeners,
         harness::fanout::NODES,
         step.as_secs_f64(),
@@ -237,7 +246,15 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
         for s in &medians {
             md.push_str(&format!(
                 "| {bus} | {} | {:.0} | {:.0} | {}/{} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
-                s.rate, s.achieved, s.deliveries_per_s, s.delivered, s.expected, s.p50_ms, s.p99_ms, s.max_ms, s.resyncs,
+                s.rate,
+                s.achieved,
+                s.deliveries_per_s,
+                s.delivered,
+                s.expected,
+                s.p50_ms,
+                s.p99_ms,
+                s.max_ms,
+                s.resyncs,
                 if s.sustained() { "yes" } else { "no" }
             ));
             rows.push(serde_json::json!({
@@ -254,8 +271,11 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
             "fanout": {"listeners": options.listeners, "nodes": harness::fanout::NODES,
                        "rounds": options.rounds, "step_s": step.as_secs_f64(), "buses": json}
         });
-        std::fs::write(path, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(())
 }

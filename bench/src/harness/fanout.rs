@@ -48,7 +48,9 @@ impl Step {
     /// The rate was kept (within 5 %), every update reached every listener,
     /// and nobody was told to resync.
     pub(crate) fn sustained(&self) -> bool {
-        self.achieved >= 0.95 * self.rate as f64 && self.delivered == self.expected && self.resyncs == 0
+        self.achieved >= 0.95 * self.rate as f64
+            && self.delivered == self.expected
+            && self.resyncs == 0
     }
 }
 
@@ -66,7 +68,15 @@ struct Node {
 
 async fn start_node(snodo: &Path, bus: &str, channel: &str) -> Result<Node, String> {
     let mut child = Command::new(snodo)
-        .args(["demo", "--http", "127.0.0.1:0", "--bus", bus, "--bus-channel", channel])
+        .args([
+            "demo",
+            "--http",
+            "127.0.0.1:0",
+            "--bus",
+            bus,
+            "--bus-channel",
+            channel,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -74,10 +84,13 @@ async fn start_node(snodo: &Path, bus: &str, channel: &str) -> Result<Node, Stri
         .map_err(|e| format!("{}: {e}", snodo.display()))?;
     let mut line = String::new();
     let stdout = child.stdout.take().ok_or("no stdout")?;
-    tokio::time::timeout(Duration::from_secs(30), BufReader::new(stdout).read_line(&mut line))
-        .await
-        .map_err(|_| "a node did not start within 30 s".to_string())?
-        .map_err(|e| e.to_string())?;
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        BufReader::new(stdout).read_line(&mut line),
+    )
+    .await
+    .map_err(|_| "a node did not start within 30 s".to_string())?
+    .map_err(|e| e.to_string())?;
     let v: serde_json::Value =
         serde_json::from_str(&line).map_err(|_| format!("not the URL line: {line:?}"))?;
     let url = v["url"].as_str().ok_or("no url")?;
@@ -152,7 +165,10 @@ async fn listener(
     let mut line = String::new();
     loop {
         line.clear();
-        reader.read_line(&mut line).await.map_err(|e| e.to_string())?;
+        reader
+            .read_line(&mut line)
+            .await
+            .map_err(|e| e.to_string())?;
         if line == "\r\n" {
             break;
         }
@@ -171,7 +187,10 @@ async fn listener(
         while let Some(end) = pending.iter().position(|b| *b == b'\n') {
             let at = now_ns();
             let line: Vec<u8> = pending.drain(..=end).collect();
-            let Some(data) = line.strip_prefix(b"data: ").or_else(|| line.strip_prefix(b"data:")) else {
+            let Some(data) = line
+                .strip_prefix(b"data: ")
+                .or_else(|| line.strip_prefix(b"data:"))
+            else {
                 continue;
             };
             let text = String::from_utf8_lossy(data);
@@ -180,7 +199,9 @@ async fn listener(
                 let _ = ready.send(()).await;
                 continue;
             }
-            let Some(start) = text.find("demo://greetings/") else { continue };
+            let Some(start) = text.find("demo://greetings/") else {
+                continue;
+            };
             let uri = &text[start + "demo://greetings/".len()..];
             let uri = &uri[..uri.find('"').unwrap_or(uri.len())];
             if !counting.load(Ordering::Relaxed) {
@@ -244,7 +265,10 @@ impl Announcer {
         let mut line = String::new();
         loop {
             line.clear();
-            self.reader.read_line(&mut line).await.map_err(|e| e.to_string())?;
+            self.reader
+                .read_line(&mut line)
+                .await
+                .map_err(|e| e.to_string())?;
             if line.is_empty() {
                 return Err("the connection closed".into());
             }
@@ -256,9 +280,15 @@ impl Announcer {
             }
         }
         let mut body = vec![0u8; length];
-        self.reader.read_exact(&mut body).await.map_err(|e| e.to_string())?;
+        self.reader
+            .read_exact(&mut body)
+            .await
+            .map_err(|e| e.to_string())?;
         if !body.windows(9).any(|w| w == b"Announced") {
-            return Err(format!("announce failed: {}", String::from_utf8_lossy(&body)));
+            return Err(format!(
+                "announce failed: {}",
+                String::from_utf8_lossy(&body)
+            ));
         }
         Ok(())
     }

@@ -35,7 +35,10 @@ async fn client(script: &str, url: &str, label: &str) {
     print!("{stdout}");
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{label} failed:\n{stdout}");
-    assert!(stdout.contains(&format!("{label}: ")) && stdout.contains(" 0 failed"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{label}: ")) && stdout.contains(" 0 failed"),
+        "{stdout}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,10 +52,24 @@ async fn typescript_clients_through_the_balancer() {
     let lb = balancer::start(nodes.iter().map(|n| raw::addr_of(&n.url)).collect()).await;
     client("ts_v1_client.mjs", &lb.url, "ts-sdk-v1-balanced").await;
     client("ts_v2_client.mjs", &lb.url, "ts-sdk-v2-balanced").await;
-    let hits: Vec<usize> = lb.hits.iter().map(|h| h.load(std::sync::atomic::Ordering::Relaxed)).collect();
+    let hits: Vec<usize> = lb
+        .hits
+        .iter()
+        .map(|h| h.load(std::sync::atomic::Ordering::Relaxed))
+        .collect();
     println!("requests per node through the balancer: {hits:?}");
-    assert!(hits.iter().all(|h| *h > 5), "every node served requests: {hits:?}");
-    let paged = cluster(&url, &Bus::Redis.channel("ts_paged"), &keys, 3, &["--page-size", "2"]).await;
+    assert!(
+        hits.iter().all(|h| *h > 5),
+        "every node served requests: {hits:?}"
+    );
+    let paged = cluster(
+        &url,
+        &Bus::Redis.channel("ts_paged"),
+        &keys,
+        3,
+        &["--page-size", "2"],
+    )
+    .await;
     let lb = balancer::start(paged.iter().map(|n| raw::addr_of(&n.url)).collect()).await;
     client("ts_v2_client.mjs", &lb.url, "ts-sdk-v2-balanced-paged").await;
     let _ = std::fs::remove_dir_all(dir);
