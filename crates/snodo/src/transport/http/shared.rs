@@ -163,6 +163,6 @@ impl Shared {
 /// The session id a request names.
 pub(super) fn named_session(headers: &HeaderMap) -> Option<&str> {
     headers
-        .get(super::legacy::SESSION_ID)
+        .get(crate::protocol::legacy::SESSION_ID_HEADER)
         .and_then(|v| v.to_str().ok())
 }
