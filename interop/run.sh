@@ -47,22 +47,15 @@ out=$(run timeout 60 interop/inspector.sh --era legacy list --stdio "$snodo" dem
 check "inspector, stdio, initialize era: list" '"confirm_delete"' "$out"
 out=$(run timeout 60 interop/inspector.sh --era legacy call --stdio "$snodo" demo --stdio -- greet name=Linus)
 check "inspector, stdio, initialize era: call greet" 'Hello, Linus!' "$out"
-ts_v1() { # ts_v1 LABEL ARGS... (the client's own checks; its closing line is totalled)
-    local label=$1; shift
+ts_client() { # ts_client SCRIPT LABEL ARGS... (the client's own checks; its closing line is totalled)
+    local script=$1 label=$2; shift 2
     local status=0
-    (cd interop/node && timeout 120 node ts_v1_client.mjs "$@" --label "$label") || status=$?
+    (cd interop/node && timeout 120 node "$script" "$@" --label "$label") || status=$?
     [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
     return 0
 }
-ts_v1 ts-sdk-v1-stdio --stdio "$snodo demo --stdio"
-ts_v2() { # ts_v2 LABEL ARGS... (the official TypeScript SDK v2 client, 2026-07-28)
-    local label=$1; shift
-    local status=0
-    (cd interop/node && timeout 120 node ts_v2_client.mjs "$@" --label "$label") || status=$?
-    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
-    return 0
-}
-ts_v2 ts-sdk-v2-stdio --stdio "$snodo demo --stdio"
+ts_client ts_v1_client.mjs ts-sdk-v1-stdio --stdio "$snodo demo --stdio"
+ts_client ts_v2_client.mjs ts-sdk-v2-stdio --stdio "$snodo demo --stdio"
 out=$(run timeout 60 interop/inspector.sh list --stdio "$snodo" demo --stdio)
 check "inspector, stdio: list" '"lookup"' "$out"
 out=$(run timeout 60 interop/inspector.sh call --stdio "$snodo" demo --stdio -- lookup word=mcp)
@@ -90,8 +83,8 @@ out=$(run timeout 60 "$python" interop/python/client.py --http "$url" --mode leg
 check "python sdk, http, initialize era: call greet" 'Hello, Barbara!' "$out"
 out=$(run timeout 60 interop/inspector.sh --era legacy call "$url" lookup word=rust)
 check "inspector, http, initialize era: call lookup" 'reliable and efficient' "$out"
-ts_v1 ts-sdk-v1-http --http "$url"
-ts_v2 ts-sdk-v2-http --http "$url"
+ts_client ts_v1_client.mjs ts-sdk-v1-http --http "$url"
+ts_client ts_v2_client.mjs ts-sdk-v2-http --http "$url"
 out=$(run timeout 60 interop/inspector.sh list "$url")
 check "inspector, http: list" '"greet"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$url" add a=2 b=3)

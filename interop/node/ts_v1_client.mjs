@@ -9,33 +9,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { attempt, check, finish, opt, text } from "./checks.mjs";
 
-const argv = process.argv.slice(2);
-const opt = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const label = opt("--label") ?? "ts-sdk-v1";
-
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
-  }
-}
-async function attempt(name, fn) {
-  try {
-    await fn();
-  } catch (e) {
-    check(name, false, `threw ${e?.code ?? ""} ${e?.message ?? e}`);
-  }
-}
-const text = (result) => (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
 let transport;
 if (opt("--stdio")) {
@@ -149,5 +125,4 @@ await attempt("ping", async () => {
 });
 
 await client.close().catch(() => {});
-console.log(`${label}: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish(label);

@@ -9,36 +9,12 @@
 //   node ts_v2_client.mjs --http URL [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { attempt, check, finish, opt, text } from "./checks.mjs";
 
 const MODERN = "2026-07-28";
 const TOOLS = ["add", "announce", "confirm_delete", "count", "greet", "lookup", "report"];
 
-const argv = process.argv.slice(2);
-const opt = (name) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
 const label = opt("--label") ?? "ts-sdk-v2";
-
-let passed = 0;
-let failed = 0;
-function check(name, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok   ${name}`);
-  } else {
-    failed++;
-    console.log(`FAIL ${name}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
-  }
-}
-async function attempt(name, fn) {
-  try {
-    await fn();
-  } catch (e) {
-    check(name, false, `threw ${e?.code ?? ""} ${e?.message ?? e}`);
-  }
-}
-const text = (result) => (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let transport;
@@ -73,8 +49,7 @@ const client = new Client(
 setTimeout(async () => {
   check("finished within 60 s", false, "timed out");
   await Promise.race([Promise.allSettled([transport.close(), client.close()]), sleep(3000)]);
-  console.log(`${label}: ${passed} passed, ${failed} failed`);
-  process.exit(1);
+  finish(label);
 }, 60_000).unref();
 
 // On 2026-07-28 the elicitation arrives inside an `input_required` result;
@@ -211,5 +186,4 @@ await attempt("subscriptions/listen", async () => {
 });
 
 await client.close().catch(() => {});
-console.log(`${label}: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish(label);

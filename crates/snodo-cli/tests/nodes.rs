@@ -7,6 +7,7 @@
 //! `SNODO_SKIP_POSTGRES=1` skip their halves on a machine without them.
 
 mod nodes_support;
+mod support;
 
 use std::time::Duration;
 
@@ -17,38 +18,22 @@ use nodes_support::{
 };
 use serde_json::{Value, json};
 
-/// Opens a `subscriptions/listen` stream on `url` for the tool list and
-/// the URIs given; returns it after its acknowledgement.
+/// A listen stream on `url` for the tool list and the URIs given.
 async fn listen(url: &str, id: u64, uris: &[&str]) -> Reply {
     let notifications = if uris.is_empty() {
-        r#""notifications":{"toolsListChanged":true}"#.to_string()
+        r#"{"toolsListChanged":true}"#.to_string()
     } else {
         format!(
-            r#""notifications":{{"toolsListChanged":true,"resourceSubscriptions":{}}}"#,
+            r#"{{"toolsListChanged":true,"resourceSubscriptions":{}}}"#,
             json!(uris)
         )
     };
-    let mut stream = send_modern(url, id, "subscriptions/listen", None, &notifications).await;
-    assert_eq!(stream.status, 200);
-    let ack = stream.frame().await.expect("the acknowledgement");
-    assert_eq!(
-        ack["method"], "notifications/subscriptions/acknowledged",
-        "{ack}"
-    );
-    stream
+    nodes_support::listen(url, id, &notifications).await
 }
 
-/// Calls the demo's `announce` on `url`.
+/// Calls the demo's `announce` on `url`; it succeeds.
 async fn announce(url: &str, what: &str) {
-    let mut reply = send_modern(
-        url,
-        9,
-        "tools/call",
-        Some("announce"),
-        &format!(r#""name":"announce","arguments":{{"what":"{what}"}}"#),
-    )
-    .await;
-    let answer = reply.json().await;
+    let answer = nodes_support::announce(url, what).await;
     assert_eq!(answer["result"]["isError"], Value::Null, "{answer}");
 }
 

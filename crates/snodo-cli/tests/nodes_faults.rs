@@ -10,12 +10,13 @@
 //! `pg_ctlcluster`).
 
 mod nodes_support;
+mod support;
 
 use std::collections::HashSet;
 use std::time::Duration;
 
 use nodes_support::raw::{self, Reply};
-use nodes_support::{Bus, Node, cluster, key_line, send_modern, temp_dir, write_keys};
+use nodes_support::{Bus, Node, announce, cluster, key_line, send_modern, temp_dir, write_keys};
 use serde_json::Value;
 
 /// Listen streams spread over the nodes.
@@ -24,34 +25,14 @@ const LISTENERS: usize = 100;
 /// Events announced while the bus is down.
 const OUTAGE_EVENTS: usize = 5;
 
+/// A listen stream on `url` for the tool list and every greeting.
 async fn listen(url: &str, id: usize) -> Reply {
-    let mut stream = send_modern(
+    nodes_support::listen(
         url,
         id as u64,
-        "subscriptions/listen",
-        None,
-        r#""notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://greetings/"]}"#,
+        r#"{"toolsListChanged":true,"resourceSubscriptions":["demo://greetings/"]}"#,
     )
-    .await;
-    assert_eq!(stream.status, 200);
-    let ack = stream.frame().await.expect("the acknowledgement");
-    assert_eq!(
-        ack["method"], "notifications/subscriptions/acknowledged",
-        "{ack}"
-    );
-    stream
-}
-
-async fn announce(url: &str, what: &str) -> Value {
-    let mut reply = send_modern(
-        url,
-        9,
-        "tools/call",
-        Some("announce"),
-        &format!(r#""name":"announce","arguments":{{"what":"{what}"}}"#),
-    )
-    .await;
-    reply.json().await
+    .await
 }
 
 /// Every URI of `resources/updated` a stream receives until it is quiet
@@ -82,7 +63,33 @@ fn keys(dir: &std::path::Path) -> std::path::PathBuf {
     keys
 }
 
-async fn run_outage(bus: Bus, name: &str, stop: impl AsyncFnOnce(), start: impl AsyncFnOnce()) {
+/// A machine service the outage tests stop and start.
+struct Service {
+    port: u16,
+    stop: fn(),
+    start: fn(),
+}
+
+/// A stopped service; dropping it starts the service again (also when the
+/// test fails while it is down, so that no later test finds it stopped).
+struct Stopped<'a>(&'a Service);
+
+impl Service {
+    fn stop(&self) -> Stopped<'_> {
+        (self.stop)();
+        wait_port(self.port, false);
+        Stopped(self)
+    }
+}
+
+impl Drop for Stopped<'_> {
+    fn drop(&mut self) {
+        (self.0.start)();
+        wait_port(self.0.port, true);
+    }
+}
+
+async fn run_outage(bus: Bus, name: &str, service: &Service) {
     let Some(url) = bus.url() else { return };
     let dir = temp_dir(name);
     let nodes = cluster(&url, &bus.channel(name), &keys(&dir), 3, &[]).await;
@@ -96,14 +103,14 @@ async fn run_outage(bus: Bus, name: &str, stop: impl AsyncFnOnce(), start: impl 
     for uris in drain_all(&mut streams, Duration::from_millis(500)).await {
         assert!(uris.contains("demo://greetings/before"), "{uris:?}");
     }
-    stop().await;
+    let down = service.stop();
     // While the bus is down, node 0 announces updates.
     for k in 0..OUTAGE_EVENTS {
         let answer = announce(&nodes[0].url, &format!("demo://greetings/outage-{k}")).await;
         assert_eq!(answer["result"]["isError"], Value::Null, "{answer}");
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    start().await;
+    drop(down);
     let (mut every, mut overflow, mut both) = (0, 0, 0);
     for (i, uris) in drain_all(&mut streams, Duration::from_secs(6))
         .await
@@ -142,84 +149,85 @@ fn run_command(program: &str, args: &[&str]) {
     assert!(status.success(), "{program} {args:?}: {status}");
 }
 
-async fn wait_port(port: u16, up: bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+/// Waits (up to 60 s) until 127.0.0.1:`port` accepts connections, or no
+/// longer does.
+fn wait_port(port: u16, up: bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
-        let open = tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok();
+        let open = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
         if open == up {
             return;
         }
         assert!(
-            tokio::time::Instant::now() < deadline,
+            std::time::Instant::now() < deadline,
             "port {port} never became {}",
             if up { "open" } else { "closed" }
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "restarts Redis: run alone (scripts/test.sh)"]
 async fn redis_restarted_under_100_listeners() {
-    let stop = async || {
+    let redis = Service {
+        port: 6379,
         // SHUTDOWN closes every connection; Redis keeps nothing on disk here.
-        let _ = std::process::Command::new("redis-cli")
-            .args(["-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"])
-            .status();
-        wait_port(6379, false).await;
+        stop: || {
+            let _ = std::process::Command::new("redis-cli")
+                .args(["-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"])
+                .status();
+        },
+        // The command the machine starts Redis with.
+        start: || {
+            run_command(
+                "redis-server",
+                &[
+                    "--daemonize",
+                    "yes",
+                    "--bind",
+                    "127.0.0.1",
+                    "-::1",
+                    "--port",
+                    "6379",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    "/var/lib/redis",
+                    "--logfile",
+                    "/var/log/redis/ci.log",
+                ],
+            )
+        },
     };
-    let start = async || {
-        run_command(
-            "redis-server",
-            &[
-                "--daemonize",
-                "yes",
-                "--bind",
-                "127.0.0.1",
-                "-::1",
-                "--port",
-                "6379",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                "/var/lib/redis",
-                "--logfile",
-                "/var/log/redis/ci.log",
-            ],
-        );
-        wait_port(6379, true).await;
-    };
-    run_outage(Bus::Redis, "redis_restart", stop, start).await;
+    run_outage(Bus::Redis, "redis_restart", &redis).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "restarts PostgreSQL: run alone (scripts/test.sh)"]
 async fn postgres_restarted_under_100_listeners() {
+    let postgres = Service {
+        port: 5432,
+        stop: || pg_cluster("stop"),
+        start: || pg_cluster("start"),
+    };
+    run_outage(Bus::Postgres, "postgres_restart", &postgres).await;
+}
+
+/// `pg_ctlcluster VERSION main VERB` for the machine's one cluster.
+fn pg_cluster(verb: &str) {
     let version = std::fs::read_dir("/etc/postgresql")
         .expect("PostgreSQL's configuration in /etc/postgresql")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .next()
         .expect("a PostgreSQL version");
-    let cluster = |verb: &str| {
-        run_command(
-            "pg_ctlcluster",
-            &["--skip-systemctl-redirect", &version, "main", verb],
-        )
-    };
-    let stop = async || {
-        cluster("stop");
-        wait_port(5432, false).await;
-    };
-    let start = async || {
-        cluster("start");
-        wait_port(5432, true).await;
-    };
-    run_outage(Bus::Postgres, "postgres_restart", stop, start).await;
+    run_command(
+        "pg_ctlcluster",
+        &["--skip-systemctl-redirect", &version, "main", verb],
+    );
 }
 
 /// Streams of one node end when it is killed; the others notice nothing.

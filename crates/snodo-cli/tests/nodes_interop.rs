@@ -9,6 +9,7 @@
 //! --ignored --nocapture`. Needs Redis on 127.0.0.1:6379.
 
 mod nodes_support;
+mod support;
 
 use std::path::PathBuf;
 use std::time::Duration;

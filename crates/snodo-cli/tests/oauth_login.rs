@@ -5,6 +5,7 @@
 
 #[path = "../../snodo/tests/oauth_support/mod.rs"]
 mod oauth_support;
+mod support;
 
 use std::path::Path;
 use std::process::Stdio;
@@ -18,23 +19,7 @@ const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
 
 /// `snodo demo --http 127.0.0.1:0 --issuer ISSUER` and its URL.
 async fn demo(issuer: &str) -> (Child, String) {
-    let mut child = Command::new(SNODO)
-        .args(["demo", "--http", "127.0.0.1:0", "--issuer", issuer])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    let stdout = child.stdout.take().unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(20),
-        BufReader::new(stdout).read_line(&mut line),
-    )
-    .await
-    .expect("the demo starts")
-    .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-    (child, v["url"].as_str().unwrap().to_string())
+    support::spawn_demo(&["--issuer", issuer]).await
 }
 
 /// Runs a client command with the config folder `config`: exit code,

@@ -6,6 +6,8 @@
 //! The PostgreSQL test needs the server on 127.0.0.1:5432 (database
 //! `test`); `SNODO_SKIP_POSTGRES=1` skips it.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -14,7 +16,6 @@ use serde_json::{Value, json};
 use snodo::Client;
 use snodo::client::{RequestOptions, TaskCall};
 use snodo::task::TaskStatus;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
@@ -28,24 +29,7 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// `snodo demo --http 127.0.0.1:0 --tasks STORE` and its URL.
 async fn demo(store: &str) -> (Child, String) {
-    let mut child = Command::new(SNODO)
-        .args(["demo", "--http", "127.0.0.1:0", "--tasks", store])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    let stdout = child.stdout.take().unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(20),
-        BufReader::new(stdout).read_line(&mut line),
-    )
-    .await
-    .expect("the demo starts")
-    .unwrap();
-    let v: Value =
-        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not the URL line: {line:?}"));
-    (child, v["url"].as_str().unwrap().to_string())
+    support::spawn_demo(&["--tasks", store]).await
 }
 
 /// A client command with its own config folder: exit code, stdout, stderr.

@@ -67,21 +67,15 @@ impl PostgresBus {
     pub async fn connect(url: &str, channel: &str) -> Result<Self, StoreError> {
         check_channel(channel)?;
         let pool = Pool::new(url, 2)?;
-        {
-            let mut conn = pool.get().await?;
-            let tx = conn.client().transaction().await.map_err(pg)?;
-            tx.batch_execute(
-                "SELECT pg_advisory_xact_lock(7244015130475512834);
-                 CREATE TABLE IF NOT EXISTS snodo_bus_payloads (
-                     id bigserial PRIMARY KEY,
-                     body bytea NOT NULL,
-                     created_at timestamptz NOT NULL DEFAULT now()
+        pool.create_tables(
+            7244015130475512834,
+            "CREATE TABLE IF NOT EXISTS snodo_bus_payloads (
+                 id bigserial PRIMARY KEY,
+                 body bytea NOT NULL,
+                 created_at timestamptz NOT NULL DEFAULT now()
                  );",
-            )
-            .await
-            .map_err(pg)?;
-            tx.commit().await.map_err(pg)?;
-        }
+        )
+        .await?;
         pool.listen(channel);
         let (queue, rx) = mpsc::channel(BUS_QUEUE);
         tokio::spawn(publish_loop(pool.clone(), channel.to_string(), rx));

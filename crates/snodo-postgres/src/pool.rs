@@ -102,6 +102,23 @@ impl Pool {
         Ok(Conn { slot })
     }
 
+    /// Runs `ddl` (idempotent `CREATE … IF NOT EXISTS` statements) in one
+    /// transaction under the advisory lock `lock`, so that nodes starting at
+    /// once never race to create the same table.
+    pub(crate) async fn create_tables(&self, lock: i64, ddl: &str) -> Result<(), StoreError> {
+        let mut conn = self.get().await?;
+        let outcome = async {
+            let tx = conn.client().transaction().await.map_err(pg)?;
+            tx.batch_execute(&format!("SELECT pg_advisory_xact_lock({lock}); {ddl}"))
+                .await
+                .map_err(pg)?;
+            tx.commit().await.map_err(pg)
+        }
+        .await;
+        conn.check(&outcome);
+        outcome
+    }
+
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()
     }

@@ -30,21 +30,15 @@ impl PostgresSessions {
     /// PostgreSQL cannot be reached now.
     pub async fn connect(url: &str, idle: Duration) -> Result<Self, StoreError> {
         let pool = Pool::new(url, 4)?;
-        {
-            let mut conn = pool.get().await?;
-            let tx = conn.client().transaction().await.map_err(pg)?;
-            tx.batch_execute(
-                "SELECT pg_advisory_xact_lock(7244015130475512835);
-                 CREATE TABLE IF NOT EXISTS snodo_sessions (
-                     id text PRIMARY KEY,
-                     record bytea NOT NULL,
-                     expires_at timestamptz NOT NULL
+        pool.create_tables(
+            7244015130475512835,
+            "CREATE TABLE IF NOT EXISTS snodo_sessions (
+                 id text PRIMARY KEY,
+                 record bytea NOT NULL,
+                 expires_at timestamptz NOT NULL
                  );",
-            )
-            .await
-            .map_err(pg)?;
-            tx.commit().await.map_err(pg)?;
-        }
+        )
+        .await?;
         Ok(Self {
             pool,
             idle_secs: idle.as_secs_f64().max(0.001),

@@ -31,24 +31,14 @@ fn channel(name: &str) -> String {
 async fn the_postgres_bus_keeps_the_bus_contract() {
     let Some(url) = url() else { return };
     let channel = channel("bus");
-    let mut buses = Vec::new();
-    for _ in 0..7 {
-        buses.push(
-            PostgresBus::connect(&url, &channel)
-                .await
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "PostgreSQL must be reachable at {url} (SNODO_SKIP_POSTGRES=1 skips): {e}"
-                    )
-                }),
-        );
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    contract::run(move || {
-        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        buses[i % buses.len()].clone()
-    })
-    .await;
+    let connect = || async {
+        PostgresBus::connect(&url, &channel)
+            .await
+            .unwrap_or_else(|e| {
+                panic!("PostgreSQL must be reachable at {url} (SNODO_SKIP_POSTGRES=1 skips): {e}")
+            })
+    };
+    contract::run(connect).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,7 +58,7 @@ fn fail<T>(message: impl Into<String>) -> Result<T, KeyringError> {
 }
 
 /// Checks a key id: 1 to 32 characters of `[A-Za-z0-9_-]`.
-pub(crate) fn check_id(id: &str) -> Result<(), KeyringError> {
+fn check_id(id: &str) -> Result<(), KeyringError> {
     let ok = (1..=32).contains(&id.len())
         && id
             .bytes()

@@ -8,12 +8,10 @@ pub mod balancer;
 pub mod raw;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 pub const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
 
@@ -103,28 +101,9 @@ pub struct Node {
 
 /// Starts `snodo demo --http 127.0.0.1:0 ARGS...` and reads its URL line.
 pub async fn node(args: &[String]) -> Node {
-    let mut child = Command::new(SNODO)
-        .args(["demo", "--http", "127.0.0.1:0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    let stdout = child.stdout.take().unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(30),
-        BufReader::new(stdout).read_line(&mut line),
-    )
-    .await
-    .expect("the node starts")
-    .unwrap();
-    let v: Value =
-        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not the URL line: {line:?}"));
-    Node {
-        child,
-        url: v["url"].as_str().unwrap().to_string(),
-    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (child, url) = crate::support::spawn_demo(&args).await;
+    Node { child, url }
 }
 
 /// `n` nodes on `bus_url` with the keyring at `keys` and `extra` flags.
@@ -151,41 +130,32 @@ pub async fn cluster(
     nodes
 }
 
-/// A 2026-07-28 request: its headers and body.
-pub fn modern(
-    id: u64,
-    method: &str,
-    name: Option<&str>,
-    params: &str,
-) -> (Vec<(String, String)>, String) {
-    modern_with(id, method, name, params, META)
-}
-
 /// The `_meta` of a request that declares the Tasks extension.
 pub const TASKS_META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 
-/// A 2026-07-28 request with the given `_meta`.
-pub fn modern_with(
+/// Sends a 2026-07-28 request with the given `_meta` to `url`: the
+/// standard headers (`Mcp-Name` when `name` is given) and a body of `id`,
+/// `method` and `params` (members after `_meta`, as JSON text; may be empty).
+pub async fn send_with_meta(
+    url: &str,
     id: u64,
     method: &str,
     name: Option<&str>,
     params: &str,
     meta: &str,
-) -> (Vec<(String, String)>, String) {
+) -> raw::Reply {
     let mut headers = vec![
-        ("MCP-Protocol-Version".to_string(), "2026-07-28".to_string()),
-        ("Mcp-Method".to_string(), method.to_string()),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
     ];
     if let Some(name) = name {
-        headers.push(("Mcp-Name".to_string(), name.to_string()));
+        headers.push(("Mcp-Name", name));
     }
-    let params = if params.is_empty() {
-        format!(r#"{{"_meta":{meta}}}"#)
-    } else {
-        format!(r#"{{"_meta":{meta},{params}}}"#)
-    };
-    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
-    (headers, body)
+    let sep = if params.is_empty() { "" } else { "," };
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"_meta":{meta}{sep}{params}}}}}"#
+    );
+    raw::request("POST", url, &headers, &body).await
 }
 
 /// Sends a 2026-07-28 request to `url`.
@@ -196,12 +166,7 @@ pub async fn send_modern(
     name: Option<&str>,
     params: &str,
 ) -> raw::Reply {
-    let (headers, body) = modern(id, method, name, params);
-    let headers: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    raw::request("POST", url, &headers, &body).await
+    send_with_meta(url, id, method, name, params, META).await
 }
 
 /// Sends a 2026-07-28 request with the Tasks extension declared.
@@ -212,12 +177,41 @@ pub async fn send_tasks(
     name: Option<&str>,
     params: &str,
 ) -> raw::Reply {
-    let (headers, body) = modern_with(id, method, name, params, TASKS_META);
-    let headers: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    raw::request("POST", url, &headers, &body).await
+    send_with_meta(url, id, method, name, params, TASKS_META).await
+}
+
+/// Opens a `subscriptions/listen` stream on `url` with `notifications`
+/// (the JSON text of the filter); returns it after its acknowledgement.
+pub async fn listen(url: &str, id: u64, notifications: &str) -> raw::Reply {
+    let mut stream = send_modern(
+        url,
+        id,
+        "subscriptions/listen",
+        None,
+        &format!(r#""notifications":{notifications}"#),
+    )
+    .await;
+    assert_eq!(stream.status, 200);
+    let ack = stream.frame().await.expect("the acknowledgement");
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    stream
+}
+
+/// Calls the demo's `announce` on `url`; returns the whole response.
+pub async fn announce(url: &str, what: &str) -> Value {
+    send_modern(
+        url,
+        9,
+        "tools/call",
+        Some("announce"),
+        &format!(r#""name":"announce","arguments":{{"what":"{what}"}}"#),
+    )
+    .await
+    .json()
+    .await
 }
 
 /// Sends an initialize-era message of `session` to `url`.

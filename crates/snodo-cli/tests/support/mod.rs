@@ -22,6 +22,32 @@ pub fn http_demo() -> (Child, String) {
     (child, url["url"].as_str().unwrap().to_string())
 }
 
+/// `snodo demo --http 127.0.0.1:0 ARGS...` as a child of the runtime
+/// (killed when dropped), and the URL of its first stdout line (within
+/// 30 s).
+pub async fn spawn_demo(args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"))
+        .args(["demo", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the demo starts");
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::BufReader::new(stdout).read_line(&mut line),
+    )
+    .await
+    .expect("the demo prints its url within 30 s")
+    .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not the URL line: {line:?}"));
+    (child, v["url"].as_str().unwrap().to_string())
+}
+
 /// Sends SIGTERM (through the shell's own `kill`, present wherever `sh`
 /// is) and waits up to 15 s for a successful exit.
 pub fn terminate_and_wait(mut child: Child) {

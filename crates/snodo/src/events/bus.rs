@@ -120,6 +120,6 @@ mod tests {
     #[tokio::test]
     async fn the_memory_bus_keeps_the_bus_contract() {
         let bus = MemoryBus::new();
-        crate::events::contract::run(move || bus.clone()).await;
+        crate::events::contract::run(|| std::future::ready(bus.clone())).await;
     }
 }

@@ -1,7 +1,7 @@
 //! The contract every [`EventBus`] keeps, as a test suite to run against an
 //! implementation: [`run`] takes a function that opens a new connection to
-//! the same bus (one per simulated node) and panics on the first broken
-//! rule.
+//! the same bus (one per simulated node; it may connect asynchronously) and
+//! panics on the first broken rule.
 //!
 //! The rules: every subscriber receives every payload once; the payloads of
 //! one publisher arrive in the order it published them; payloads of any
@@ -12,7 +12,7 @@
 //! # async fn example() {
 //! use snodo::events::bus::MemoryBus;
 //! let bus = MemoryBus::new();
-//! snodo::events::contract::run(move || bus.clone()).await;
+//! snodo::events::contract::run(|| std::future::ready(bus.clone())).await;
 //! # }
 //! ```
 
@@ -35,7 +35,12 @@ const PER_PUBLISHER: usize = 200;
 
 /// Runs every rule against buses made by `connect` (each call: a new
 /// connection to the same bus, as another node would hold).
-pub async fn run<B: EventBus>(connect: impl Fn() -> B) {
+pub async fn run<B, F, Fut>(connect: F)
+where
+    B: EventBus,
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = B>,
+{
     every_subscriber_hears_every_publisher_in_order(&connect).await;
     payloads_of_every_size_arrive_intact(&connect).await;
     hubs_hear_each_other_once(&connect).await;
@@ -87,8 +92,24 @@ async fn next_message(sub: &mut mpsc::Receiver<Delivery>) -> Bytes {
     }
 }
 
-async fn every_subscriber_hears_every_publisher_in_order<B: EventBus>(connect: &impl Fn() -> B) {
-    let buses: Vec<B> = (0..3).map(|_| connect()).collect();
+/// `n` buses from `connect`.
+async fn connect_n<B, Fut: std::future::Future<Output = B>>(
+    connect: &impl Fn() -> Fut,
+    n: usize,
+) -> Vec<B> {
+    let mut buses = Vec::with_capacity(n);
+    for _ in 0..n {
+        buses.push(connect().await);
+    }
+    buses
+}
+
+async fn every_subscriber_hears_every_publisher_in_order<B, Fut>(connect: &impl Fn() -> Fut)
+where
+    B: EventBus,
+    Fut: std::future::Future<Output = B>,
+{
+    let buses = connect_n(connect, 3).await;
     let mut subs = ready(&buses, "order").await;
     for n in 0..PER_PUBLISHER {
         for (p, bus) in buses.iter().enumerate() {
@@ -113,8 +134,12 @@ async fn every_subscriber_hears_every_publisher_in_order<B: EventBus>(connect: &
     }
 }
 
-async fn payloads_of_every_size_arrive_intact<B: EventBus>(connect: &impl Fn() -> B) {
-    let buses = [connect(), connect()];
+async fn payloads_of_every_size_arrive_intact<B, Fut>(connect: &impl Fn() -> Fut)
+where
+    B: EventBus,
+    Fut: std::future::Future<Output = B>,
+{
+    let buses = connect_n(connect, 2).await;
     let mut subs = ready(&buses, "size").await;
     let sizes = [1, 7_999, 8_000, 8_001, 100_000, MAX_BUS_PAYLOAD];
     for (i, size) in sizes.iter().enumerate() {
@@ -131,11 +156,13 @@ async fn payloads_of_every_size_arrive_intact<B: EventBus>(connect: &impl Fn() -
     }
 }
 
-async fn hubs_hear_each_other_once<B: EventBus>(connect: &impl Fn() -> B) {
-    let (a, b) = (
-        EventHub::with_bus(8, connect()),
-        EventHub::with_bus(8, connect()),
-    );
+async fn hubs_hear_each_other_once<B, Fut>(connect: &impl Fn() -> Fut)
+where
+    B: EventBus,
+    Fut: std::future::Future<Output = B>,
+{
+    let a = EventHub::with_bus(8, connect().await);
+    let b = EventHub::with_bus(8, connect().await);
     let (mut hear_a, mut hear_b) = (a.subscribe(), b.subscribe());
     // The hubs' subscriptions go live some time after they are made: publish
     // until B hears A.

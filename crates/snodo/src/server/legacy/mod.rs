@@ -45,6 +45,8 @@ pub use session::{MAX_PENDING_SERVER_REQUESTS, MAX_SESSION_SUBSCRIPTIONS, PeerAn
 pub use shim::{DEFAULT_INPUT_TIMEOUT, MAX_INPUT_ROUNDS};
 
 pub(crate) use replay::ReplayLog;
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use session::SessionState;
 
 /// Notifications queued for a session's standalone stream.
 pub const OUTBOX_QUEUE: usize = 256;

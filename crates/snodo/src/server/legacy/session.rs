@@ -26,6 +26,16 @@ pub const MAX_PENDING_SERVER_REQUESTS: usize = 64;
 /// or its `error` object.
 pub type PeerAnswer = Result<Value, Value>;
 
+/// The part of a session's state that requests change (see
+/// [`Session::changes_since`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionState {
+    initialized: bool,
+    log_level: Option<LogLevel>,
+    /// Sorted.
+    subscriptions: Vec<String>,
+}
+
 /// One initialize-era session.
 ///
 /// Over stdio a session lasts as long as the process; over Streamable HTTP
@@ -165,10 +175,20 @@ impl Session {
         }
     }
 
+    /// What a request may change: taken before it, compared after it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn state(&self) -> SessionState {
+        SessionState {
+            initialized: self.is_initialized(),
+            log_level: self.log_level(),
+            subscriptions: self.subscriptions(),
+        }
+    }
+
     /// The changes that lead from `before` to this session's state now.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn changes_since(&self, before: &SessionRecord) -> Vec<SessionChange> {
-        let now = self.record();
+    pub(crate) fn changes_since(&self, before: &SessionState) -> Vec<SessionChange> {
+        let now = self.state();
         let mut changes = Vec::new();
         if now.initialized && !before.initialized {
             changes.push(SessionChange::Initialized);

@@ -369,7 +369,7 @@ where
                         if shared.forward(&server, &session, &message) {
                             return status(StatusCode::ACCEPTED);
                         }
-                        let before = session.record();
+                        let before = session.state();
                         let timeout = config.request_timeout;
                         let response =
                             legacy::post(&server, session.clone(), message, transport, timeout)

@@ -12,7 +12,7 @@ use super::body::McpBody;
 use super::response::reject;
 use super::session::SessionStore;
 use crate::events::{SessionChange, SessionSink};
-use crate::server::legacy::{Session, SessionDirectory, SessionRecord};
+use crate::server::legacy::{Session, SessionDirectory, SessionState};
 use crate::{Server, wire};
 
 /// Applies the changes other nodes announce to this node's copies.
@@ -102,7 +102,7 @@ impl Shared {
     }
 
     /// Records and announces what a request changed in the session.
-    pub(super) async fn changed(&self, server: &Server, session: &Session, before: &SessionRecord) {
+    pub(super) async fn changed(&self, server: &Server, session: &Session, before: &SessionState) {
         let changes = session.changes_since(before);
         if changes.is_empty() {
             return;

@@ -1,0 +1,44 @@
+// What the interop client scripts share: their command-line options, the
+// `ok   NAME` / `FAIL NAME: detail` lines, and the closing
+// `<label>: N passed, M failed` line that the test suite totals.
+
+const argv = process.argv.slice(2);
+
+/** The value after `--name` on the command line. */
+export function opt(name) {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+let passed = 0;
+let failed = 0;
+
+/** Records one check and prints its line. */
+export function check(name, ok, detail) {
+  if (ok) {
+    passed++;
+    console.log(`ok   ${name}`);
+  } else {
+    failed++;
+    console.log(`FAIL ${name}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
+  }
+}
+
+/** Runs `fn`; a throw is a failed check named `name`. */
+export async function attempt(name, fn) {
+  try {
+    await fn();
+  } catch (e) {
+    check(name, false, `threw ${e?.code ?? ""} ${e?.message ?? e}`);
+  }
+}
+
+/** The text blocks of a tool result, joined by newlines. */
+export const text = (result) =>
+  (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+
+/** Prints the closing line and exits: 0 when nothing failed. */
+export function finish(label) {
+  console.log(`${label}: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
