@@ -40,6 +40,8 @@
 //! | `client` | no | [`Client`](crate::client): Streamable HTTP (rustls), stdio child processes, in process |
 //! | `auth` | no | JWT support for OAuth: `private_key_jwt` client assertions, and (with `http`) the resource server's token verifiers |
 //! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
+//! | `otel` | no | trace context across MCP and the duration histograms, through the `opentelemetry` API ([`telemetry`]) |
+//! | `otlp` | no | OTLP export over HTTP configured by `OTEL_*`, and a `tracing` subscriber for binaries |
 //! | `testing` | no | `snodo::testing`: request builders for in-process tests |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
@@ -100,6 +102,7 @@ pub mod resource;
 pub mod schema;
 pub mod server;
 pub mod task;
+pub mod telemetry;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;

@@ -146,6 +146,7 @@ impl Client {
     pub(crate) async fn open(config: Config, target: Target) -> Result<Client, ClientError> {
         let (utx, urx) = mpsc::channel(256);
         let max = config.max_message_bytes;
+        let peer = super::target::peer_of(&target);
         let transport: Arc<dyn Transport> = match target {
             Target::Http(url) => Arc::new(transport::http::HttpTransport::new(
                 &url,
@@ -182,6 +183,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             tool_headers: Mutex::new(HashMap::new()),
             events,
+            peer,
         });
         match negotiate::negotiate(&shared).await {
             Ok(n) => {
@@ -357,7 +359,7 @@ impl Client {
             let tool = match serde_json::from_value::<ToolDefinition>(tool) {
                 Ok(tool) => tool,
                 Err(e) => {
-                    log::warn!("snodo client: dropping tool {name:?}: malformed definition: {e}");
+                    tracing::warn!("snodo client: dropping tool {name:?}: malformed definition: {e}");
                     continue;
                 }
             };
@@ -367,7 +369,7 @@ impl Client {
                     kept.push(tool);
                 }
                 Err(e) if enforce => {
-                    log::warn!(
+                    tracing::warn!(
                         "snodo client: dropping tool {name:?}: invalid x-mcp-header annotation: {e}"
                     );
                 }

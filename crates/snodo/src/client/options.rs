@@ -259,6 +259,7 @@ pub(crate) struct Config {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) max_message_bytes: usize,
     pub(crate) oauth: Option<crate::client::oauth::OAuth>,
+    pub(crate) capture: crate::telemetry::Capture,
 }
 
 impl Default for Config {
@@ -279,6 +280,7 @@ impl Default for Config {
             log_level: None,
             max_message_bytes: 16 * 1024 * 1024,
             oauth: None,
+            capture: crate::telemetry::Capture::new(),
         }
     }
 }
@@ -443,6 +445,13 @@ impl ClientBuilder {
     /// Asks servers for log messages at or above `level` on every request.
     pub fn log_level(mut self, level: LogLevel) -> Self {
         self.config.log_level = Some(level);
+        self
+    }
+
+    /// What the request spans may record beyond the defaults (see
+    /// [`telemetry`](crate::telemetry)).
+    pub fn telemetry(mut self, capture: crate::telemetry::Capture) -> Self {
+        self.config.capture = capture;
         self
     }
 

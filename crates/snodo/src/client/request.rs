@@ -17,6 +17,9 @@ use super::{ClientError, Shared, TimeoutKind, legacy};
 use crate::Error;
 use crate::protocol::headers as protocol_headers;
 use crate::protocol::{Method, keys};
+use crate::telemetry::client::ClientCall;
+use crate::telemetry::outcome::Outcome;
+use tracing::Instrument as _;
 use crate::wire::{Notification, Request, RequestId};
 
 /// Why a request failed when its response stream ended early.
@@ -28,6 +31,8 @@ pub(crate) struct CancelGuard {
     id: RequestId,
     armed: bool,
     reason: &'static str,
+    /// A subscription's span, ended when the subscription is.
+    observed: Option<ClientCall>,
 }
 
 impl CancelGuard {
@@ -37,6 +42,7 @@ impl CancelGuard {
             id,
             armed: true,
             reason: "The request was cancelled by the client",
+            observed: None,
         }
     }
 
@@ -201,16 +207,52 @@ impl Shared {
         self.call_on(&wire, method, params, opts, extra).await
     }
 
-    /// Sends a request on `wire` and waits for its result.
+    /// Sends a request on `wire` and waits for its result, in a CLIENT span
+    /// whose trace context travels in `_meta`.
     pub(crate) async fn call_on(
         self: &Arc<Self>,
         wire: &Wire,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id();
+        let mut observed = ClientCall::start(
+            method,
+            &id,
+            &params,
+            &wire.version,
+            self.transport.session_id().as_deref(),
+            &self.peer,
+            &self.config.capture,
+        );
+        if !observed.span().is_disabled() {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                observed.inject(meta);
+            }
+        }
+        let span = observed.span().clone();
+        let result = self
+            .call_with_id(wire, id, method, params, opts, extra)
+            .instrument(span)
+            .await;
+        observed.finish(outcome_of(&result), result.as_ref().ok());
+        result
+    }
+
+    async fn call_with_id(
+        self: &Arc<Self>,
+        wire: &Wire,
+        id: RequestId,
         method: &str,
         params: Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
-        let id = self.next_id();
         let out = self.outgoing(wire, Some(&id), method, params.clone(), opts, extra.clone());
         match self.drive(out, opts).await {
             // On 2026-07-28 HTTP a broken response stream loses the request
@@ -256,8 +298,25 @@ impl Shared {
         method: &str,
         params: Map<String, Value>,
     ) -> Result<(RequestId, Exchange, CancelGuard), ClientError> {
+        let mut params = params;
         let wire = self.wire();
         let id = self.next_id();
+        let mut observed = ClientCall::start(
+            method,
+            &id,
+            &params,
+            &wire.version,
+            self.transport.session_id().as_deref(),
+            &self.peer,
+            &self.config.capture,
+        );
+        if !observed.span().is_disabled()
+            && let Value::Object(meta) = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()))
+        {
+            observed.inject(meta);
+        }
         let mut out = self.outgoing(
             &wire,
             Some(&id),
@@ -267,13 +326,23 @@ impl Shared {
             Vec::new(),
         );
         out.long_lived = true;
-        let exchange = tokio::time::timeout(self.config.timeout, self.transport.request(out))
+        let sent = tokio::time::timeout(self.config.timeout, self.transport.request(out))
             .await
             .map_err(|_| ClientError::Timeout {
                 kind: TimeoutKind::Request,
                 elapsed: self.config.timeout,
-            })??;
-        let guard = CancelGuard::new(self.transport.clone(), id.clone());
+            })
+            .and_then(|r| r);
+        let exchange = match sent {
+            Ok(exchange) => exchange,
+            Err(e) => {
+                observed.finish(outcome_of_error(&e), None);
+                return Err(e);
+            }
+        };
+        observed.finish(Outcome::Ok, None);
+        let mut guard = CancelGuard::new(self.transport.clone(), id.clone());
+        guard.observed = Some(observed);
         Ok((id, exchange, guard))
     }
 
@@ -380,7 +449,7 @@ impl Shared {
                 long_lived: false,
             };
             if let Err(e) = transport.send(out).await {
-                log::warn!("snodo client: cannot answer a server request: {e}");
+                tracing::warn!("snodo client: cannot answer a server request: {e}");
             }
         });
     }
@@ -411,3 +480,27 @@ pub(crate) fn dispatch_notification(
 
 /// The longest a state-only retry waits before re-sending.
 pub(crate) const STATE_ONLY_PAUSE: Duration = Duration::from_millis(250);
+
+/// How a request ended, as the request span records it.
+fn outcome_of(result: &Result<Value, ClientError>) -> Outcome {
+    match result {
+        Ok(Value::Object(map)) => Outcome::of_result(map),
+        Ok(_) => Outcome::Ok,
+        Err(e) => outcome_of_error(e),
+    }
+}
+
+/// How a failed request ended, as the request span records it.
+fn outcome_of_error(error: &ClientError) -> Outcome {
+    match error {
+        ClientError::Rpc { error, .. } => Outcome::Rpc {
+            code: error.code(),
+            message: error.message().to_owned(),
+        },
+        ClientError::Timeout { .. } => Outcome::Failed("timeout"),
+        ClientError::Transport { .. } => Outcome::Failed("transport"),
+        ClientError::Protocol { .. } => Outcome::Failed("protocol"),
+        ClientError::ToolFailed { .. } => Outcome::ToolError,
+        _ => Outcome::Failed("client"),
+    }
+}

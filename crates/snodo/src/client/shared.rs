@@ -19,6 +19,8 @@ pub(crate) struct Shared {
     pub(crate) next_id: AtomicI64,
     pub(crate) tool_headers: Mutex<HashMap<String, Vec<HeaderParam>>>,
     pub(crate) events: broadcast::Sender<crate::wire::Notification>,
+    /// Where requests go, for the request spans.
+    pub(crate) peer: crate::telemetry::client::Peer,
 }
 
 impl Shared {

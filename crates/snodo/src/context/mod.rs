@@ -127,6 +127,19 @@ pub struct TransportInfo {
     pub extensions: http::Extensions,
 }
 
+/// The connection that carried an HTTP request, as the built-in listener
+/// sees it (in [`TransportInfo::extensions`]; absent when the service is
+/// mounted elsewhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionInfo {
+    /// The client's address.
+    pub peer: std::net::SocketAddr,
+    /// The address the listener accepted on.
+    pub local: std::net::SocketAddr,
+    /// The request's HTTP version.
+    pub http_version: http::Version,
+}
+
 /// The transport that carried a request.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

@@ -69,6 +69,7 @@ pub struct ServerBuilder {
     input_timeout: Duration,
     request_timeout: Duration,
     tasks: Option<TaskOptions>,
+    capture: crate::telemetry::Capture,
 }
 
 impl ServerBuilder {
@@ -98,6 +99,7 @@ impl ServerBuilder {
             input_timeout: super::legacy::DEFAULT_INPUT_TIMEOUT,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             tasks: None,
+            capture: crate::telemetry::Capture::new(),
         }
     }
 
@@ -244,6 +246,20 @@ impl ServerBuilder {
     /// ```
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.state.insert(state);
+        self
+    }
+
+    /// What the request spans may record beyond the defaults: arguments,
+    /// results, resource URIs in span names (all off by default; see
+    /// [`telemetry`](crate::telemetry)).
+    ///
+    /// ```
+    /// use snodo::{Server, telemetry::Capture};
+    /// let server = Server::builder("app", "1.0").telemetry(Capture::new().arguments(true)).build();
+    /// assert!(server.is_ok());
+    /// ```
+    pub fn telemetry(mut self, capture: crate::telemetry::Capture) -> Self {
+        self.capture = capture;
         self
     }
 
@@ -412,6 +428,7 @@ impl ServerBuilder {
                 input_timeout: self.input_timeout,
                 request_timeout: self.request_timeout,
                 tasks: tasks.map(|t| Arc::new(super::tasks::engine::Engine::new(t))),
+                capture: self.capture,
             }),
         })
     }

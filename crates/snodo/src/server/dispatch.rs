@@ -14,6 +14,7 @@ use std::task::Poll;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
+use tracing::Instrument as _;
 
 use super::Server;
 use super::catalog::Catalog;
@@ -22,8 +23,19 @@ use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
 use crate::protocol::{self, Method, RequestMeta, Revision, headers};
+use crate::telemetry::metrics::Gauge;
+use crate::telemetry::server::{Era, ServerCall};
 use crate::wire::{self, Message, Request, RequestId};
 use crate::{Context, Error};
+
+/// Records how a routed request ended on its observation.
+pub(super) fn observe(call: &ServerCall, out: &Result<Routed, Failure>) {
+    match out {
+        Ok(Routed::Object(result)) => call.result(result),
+        Ok(Routed::Encoded(_)) => call.ok(),
+        Err(f) => call.error(&f.error),
+    }
+}
 
 /// What a request resolved to during admission.
 pub(super) enum Route {
@@ -81,28 +93,51 @@ impl Server {
         let Message::Request(request) = message else {
             return Dispatched::Nothing;
         };
+        let call = ServerCall::start(
+            &request.method,
+            &request.id,
+            &request.params,
+            &transport,
+            Era::Modern,
+            &self.inner.capture,
+        );
         let id = request.id.clone();
         self.start_task_sweeper();
         let mut admitted = match self.admit(request, &transport) {
             Ok(a) => a,
-            Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
+            Err(f) => {
+                call.error(&f.error);
+                return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error));
+            }
         };
         let listen = matches!(admitted.route, Route::Known(Method::Listen));
         let wants_stream =
             listen || admitted.meta.progress_token.is_some() || admitted.meta.log_level.is_some();
+        let span = call.span().clone();
         if !wants_stream {
             let cx = self.context(&mut admitted, transport, cancel, None);
-            return Dispatched::Reply(self.finish(&id, self.route(admitted, cx).await));
+            let out = self.route(admitted, cx).instrument(span).await;
+            observe(&call, &out);
+            return Dispatched::Reply(self.finish(&id, out));
         }
         let (tx, rx) = mpsc::channel(64);
         let server = self.clone();
         if listen {
             let opened = match self.open_listen(&admitted, transport.principal.as_ref()) {
                 Ok(opened) => opened,
-                Err(f) => return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error)),
+                Err(f) => {
+                    call.error(&f.error);
+                    return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error));
+                }
             };
             let signal = cancel.clone();
-            let future = async move { server.listen(id, opened, tx, signal).await };
+            let future = async move {
+                let _open = Gauge::ListenStreams.hold();
+                let out = server.listen(id, opened, tx, signal).await;
+                call.ok();
+                out
+            }
+            .instrument(span);
             let stream = ResponseStream::new(future, rx, cancel, true);
             return Dispatched::Stream(stream);
         }
@@ -119,8 +154,10 @@ impl Server {
         );
         let future = async move {
             let out = server.route(admitted, cx).await;
+            observe(&call, &out);
             Some(server.finish(&id, out).body.to_vec())
-        };
+        }
+        .instrument(span);
         Dispatched::Stream(ResponseStream::spawned(future, rx, cancel))
     }
 

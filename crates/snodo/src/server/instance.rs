@@ -52,6 +52,8 @@ pub(crate) struct Inner {
     pub(crate) input_timeout: std::time::Duration,
     /// The Tasks extension's engine, when the server runs tasks.
     pub(crate) tasks: Option<Arc<super::tasks::engine::Engine>>,
+    /// What request spans record beyond the defaults.
+    pub(crate) capture: crate::telemetry::Capture,
 }
 
 impl std::fmt::Debug for Server {

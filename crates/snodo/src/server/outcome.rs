@@ -25,7 +25,17 @@ pub(super) async fn run<T>(
             Ok(typed) => Err(Failure::ok(*typed)),
             Err(other) => Ok(Err(other)),
         },
-        Err(_) => Err(Error::internal(panic_message).into()),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            // The cause is logged with the request id, never sent.
+            Err(Error::internal(panic_message)
+                .with_cause(format!("the handler panicked: {what}"))
+                .into())
+        }
     }
 }
 

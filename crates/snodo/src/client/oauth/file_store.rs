@@ -121,7 +121,7 @@ impl TokenStore for FileStore {
 
     fn save(&self, state: &IssuerState) {
         if let Err(e) = self.write(state) {
-            log::warn!(
+            tracing::warn!(
                 "snodo: cannot keep the OAuth state of {} in {}: {e}",
                 state.issuer,
                 self.dir.display()

@@ -26,6 +26,7 @@ impl DirectTransport {
 }
 
 async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usize) {
+    crate::telemetry::wire::frame("send", "direct", &body);
     let message = match wire::decode(&body, server.limits()) {
         Ok(m) => m,
         Err(e) => {
@@ -84,6 +85,7 @@ impl Transport for DirectTransport {
     fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>> {
         let server = self.server.clone();
         Box::pin(async move {
+            crate::telemetry::wire::frame("send", "direct", &out.body);
             if let Ok(message) = wire::decode(&out.body, server.limits()) {
                 let _ = server
                     .handle(message, TransportInfo::default(), CancelSignal::new())

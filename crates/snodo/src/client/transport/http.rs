@@ -188,8 +188,21 @@ impl Inner {
         loop {
             let req = self.build(method.clone(), extra, body.clone(), accept)?;
             let sent = req.headers().get(header::AUTHORIZATION).cloned();
+            crate::telemetry::wire::headers(
+                "send",
+                &format!("{} {}", req.method(), req.uri()),
+                req.headers(),
+            );
+            if !body.is_empty() {
+                crate::telemetry::wire::frame("send", "http", &body);
+            }
             let resp = self.send(req).await?;
             let status = resp.status();
+            crate::telemetry::wire::headers(
+                "recv",
+                &format!("{:?} {}", resp.version(), status),
+                resp.headers(),
+            );
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
                 return Ok(resp);
             }
@@ -547,7 +560,7 @@ async fn read_events(
                 }
             }
             if parser.overflow {
-                log::warn!(
+                tracing::warn!(
                     "snodo client: dropping an event stream whose event exceeds the size limit"
                 );
                 return;

@@ -41,6 +41,7 @@ pub(crate) enum Incoming {
 impl Incoming {
     /// Decodes one message within `limits`; `None` when it is not JSON-RPC.
     pub(crate) fn decode(bytes: &[u8], max_bytes: usize) -> Option<Self> {
+        crate::telemetry::wire::frame("recv", "", bytes);
         let limits = Limits {
             max_bytes,
             max_depth: 128,
@@ -54,7 +55,7 @@ impl Incoming {
             Ok(Message::Notification(n)) => Some(Incoming::Notification(n)),
             Ok(Message::Request(r)) => Some(Incoming::Request(r)),
             Err(e) => {
-                log::debug!("snodo client: ignoring an undecodable message: {}", e.error);
+                tracing::debug!("snodo client: ignoring an undecodable message: {}", e.error);
                 None
             }
         }

@@ -55,7 +55,7 @@ impl Router {
                             });
                         }
                     }
-                    None => log::debug!("snodo client: a response for no pending request"),
+                    None => tracing::debug!("snodo client: a response for no pending request"),
                 }
                 return;
             }
@@ -78,7 +78,7 @@ impl Router {
             let tx = self.lock().get(&id).cloned();
             if let Some(tx) = tx {
                 if tx.try_send(msg).is_err() {
-                    log::debug!(
+                    tracing::debug!(
                         "snodo client: a slow consumer lost a notification for request {id}"
                     );
                 }
@@ -86,7 +86,7 @@ impl Router {
             }
         }
         if self.unsolicited.try_send(msg).is_err() {
-            log::debug!("snodo client: dropped an unsolicited message");
+            tracing::debug!("snodo client: dropped an unsolicited message");
         }
     }
 
@@ -195,6 +195,7 @@ async fn write_lines(mut stdin: ChildStdin, mut commands: mpsc::UnboundedReceive
     while let Some(cmd) = commands.recv().await {
         match cmd {
             WriterCmd::Line(mut line) => {
+                crate::telemetry::wire::frame("send", "stdio", &line);
                 line.push(b'\n');
                 if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
                     break;
@@ -218,12 +219,12 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, router: Arc<Router>, max: u
                 match Incoming::decode(line, max) {
                     Some(msg) => router.route(msg),
                     None => {
-                        log::debug!("snodo client: the server wrote a line that is not JSON-RPC")
+                        tracing::debug!("snodo client: the server wrote a line that is not JSON-RPC")
                     }
                 }
             }
             Ok(Line::TooLong) => {
-                log::warn!("snodo client: skipped a server message over {max} bytes")
+                tracing::warn!("snodo client: skipped a server message over {max} bytes")
             }
             Ok(Line::Eof) | Err(_) => break,
         }

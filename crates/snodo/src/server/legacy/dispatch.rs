@@ -17,7 +17,9 @@ use crate::Error;
 use crate::context::{CancelSignal, Sink, TransportInfo};
 use crate::error::code;
 use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys, legacy};
+use crate::telemetry::server::{Era, ServerCall};
 use crate::wire::{self, Message, Request, RequestId};
+use tracing::Instrument as _;
 
 /// Most bytes the client's `capabilities`, and its `clientInfo`, may take
 /// (each, as JSON): a session keeps them for its lifetime.
@@ -66,6 +68,12 @@ fn error_reply(id: &RequestId, error: &Error) -> Dispatched {
     Dispatched::Reply(Reply::error(StatusCode::OK, Some(id), error))
 }
 
+/// [`error_reply`], recorded on the request's observation.
+fn reject(observed: &ServerCall, id: &RequestId, error: &Error) -> Dispatched {
+    observed.error(error);
+    error_reply(id, error)
+}
+
 fn empty_result(id: &RequestId) -> Dispatched {
     Dispatched::Reply(Reply::ok(wire::encode_raw_result(id, b"{}")))
 }
@@ -93,6 +101,8 @@ pub(super) struct Call {
     pub(super) session: Arc<Session>,
     pub(super) transport: TransportInfo,
     pub(super) cancel: CancelSignal,
+    /// The request's span and outcome.
+    pub(super) observed: ServerCall,
 }
 
 impl Server {
@@ -144,7 +154,25 @@ impl Server {
         session_id: String,
         owner: Option<String>,
     ) -> Result<Initialized, Reply> {
-        let fail = |error: Error| Reply::error(StatusCode::OK, Some(&request.id), &error);
+        let observed = ServerCall::start(
+            &request.method,
+            &request.id,
+            &request.params,
+            &TransportInfo::default(),
+            Era::Legacy {
+                version: request
+                    .params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+                session: &session_id,
+            },
+            &self.inner.capture,
+        );
+        let fail = |error: Error| {
+            observed.error(&error);
+            Reply::error(StatusCode::OK, Some(&request.id), &error)
+        };
         let Some(_) = self.inner.revisions.iter().find(|r| r.is_legacy()) else {
             return Err(fail(Error::method_not_found("initialize")));
         };
@@ -206,6 +234,7 @@ impl Server {
             owner,
         ));
         session.touch();
+        observed.result(&result);
         Ok(Initialized {
             session,
             reply: Reply::ok(wire::encode_result(&request.id, &result)),
@@ -242,6 +271,32 @@ impl Server {
                 return Dispatched::Nothing;
             }
         };
+        let observed = ServerCall::start(
+            &request.method,
+            &request.id,
+            &request.params,
+            &transport,
+            Era::Legacy {
+                version: session.revision().as_str(),
+                session: session.id(),
+            },
+            &self.inner.capture,
+        );
+        let span = observed.span().clone();
+        self.legacy_request(request, session, transport, cancel, observed)
+            .instrument(span)
+            .await
+    }
+
+    /// A request of an initialize-era session, observed.
+    async fn legacy_request(
+        &self,
+        request: Request,
+        session: &Arc<Session>,
+        transport: TransportInfo,
+        cancel: CancelSignal,
+        observed: ServerCall,
+    ) -> Dispatched {
         let Request {
             id,
             method,
@@ -249,13 +304,15 @@ impl Server {
         } = request;
         match method.as_str() {
             legacy::INITIALIZE => {
-                return Dispatched::Reply(Reply::error(
-                    StatusCode::BAD_REQUEST,
-                    Some(&id),
-                    &Error::invalid_request("Invalid Request: the session is already initialized"),
-                ));
+                let error =
+                    Error::invalid_request("Invalid Request: the session is already initialized");
+                observed.error(&error);
+                return Dispatched::Reply(Reply::error(StatusCode::BAD_REQUEST, Some(&id), &error));
             }
-            legacy::PING => return empty_result(&id),
+            legacy::PING => {
+                observed.ok();
+                return empty_result(&id);
+            }
             legacy::SET_LEVEL => {
                 return match params
                     .get("level")
@@ -264,23 +321,24 @@ impl Server {
                 {
                     Some(level) => {
                         session.set_log_level(level);
+                        observed.ok();
                         empty_result(&id)
                     }
-                    None => error_reply(&id, &Error::invalid_params("Invalid log level")),
+                    None => reject(&observed, &id, &Error::invalid_params("Invalid log level")),
                 };
             }
             legacy::SUBSCRIBE | legacy::UNSUBSCRIBE => {
-                return self.subscription(&id, &method, &params, session);
+                return self.subscription(&id, &method, &params, session, &observed);
             }
             _ => {}
         }
         let known = match Method::parse(&method) {
             Some(Method::Discover | Method::Listen) | None => {
-                return error_reply(&id, &Error::method_not_found(&method));
+                return reject(&observed, &id, &Error::method_not_found(&method));
             }
             // The Tasks extension does not exist in the initialize era.
             Some(m) if m.is_task_method() => {
-                return error_reply(&id, &Error::method_not_found(&method));
+                return reject(&observed, &id, &Error::method_not_found(&method));
             }
             Some(m) => m,
         };
@@ -288,17 +346,17 @@ impl Server {
         if let Some(cap) = known.capability()
             && catalog.capabilities.get(cap).is_none()
         {
-            return error_reply(&id, &Error::method_not_found(&method));
+            return reject(&observed, &id, &Error::method_not_found(&method));
         }
         if known == Method::ToolsCall
             && let Err(f) = self.admit_call(&catalog, &params, None)
         {
-            return error_reply(&id, &f.error);
+            return reject(&observed, &id, &f.error);
         }
         let meta = match params.remove("_meta") {
             Some(Value::Object(meta)) => meta,
             None | Some(Value::Null) => Map::new(),
-            Some(_) => return error_reply(&id, &Error::invalid_params("_meta must be an object")),
+            Some(_) => return reject(&observed, &id, &Error::invalid_params("_meta must be an object")),
         };
         // The 2026 retry members mean nothing here: the shim supplies them.
         params.remove("inputResponses");
@@ -308,7 +366,8 @@ impl Server {
             Some(v @ Value::String(_)) => Some(v.clone()),
             Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Value::Number(n.clone())),
             Some(_) => {
-                return error_reply(
+                return reject(
+                    &observed,
                     &id,
                     &Error::invalid_params("progressToken must be a string or an integer"),
                 );
@@ -325,6 +384,7 @@ impl Server {
             session: session.clone(),
             transport,
             cancel,
+            observed,
         };
         let tracked = Tracked {
             session: session.clone(),
@@ -353,6 +413,7 @@ impl Server {
         method: &str,
         params: &Map<String, Value>,
         session: &Session,
+        observed: &ServerCall,
     ) -> Dispatched {
         let catalog = self.catalog();
         let subscribable = catalog
@@ -362,20 +423,22 @@ impl Server {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         if !subscribable {
-            return error_reply(id, &Error::method_not_found(method));
+            return reject(observed, id, &Error::method_not_found(method));
         }
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-            return error_reply(id, &Error::invalid_params("uri must be a string"));
+            return reject(observed, id, &Error::invalid_params("uri must be a string"));
         };
         if uri.len() > MAX_SUBSCRIPTION_URI {
-            return error_reply(
+            return reject(
+                observed,
                 id,
                 &Error::invalid_params(format!("uri is longer than {MAX_SUBSCRIPTION_URI} bytes")),
             );
         }
         if method == legacy::SUBSCRIBE {
             if !session.subscribe(uri) {
-                return error_reply(
+                return reject(
+                    observed,
                     id,
                     &Error::invalid_params(format!(
                         "Too many subscriptions (at most {})",
@@ -386,6 +449,7 @@ impl Server {
         } else {
             session.unsubscribe(uri);
         }
+        observed.ok();
         empty_result(id)
     }
 
@@ -406,6 +470,7 @@ impl Server {
         ));
         let server = self.clone();
         let cancel = call.cancel.clone();
+        let span = call.observed.span().clone();
         let future = async move {
             let _tracked = tracked;
             let out = server.rounds(&call, first, &tx, sink).await;
@@ -413,7 +478,8 @@ impl Server {
                 return None;
             }
             Some(server.finish_legacy(&call, out).body.to_vec())
-        };
+        }
+        .instrument(span);
         Dispatched::Stream(ResponseStream::spawned(future, rx, cancel))
     }
 
@@ -466,9 +532,13 @@ impl Server {
                 if call.method == Method::ToolsCall {
                     shape::tool_result(&mut map);
                 }
+                call.observed.result(&map);
                 Reply::ok(wire::encode_result(id, &map))
             }
-            Ok(Routed::Encoded(bytes)) => Reply::ok(wire::encode_raw_result(id, &bytes)),
+            Ok(Routed::Encoded(bytes)) => {
+                call.observed.ok();
+                Reply::ok(wire::encode_raw_result(id, &bytes))
+            }
             Err(failure)
                 if call.method == Method::ToolsCall
                     && matches!(
@@ -483,10 +553,14 @@ impl Server {
                     "content": [{"type": "text", "text": text}],
                     "isError": true
                 });
+                if let Value::Object(map) = &result {
+                    call.observed.result(map);
+                }
                 Reply::ok(wire::encode_result(id, &result))
             }
             Err(failure) => {
                 let error = legacy_error(call, failure.error);
+                call.observed.error(&error);
                 Reply::error(StatusCode::OK, Some(id), &error)
             }
         }

@@ -66,6 +66,8 @@ pub struct Session {
     /// Resumable streams (Streamable HTTP).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) replay: Mutex<super::ReplayLog>,
+    /// Counted in `snodo.server.sessions` while it lives.
+    _counted: crate::telemetry::metrics::Held,
 }
 
 impl std::fmt::Debug for Session {
@@ -103,6 +105,7 @@ impl Session {
             last_active: AtomicU64::new(0),
             ended: AtomicBool::new(false),
             replay: Mutex::default(),
+            _counted: crate::telemetry::metrics::Gauge::Sessions.hold(),
         }
     }
 

@@ -170,9 +170,17 @@ pub(super) fn spawn_worker(server: Server, record: TaskRecord, lease: Lease) {
     // comes right after the create reaches it.
     engine.running().insert(id.clone(), signal.clone());
     tokio::spawn(async move {
+        let running = crate::telemetry::metrics::Gauge::Tasks.hold();
         let outcome = execute(&server, &engine, &record, &lease, &signal).await;
         engine.running().remove(&id);
+        drop(running);
         if let Some(outcome) = outcome {
+            crate::telemetry::metrics::task_settled(match &outcome {
+                Settle::Completed(_) => "completed",
+                Settle::Failed(_) => "failed",
+                Settle::InputRequired { .. } => "input_required",
+                Settle::Cancelled => "cancelled",
+            });
             settle(&engine, &lease, outcome).await;
         }
     });

@@ -202,15 +202,25 @@ impl HttpListener {
                 admitted = admission.admit(peer.ip()) => match admitted {
                     Ok(ticket) => ticket,
                     // Over its peer's cap: closed at once.
-                    Err(_) => continue,
+                    Err(_) => {
+                        tracing::warn!(
+                            target: "snodo::transport",
+                            %peer,
+                            "connection refused: the peer is over its connection cap"
+                        );
+                        continue;
+                    }
                 },
             };
             while connections.try_join_next().is_some() {}
+            let local = stream.local_addr().unwrap_or(peer);
             connections.spawn(serve_connection(
                 stream,
                 Arc::clone(&builder),
                 HyperService {
                     inner: service.clone(),
+                    peer,
+                    local,
                     seen: Arc::new(AtomicBool::new(false)),
                     admission: Arc::clone(&admission),
                     conn: Arc::clone(ticket.conn()),
@@ -312,6 +322,8 @@ async fn serve_connection(
 /// answered 503).
 struct HyperService {
     inner: McpService,
+    peer: SocketAddr,
+    local: SocketAddr,
     seen: Arc<AtomicBool>,
     admission: Arc<Admission>,
     conn: Arc<Conn>,
@@ -322,8 +334,14 @@ impl hyper::service::Service<Request<Incoming>> for HyperService {
     type Error = Infallible;
     type Future = ResponseFuture;
 
-    fn call(&self, request: Request<Incoming>) -> ResponseFuture {
+    fn call(&self, mut request: Request<Incoming>) -> ResponseFuture {
         self.seen.store(true, Ordering::Relaxed);
+        let version = request.version();
+        request.extensions_mut().insert(crate::context::ConnectionInfo {
+            peer: self.peer,
+            local: self.local,
+            http_version: version,
+        });
         let busy = self.conn.busy(&self.admission);
         let admission = Arc::clone(&self.admission);
         let conn = Arc::clone(&self.conn);

@@ -1,0 +1,95 @@
+//! How a request ended, as the conventions classify it.
+
+use serde_json::{Map, Value};
+
+/// How one request ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) enum Outcome {
+    /// Not known yet (the request was dropped before it ended).
+    #[default]
+    Open,
+    /// A result.
+    Ok,
+    /// A tool result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error.
+    Rpc {
+        /// Its code.
+        code: i64,
+        /// Its message.
+        message: String,
+    },
+    /// The client gave up or lost the connection (`timeout`, `transport`, …).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Failed(&'static str),
+}
+
+/// The codes a server does not count as its own failure: the peer sent
+/// something it should not have (the request was never dispatched).
+pub(crate) const CLIENT_FAULT_CODES: [i64; 5] = [-32700, -32600, -32601, -32602, -32002];
+
+impl Outcome {
+    /// The outcome of a result object.
+    pub(crate) fn of_result(result: &Map<String, Value>) -> Self {
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            Outcome::ToolError
+        } else {
+            Outcome::Ok
+        }
+    }
+
+    /// The `error.type` and whether the span's status is an error. On the
+    /// server, the client-fault codes are recorded in
+    /// `rpc.response.status_code` only: they are not the server's errors.
+    pub(crate) fn error_type(&self, server: bool) -> Option<String> {
+        match self {
+            Outcome::Open | Outcome::Ok => None,
+            Outcome::ToolError => Some(super::attributes::TOOL_ERROR.to_string()),
+            Outcome::Rpc { code, .. } if server && CLIENT_FAULT_CODES.contains(code) => None,
+            Outcome::Rpc { code, .. } => Some(code.to_string()),
+            Outcome::Failed(kind) => Some((*kind).to_string()),
+        }
+    }
+
+    /// The JSON-RPC code of an error response.
+    pub(crate) fn status_code(&self) -> Option<i64> {
+        match self {
+            Outcome::Rpc { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classifies_results_and_errors() {
+        let ok = json!({"content": []});
+        assert_eq!(Outcome::of_result(ok.as_object().unwrap()), Outcome::Ok);
+        let failed = json!({"content": [], "isError": true});
+        assert_eq!(
+            Outcome::of_result(failed.as_object().unwrap()),
+            Outcome::ToolError
+        );
+        assert_eq!(
+            Outcome::ToolError.error_type(true).as_deref(),
+            Some("tool_error")
+        );
+        let unknown = Outcome::Rpc {
+            code: -32602,
+            message: "Unknown tool".into(),
+        };
+        assert_eq!(unknown.error_type(true), None);
+        assert_eq!(unknown.error_type(false).as_deref(), Some("-32602"));
+        assert_eq!(unknown.status_code(), Some(-32602));
+        let internal = Outcome::Rpc {
+            code: -32603,
+            message: "boom".into(),
+        };
+        assert_eq!(internal.error_type(true).as_deref(), Some("-32603"));
+        assert_eq!(Outcome::Ok.error_type(true), None);
+    }
+}

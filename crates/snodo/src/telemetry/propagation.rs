@@ -1,0 +1,107 @@
+//! Trace context across MCP (SEP-414): `traceparent`, `tracestate` and
+//! `baggage` in `params._meta`, read by the server on every revision and
+//! written by the client.
+//!
+//! With the `otel` feature the global OpenTelemetry text-map propagator does
+//! the reading and writing (the OTLP installer sets W3C trace context and
+//! baggage); without it nothing is read or written.
+
+use serde_json::{Map, Value};
+
+/// Continues the trace named in `meta` on `span` (before the span starts).
+#[cfg(feature = "otel")]
+pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Map<String, Value>>) {
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    let Some(meta) = meta else { return };
+    if !super::attributes::TRACE_CONTEXT_KEYS
+        .iter()
+        .any(|k| meta.contains_key(*k))
+    {
+        return;
+    }
+    let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&MetaCarrier(meta)));
+    let _ = span.set_parent(parent);
+}
+
+/// Continues the trace named in `meta` on `span` (without `otel`: nothing).
+#[cfg(not(feature = "otel"))]
+#[inline]
+pub(crate) fn continue_trace(_span: &tracing::Span, _meta: Option<&Map<String, Value>>) {}
+
+/// Writes `span`'s trace context into `meta`.
+#[cfg(all(feature = "otel", feature = "client"))]
+pub(crate) fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
+    if span.is_disabled() {
+        return;
+    }
+    let cx = span.context();
+    if !cx.span().span_context().is_valid() {
+        return;
+    }
+    opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&cx, &mut MetaSink(meta)));
+}
+
+/// Writes `span`'s trace context into `meta` (without `otel`: nothing).
+#[cfg(all(not(feature = "otel"), feature = "client"))]
+#[inline]
+pub(crate) fn inject(_span: &tracing::Span, _meta: &mut Map<String, Value>) {}
+
+/// `_meta` read as a text-map carrier: string members only, and only the
+/// trace-context keys (a request's other `_meta` members are not headers).
+#[cfg(feature = "otel")]
+struct MetaCarrier<'a>(&'a Map<String, Value>);
+
+#[cfg(feature = "otel")]
+impl opentelemetry::propagation::Extractor for MetaCarrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        if !super::attributes::TRACE_CONTEXT_KEYS.contains(&key) {
+            return None;
+        }
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        super::attributes::TRACE_CONTEXT_KEYS
+            .iter()
+            .copied()
+            .filter(|k| self.0.get(*k).is_some_and(Value::is_string))
+            .collect()
+    }
+}
+
+/// `_meta` written as a text-map carrier.
+#[cfg(all(feature = "otel", feature = "client"))]
+struct MetaSink<'a>(&'a mut Map<String, Value>);
+
+#[cfg(all(feature = "otel", feature = "client"))]
+impl opentelemetry::propagation::Injector for MetaSink<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), Value::String(value));
+    }
+}
+
+#[cfg(all(test, feature = "otel"))]
+mod tests {
+    use super::*;
+    use opentelemetry::propagation::Extractor;
+    use serde_json::json;
+
+    #[test]
+    fn reads_only_the_trace_context_keys() {
+        let meta = json!({
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "progressToken": "p1",
+            "baggage": 7
+        });
+        let carrier = MetaCarrier(meta.as_object().unwrap());
+        assert_eq!(
+            carrier.get("traceparent"),
+            Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        );
+        assert_eq!(carrier.get("progressToken"), None);
+        assert_eq!(carrier.get("baggage"), None, "not a string");
+        assert_eq!(carrier.keys(), vec!["traceparent"]);
+    }
+}
