@@ -124,6 +124,14 @@ fn main() -> ExitCode {
         },
         _ => return usage(),
     };
+    // Log lines (RUST_LOG) and the OTLP export (OTEL_*); flushed on return.
+    let _telemetry = match snodo::telemetry::otlp::init("snodo-conformance") {
+        Ok(exporter) => exporter,
+        Err(e) => {
+            eprintln!("snodo-conformance: {e}");
+            None
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -286,25 +286,6 @@ fn parse_pairs(pairs: &[String], json_values: bool) -> Result<Map<String, Value>
     Ok(out)
 }
 
-/// A minimal logger: the library's warnings go to stderr.
-struct StderrLogger;
-
-impl log::Log for StderrLogger {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= log::Level::Warn
-    }
-
-    fn log(&self, record: &log::Record<'_>) {
-        if self.enabled(record.metadata()) {
-            eprintln!("warning: {}", record.args());
-        }
-    }
-
-    fn flush(&self) {}
-}
-
-static LOGGER: StderrLogger = StderrLogger;
-
 /// Builds the client for a command's options.
 fn builder(opts: &Options, style: &Style) -> Result<ClientBuilder, Failure> {
     if !(opts.timeout > 0.0 && opts.timeout.is_finite()) {
@@ -851,8 +832,9 @@ async fn finish(
 }
 
 /// Runs a client command and returns the process exit code.
-pub(crate) fn main(cmd: ClientCommand) -> ExitCode {
-    let _ = log::set_logger(&LOGGER).map(|()| log::set_max_level(log::LevelFilter::Warn));
+pub(crate) fn main(cmd: ClientCommand, verbose: u8) -> ExitCode {
+    let _telemetry =
+        crate::telemetry::init("snodo-cli", verbose, crate::telemetry::LogStyle::Client);
     let style = Style::detect();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -7,11 +7,17 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 mod demo;
+mod telemetry;
 
 /// snodo: build and call Model Context Protocol servers.
 #[derive(Parser)]
 #[command(name = "snodo", version, about, after_help = client_cmd::EXIT_CODES)]
 struct Cli {
+    /// Show what goes over the wire on stderr: -v every frame sent and
+    /// received, -vv the HTTP headers too (credentials redacted). On `demo`,
+    /// raises snodo's log level (debug, trace) when RUST_LOG is unset.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -70,9 +76,11 @@ struct DemoArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match cli.command {
-        Command::Client(cmd) => return client_cmd::main(cmd),
+        Command::Client(cmd) => return client_cmd::main(cmd, cli.verbose),
         other => other,
     };
+    // Log lines (RUST_LOG) and the OTLP export (OTEL_*); flushed on return.
+    let _telemetry = telemetry::init("snodo-demo", cli.verbose, telemetry::LogStyle::Server);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -359,7 +359,9 @@ impl Client {
             let tool = match serde_json::from_value::<ToolDefinition>(tool) {
                 Ok(tool) => tool,
                 Err(e) => {
-                    tracing::warn!("snodo client: dropping tool {name:?}: malformed definition: {e}");
+                    tracing::warn!(
+                        "snodo client: dropping tool {name:?}: malformed definition: {e}"
+                    );
                     continue;
                 }
             };

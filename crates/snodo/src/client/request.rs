@@ -19,8 +19,8 @@ use crate::protocol::headers as protocol_headers;
 use crate::protocol::{Method, keys};
 use crate::telemetry::client::ClientCall;
 use crate::telemetry::outcome::Outcome;
-use tracing::Instrument as _;
 use crate::wire::{Notification, Request, RequestId};
+use tracing::Instrument as _;
 
 /// Why a request failed when its response stream ended early.
 const STREAM_LOST: &str = "the connection closed before the response arrived";

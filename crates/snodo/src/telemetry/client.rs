@@ -115,11 +115,17 @@ impl ClientCall {
             use opentelemetry::KeyValue;
             let mut attrs = vec![KeyValue::new(attr::MCP_METHOD_NAME, method.to_owned())];
             if !version.is_empty() {
-                attrs.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, version.to_owned()));
+                attrs.push(KeyValue::new(
+                    attr::MCP_PROTOCOL_VERSION,
+                    version.to_owned(),
+                ));
             }
             if let Some(tool) = names.tool {
                 attrs.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
-                attrs.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, attr::EXECUTE_TOOL));
+                attrs.push(KeyValue::new(
+                    attr::GEN_AI_OPERATION_NAME,
+                    attr::EXECUTE_TOOL,
+                ));
             }
             if let Some(prompt) = names.prompt {
                 attrs.push(KeyValue::new(attr::GEN_AI_PROMPT_NAME, prompt.to_owned()));

@@ -207,8 +207,10 @@ fn registered() -> bool {
 pub(crate) fn task_settled(status: &'static str) {
     #[cfg(feature = "otel")]
     if let Some(i) = instruments() {
-        i.tasks_settled
-            .add(1, &[opentelemetry::KeyValue::new("mcp.task.status", status)]);
+        i.tasks_settled.add(
+            1,
+            &[opentelemetry::KeyValue::new("mcp.task.status", status)],
+        );
     }
     #[cfg(not(feature = "otel"))]
     let _ = status;

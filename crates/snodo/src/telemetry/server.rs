@@ -11,9 +11,9 @@ use super::Capture;
 use super::attributes as attr;
 use super::metrics::{Gauge, Held};
 use super::outcome::Outcome;
+use crate::Error;
 use crate::context::{ConnectionInfo, TransportInfo, TransportKind};
 use crate::wire::RequestId;
-use crate::Error;
 
 /// Which era a request belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -136,7 +136,7 @@ impl ServerCall {
             mcp.protocol.version = version,
             mcp.session.id = Empty,
             mcp.resource.uri = Empty,
-            request_id = %id,
+            jsonrpc.request.id = %id,
             jsonrpc.protocol.version = "2.0",
             gen_ai.tool.name = Empty,
             gen_ai.prompt.name = Empty,
@@ -395,11 +395,17 @@ fn metric_attributes(
     let mut attrs = Vec::with_capacity(8);
     attrs.push(KeyValue::new(attr::MCP_METHOD_NAME, method.to_owned()));
     if !version.is_empty() {
-        attrs.push(KeyValue::new(attr::MCP_PROTOCOL_VERSION, version.to_owned()));
+        attrs.push(KeyValue::new(
+            attr::MCP_PROTOCOL_VERSION,
+            version.to_owned(),
+        ));
     }
     if let Some(tool) = names.tool {
         attrs.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
-        attrs.push(KeyValue::new(attr::GEN_AI_OPERATION_NAME, attr::EXECUTE_TOOL));
+        attrs.push(KeyValue::new(
+            attr::GEN_AI_OPERATION_NAME,
+            attr::EXECUTE_TOOL,
+        ));
     }
     if let Some(prompt) = names.prompt {
         attrs.push(KeyValue::new(attr::GEN_AI_PROMPT_NAME, prompt.to_owned()));

@@ -219,7 +219,9 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, router: Arc<Router>, max: u
                 match Incoming::decode(line, max) {
                     Some(msg) => router.route(msg),
                     None => {
-                        tracing::debug!("snodo client: the server wrote a line that is not JSON-RPC")
+                        tracing::debug!(
+                            "snodo client: the server wrote a line that is not JSON-RPC"
+                        )
                     }
                 }
             }

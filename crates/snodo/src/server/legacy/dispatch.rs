@@ -356,7 +356,13 @@ impl Server {
         let meta = match params.remove("_meta") {
             Some(Value::Object(meta)) => meta,
             None | Some(Value::Null) => Map::new(),
-            Some(_) => return reject(&observed, &id, &Error::invalid_params("_meta must be an object")),
+            Some(_) => {
+                return reject(
+                    &observed,
+                    &id,
+                    &Error::invalid_params("_meta must be an object"),
+                );
+            }
         };
         // The 2026 retry members mean nothing here: the shim supplies them.
         params.remove("inputResponses");

@@ -19,7 +19,10 @@ const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 /// How long one export may take, whatever the SDK's own timeout.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-type Job = (Request<Bytes>, oneshot::Sender<Result<Response<Bytes>, HttpError>>);
+type Job = (
+    Request<Bytes>,
+    oneshot::Sender<Result<Response<Bytes>, HttpError>>,
+);
 
 /// An [`HttpClient`] over hyper (HTTP and HTTPS), driven by a thread of its
 /// own.

@@ -27,7 +27,7 @@ mod http;
 use std::fmt;
 
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::WithHttpConfig;
+use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
@@ -89,10 +89,52 @@ impl Exporter {
             return Ok(None);
         }
         let traces = wanted("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?;
-        let metrics = wanted("OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")?;
+        let metrics = wanted(
+            "OTEL_METRICS_EXPORTER",
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        )?;
         if !traces && !metrics {
             return Ok(None);
         }
+        Self::build(traces, metrics, None, default_service).map(Some)
+    }
+
+    /// Exports spans and metrics to the OTLP/HTTP collector at `endpoint`
+    /// (`http://127.0.0.1:4318`: `/v1/traces` and `/v1/metrics` are added),
+    /// whatever the `OTEL_EXPORTER_OTLP_*ENDPOINT` variables say; the other
+    /// `OTEL_*` variables still apply.
+    pub fn to_endpoint(endpoint: &str, default_service: &str) -> Result<Self, ExportError> {
+        Self::build(
+            true,
+            true,
+            Some(endpoint.trim_end_matches('/')),
+            default_service,
+        )
+    }
+
+    /// The signal's protocol: its own variable, else the generic one, else
+    /// `http/protobuf`.
+    fn protocol(signal_var: &str) -> Result<opentelemetry_otlp::Protocol, ExportError> {
+        use opentelemetry_otlp::Protocol;
+        match env(signal_var)
+            .or_else(|| env("OTEL_EXPORTER_OTLP_PROTOCOL"))
+            .as_deref()
+            .map(str::trim)
+        {
+            None | Some("http/protobuf") => Ok(Protocol::HttpBinary),
+            Some("http/json") => Ok(Protocol::HttpJson),
+            Some(other) => Err(ExportError(format!(
+                "the OTLP protocol {other:?} is not supported (http/protobuf or http/json)"
+            ))),
+        }
+    }
+
+    fn build(
+        traces: bool,
+        metrics: bool,
+        endpoint: Option<&str>,
+        default_service: &str,
+    ) -> Result<Self, ExportError> {
         let client = http::ExportClient::start().map_err(|e| ExportError(e.to_string()))?;
         let named = env("OTEL_SERVICE_NAME").is_some()
             || env("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|a| a.contains("service.name="));
@@ -102,11 +144,14 @@ impl Exporter {
         }
         let resource = resource.build();
         let tracer = if traces {
-            let exporter = opentelemetry_otlp::SpanExporter::builder()
+            let mut builder = opentelemetry_otlp::SpanExporter::builder()
                 .with_http()
-                .with_http_client(client.clone())
-                .build()
-                .map_err(|e| ExportError(e.to_string()))?;
+                .with_protocol(Self::protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")?)
+                .with_http_client(client.clone());
+            if let Some(base) = endpoint {
+                builder = builder.with_endpoint(format!("{base}/v1/traces"));
+            }
+            let exporter = builder.build().map_err(|e| ExportError(e.to_string()))?;
             Some(
                 SdkTracerProvider::builder()
                     .with_batch_exporter(exporter)
@@ -117,11 +162,14 @@ impl Exporter {
             None
         };
         let meter = if metrics {
-            let exporter = opentelemetry_otlp::MetricExporter::builder()
+            let mut builder = opentelemetry_otlp::MetricExporter::builder()
                 .with_http()
-                .with_http_client(client)
-                .build()
-                .map_err(|e| ExportError(e.to_string()))?;
+                .with_protocol(Self::protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")?)
+                .with_http_client(client);
+            if let Some(base) = endpoint {
+                builder = builder.with_endpoint(format!("{base}/v1/metrics"));
+            }
+            let exporter = builder.build().map_err(|e| ExportError(e.to_string()))?;
             let provider = SdkMeterProvider::builder()
                 .with_periodic_exporter(exporter)
                 .with_resource(resource)
@@ -138,7 +186,7 @@ impl Exporter {
                 Box::new(BaggagePropagator::new()),
             ]),
         );
-        Ok(Some(Self { tracer, meter }))
+        Ok(Self { tracer, meter })
     }
 
     /// The `tracing` layer that turns spans into exported OpenTelemetry
@@ -151,6 +199,12 @@ impl Exporter {
         Some(
             tracing_opentelemetry::layer()
                 .with_tracer(tracer)
+                // The conventions' attributes only: no code location,
+                // thread or busy/idle timings on every request span.
+                .with_location(false)
+                .with_threads(false)
+                .with_tracked_inactivity(false)
+                .with_target(false)
                 .with_filter(LevelFilter::INFO)
                 .boxed(),
         )
@@ -178,9 +232,10 @@ impl Drop for Exporter {
     }
 }
 
-/// The log filter of `RUST_LOG`, `warn` when it is unset or invalid.
-pub fn log_filter() -> EnvFilter {
-    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"))
+/// The log filter of `RUST_LOG`, or `default` (e.g. `"warn"`) when it is
+/// unset or invalid.
+pub fn log_filter(default: &str) -> EnvFilter {
+    EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default))
 }
 
 /// Installs the global `tracing` subscriber: log lines on stderr filtered by
@@ -190,7 +245,7 @@ pub fn init(default_service: &str) -> Result<Option<Exporter>, ExportError> {
     let exporter = Exporter::from_env(default_service)?;
     let fmt = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_filter(log_filter());
+        .with_filter(log_filter("warn"));
     let otel = exporter.as_ref().and_then(|e| e.layer());
     tracing_subscriber::registry()
         .with(fmt)

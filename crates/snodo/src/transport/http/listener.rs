@@ -337,11 +337,13 @@ impl hyper::service::Service<Request<Incoming>> for HyperService {
     fn call(&self, mut request: Request<Incoming>) -> ResponseFuture {
         self.seen.store(true, Ordering::Relaxed);
         let version = request.version();
-        request.extensions_mut().insert(crate::context::ConnectionInfo {
-            peer: self.peer,
-            local: self.local,
-            http_version: version,
-        });
+        request
+            .extensions_mut()
+            .insert(crate::context::ConnectionInfo {
+                peer: self.peer,
+                local: self.local,
+                http_version: version,
+            });
         let busy = self.conn.busy(&self.admission);
         let admission = Arc::clone(&self.admission);
         let conn = Arc::clone(&self.conn);

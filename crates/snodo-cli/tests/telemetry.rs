@@ -1,0 +1,455 @@
+//! The OpenTelemetry export, received over OTLP/HTTP on loopback and decoded
+//! with the official protobuf definitions (`opentelemetry-proto`): the
+//! client spans of this process are the parents of the server spans of a
+//! `snodo demo` child, over stdio and over Streamable HTTP, with the
+//! conventions' names, kinds and attributes, and the duration histograms.
+
+#![allow(unreachable_pub)]
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
+use opentelemetry_proto::tonic::metrics::v1::metric;
+use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
+use prost::Message as _;
+use serde_json::json;
+use snodo::client::{Client, ListenFilter, StdioCommand};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+/// A secret that must appear in no exported byte.
+const SECRET: &str = "sekrit-7f3a";
+
+/// What the collector received.
+#[derive(Default)]
+struct Received {
+    spans: Vec<(String, Span)>,
+    metrics: Vec<metric_view::Metric>,
+    raw: Vec<Bytes>,
+}
+
+mod metric_view {
+    pub use opentelemetry_proto::tonic::metrics::v1::Metric;
+}
+
+/// An OTLP/HTTP (protobuf) collector on 127.0.0.1.
+async fn collector() -> (SocketAddr, Arc<Mutex<Received>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let received = Arc::new(Mutex::new(Received::default()));
+    let store = received.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let store = store.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                    let store = store.clone();
+                    async move {
+                        let path = req.uri().path().to_string();
+                        let body = req.into_body().collect().await.unwrap().to_bytes();
+                        let mut r = store.lock().unwrap_or_else(|p| p.into_inner());
+                        r.raw.push(body.clone());
+                        match path.as_str() {
+                            "/v1/traces" => {
+                                let export = ExportTraceServiceRequest::decode(body)
+                                    .expect("a protobuf ExportTraceServiceRequest");
+                                for rs in export.resource_spans {
+                                    let service = rs
+                                        .resource
+                                        .as_ref()
+                                        .and_then(|r| attr(&r.attributes, "service.name"))
+                                        .unwrap_or_default();
+                                    for ss in rs.scope_spans {
+                                        for s in ss.spans {
+                                            r.spans.push((service.clone(), s));
+                                        }
+                                    }
+                                }
+                            }
+                            "/v1/metrics" => {
+                                let export = ExportMetricsServiceRequest::decode(body)
+                                    .expect("a protobuf ExportMetricsServiceRequest");
+                                for rm in export.resource_metrics {
+                                    for sm in rm.scope_metrics {
+                                        r.metrics.extend(sm.metrics);
+                                    }
+                                }
+                            }
+                            other => panic!("unexpected OTLP path {other}"),
+                        }
+                        Ok::<_, Infallible>(Response::new(Full::new(Bytes::new())))
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (addr, received)
+}
+
+fn text(v: &AnyValue) -> Option<String> {
+    match v.value.as_ref()? {
+        any_value::Value::StringValue(s) => Some(s.clone()),
+        any_value::Value::IntValue(i) => Some(i.to_string()),
+        any_value::Value::BoolValue(b) => Some(b.to_string()),
+        any_value::Value::DoubleValue(d) => Some(d.to_string()),
+        _ => None,
+    }
+}
+
+fn attr(attrs: &[KeyValue], key: &str) -> Option<String> {
+    attrs
+        .iter()
+        .find(|kv| kv.key == key)
+        .and_then(|kv| kv.value.as_ref())
+        .and_then(text)
+}
+
+fn attrs(span: &Span) -> HashMap<String, String> {
+    span.attributes
+        .iter()
+        .filter_map(|kv| Some((kv.key.clone(), text(kv.value.as_ref()?)?)))
+        .collect()
+}
+
+/// The demo's environment: export to the collector, quickly.
+fn demo_env(endpoint: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.to_string()),
+        ("OTEL_SERVICE_NAME", "demo-under-test".to_string()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100".to_string()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "300".to_string()),
+    ]
+}
+
+/// The URL of a demo's first stdout line.
+async fn first_url(child: &mut tokio::process::Child) -> String {
+    use tokio::io::AsyncBufReadExt;
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        tokio::io::BufReader::new(stdout).read_line(&mut line),
+    )
+    .await
+    .expect("the demo prints its url")
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    v["url"].as_str().unwrap().to_string()
+}
+
+/// Waits until `check` holds for what was received (at most 20 s).
+async fn until(received: &Arc<Mutex<Received>>, what: &str, check: impl Fn(&Received) -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if check(&received.lock().unwrap()) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not received within 20 s: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The server span of `service` named `name` (the last one), and the client
+/// span that is its parent.
+fn pair(r: &Received, name: &str) -> Option<(Span, Span)> {
+    let server = r
+        .spans
+        .iter()
+        .rev()
+        .find(|(svc, s)| {
+            svc == "demo-under-test" && s.name == name && s.kind == span::SpanKind::Server as i32
+        })?
+        .1
+        .clone();
+    let client = r
+        .spans
+        .iter()
+        .find(|(svc, s)| {
+            svc == "telemetry-test"
+                && s.span_id == server.parent_span_id
+                && s.trace_id == server.trace_id
+        })?
+        .1
+        .clone();
+    Some((server, client))
+}
+
+fn status_code(s: &Span) -> i32 {
+    s.status.as_ref().map(|st| st.code).unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_and_histograms_cross_stdio_and_http() {
+    let (addr, received) = collector().await;
+    let endpoint = format!("http://{addr}");
+    let exporter =
+        snodo::telemetry::otlp::Exporter::to_endpoint(&endpoint, "telemetry-test").unwrap();
+    tracing_subscriber::registry()
+        .with(exporter.layer())
+        .try_init()
+        .unwrap();
+
+    // Over stdio.
+    let mut cmd = StdioCommand::new(env!("CARGO_BIN_EXE_snodo"), ["demo", "--stdio"]);
+    for (k, v) in demo_env(&endpoint) {
+        cmd = cmd.env(k, v);
+    }
+    let client = Client::builder().connect(cmd).await.unwrap();
+    let sum = client
+        .call_tool("add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert!(!sum.is_error());
+    let missing = client
+        .call_tool("lookup", json!({"word": SECRET}))
+        .await
+        .unwrap();
+    assert!(
+        missing.is_error(),
+        "lookup of an unknown word is an isError result"
+    );
+    let unknown = client.call_tool("no_such_tool", json!({})).await;
+    assert!(unknown.is_err());
+    client.read_resource("demo://readme").await.unwrap();
+    client
+        .get_prompt("introduce", json!({"name": "Ada"}))
+        .await
+        .unwrap();
+    let listen = client.listen(ListenFilter::new().tools()).await.unwrap();
+    drop(listen);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    client.close().await;
+
+    // Over Streamable HTTP, with a bearer header that must not be exported.
+    let (mut child, url) = {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+        command
+            .args(["demo", "--http", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        for (k, v) in demo_env(&endpoint) {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let url = first_url(&mut child).await;
+        (child, url)
+    };
+    let port = url.parse::<http::Uri>().unwrap().port_u16().unwrap();
+    let http = Client::builder()
+        .header("authorization", &format!("Bearer {SECRET}"))
+        .connect(url.as_str())
+        .await
+        .unwrap();
+    http.call_tool("add", json!({"a": 40, "b": 2}))
+        .await
+        .unwrap();
+    http.close().await;
+    // An initialize-era session.
+    let legacy = Client::builder()
+        .protocol_version("2025-11-25")
+        .connect(url.as_str())
+        .await
+        .unwrap();
+    legacy
+        .call_tool("greet", json!({"name": SECRET}))
+        .await
+        .unwrap();
+    legacy.close().await;
+    exporter.flush();
+
+    until(&received, "the stdio tools/call add pair", |r| {
+        pair(r, "tools/call add").is_some()
+    })
+    .await;
+    until(&received, "every server span with its client parent", |r| {
+        [
+            "tools/call lookup",
+            "tools/call no_such_tool",
+            "resources/read",
+            "prompts/get introduce",
+            "subscriptions/listen",
+            "tools/call greet",
+        ]
+        .iter()
+        .all(|n| pair(r, n).is_some())
+            && r.spans
+                .iter()
+                .filter(|(_, s)| s.name == "tools/call add")
+                .count()
+                >= 4
+    })
+    .await;
+    child.start_kill().unwrap();
+
+    let r = received.lock().unwrap();
+    // A successful call over stdio.
+    let stdio_add = r
+        .spans
+        .iter()
+        .find(|(svc, s)| {
+            svc == "demo-under-test"
+                && s.name == "tools/call add"
+                && attrs(s).get("network.transport").map(String::as_str) == Some("pipe")
+        })
+        .expect("the stdio add span")
+        .1
+        .clone();
+    if std::env::var_os("SNODO_SHOW_EXPORT").is_some() {
+        eprintln!("{stdio_add:#?}");
+    }
+    let a = attrs(&stdio_add);
+    assert_eq!(a["mcp.method.name"], "tools/call");
+    assert_eq!(a["gen_ai.tool.name"], "add");
+    assert_eq!(a["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(a["mcp.protocol.version"], "2026-07-28");
+    assert_eq!(a["jsonrpc.protocol.version"], "2.0");
+    assert!(a.contains_key("jsonrpc.request.id"), "{a:?}");
+    assert!(
+        !a.contains_key("mcp.session.id"),
+        "no session on 2026-07-28"
+    );
+    assert!(!a.contains_key("error.type"));
+    assert!(
+        !a.contains_key("gen_ai.tool.call.arguments"),
+        "arguments are opt-in"
+    );
+    assert_eq!(stdio_add.kind, span::SpanKind::Server as i32);
+    let parent = r
+        .spans
+        .iter()
+        .find(|(_, s)| s.span_id == stdio_add.parent_span_id)
+        .expect("the client span is exported")
+        .1
+        .clone();
+    assert_eq!(parent.kind, span::SpanKind::Client as i32);
+    assert_eq!(parent.name, "tools/call add");
+    assert_eq!(attrs(&parent)["network.transport"], "pipe");
+    assert_eq!(parent.trace_id, stdio_add.trace_id);
+
+    // isError: tool_error on both sides, an error status.
+    let (server, client) = pair(&r, "tools/call lookup").unwrap();
+    assert_eq!(attrs(&server)["error.type"], "tool_error");
+    assert_eq!(attrs(&client)["error.type"], "tool_error");
+    assert_eq!(status_code(&server), status::StatusCode::Error as i32);
+
+    // An unknown tool: the client's mistake, not the server's error.
+    let (server, client) = pair(&r, "tools/call no_such_tool").unwrap();
+    let sa = attrs(&server);
+    assert_eq!(sa["rpc.response.status_code"], "-32602");
+    assert!(!sa.contains_key("error.type"), "{sa:?}");
+    assert_ne!(status_code(&server), status::StatusCode::Error as i32);
+    assert_eq!(attrs(&client)["error.type"], "-32602");
+    assert_eq!(status_code(&client), status::StatusCode::Error as i32);
+
+    // A read, a prompt, a listen.
+    let (server, _) = pair(&r, "resources/read").unwrap();
+    assert_eq!(attrs(&server)["mcp.resource.uri"], "demo://readme");
+    let (server, _) = pair(&r, "prompts/get introduce").unwrap();
+    assert_eq!(attrs(&server)["gen_ai.prompt.name"], "introduce");
+    let (server, client) = pair(&r, "subscriptions/listen").unwrap();
+    assert_eq!(attrs(&server)["mcp.method.name"], "subscriptions/listen");
+    assert_eq!(client.kind, span::SpanKind::Client as i32);
+
+    // Over HTTP: the network attributes.
+    let http_add = r
+        .spans
+        .iter()
+        .find(|(svc, s)| {
+            svc == "demo-under-test"
+                && s.name == "tools/call add"
+                && attrs(s).get("network.transport").map(String::as_str) == Some("tcp")
+        })
+        .expect("the HTTP add span")
+        .1
+        .clone();
+    let h = attrs(&http_add);
+    assert_eq!(h["network.protocol.name"], "http");
+    assert_eq!(h["network.protocol.version"], "1.1");
+    assert_eq!(h["client.address"], "127.0.0.1");
+    assert_eq!(h["server.port"], port.to_string());
+    let client = r
+        .spans
+        .iter()
+        .find(|(_, s)| s.span_id == http_add.parent_span_id && s.trace_id == http_add.trace_id)
+        .expect("the HTTP client span is the parent")
+        .1
+        .clone();
+    assert_eq!(attrs(&client)["server.port"], port.to_string());
+
+    // The initialize-era session: its id and revision on both sides.
+    let (server, client) = pair(&r, "tools/call greet").unwrap();
+    let ga = attrs(&server);
+    assert_eq!(ga["mcp.protocol.version"], "2025-11-25");
+    assert!(ga["mcp.session.id"].len() >= 16, "{ga:?}");
+    assert_eq!(attrs(&client)["mcp.session.id"], ga["mcp.session.id"]);
+    assert!(
+        r.spans
+            .iter()
+            .any(|(svc, s)| svc == "demo-under-test" && s.name == "initialize"),
+        "the initialize request has its span"
+    );
+
+    // The duration histograms.
+    drop(r);
+    until(&received, "both duration histograms", |r| {
+        [
+            "mcp.server.operation.duration",
+            "mcp.client.operation.duration",
+        ]
+        .iter()
+        .all(|n| r.metrics.iter().any(|m| m.name == *n))
+    })
+    .await;
+    let r = received.lock().unwrap();
+    let server_hist = r
+        .metrics
+        .iter()
+        .rev()
+        .find(|m| m.name == "mcp.server.operation.duration")
+        .unwrap();
+    assert_eq!(server_hist.unit, "s");
+    let Some(metric::Data::Histogram(h)) = &server_hist.data else {
+        panic!("a histogram: {server_hist:?}")
+    };
+    let add = h
+        .data_points
+        .iter()
+        .find(|p| {
+            attr(&p.attributes, "mcp.method.name").as_deref() == Some("tools/call")
+                && attr(&p.attributes, "gen_ai.tool.name").as_deref() == Some("add")
+        })
+        .expect("a data point for tools/call add");
+    assert!(add.count >= 1);
+    assert!(add.explicit_bounds.contains(&0.01) && add.explicit_bounds.contains(&300.0));
+    let tool_error = h
+        .data_points
+        .iter()
+        .any(|p| attr(&p.attributes, "error.type").as_deref() == Some("tool_error"));
+    assert!(tool_error, "the isError call is counted with error.type");
+
+    // No exported byte carries the bearer token or an argument.
+    for body in &r.raw {
+        let hay = String::from_utf8_lossy(body);
+        assert!(!hay.contains(SECRET), "a secret was exported");
+    }
+}
