@@ -301,116 +301,127 @@ async fn spans_and_histograms_cross_stdio_and_http() {
     .await;
     child.start_kill().unwrap();
 
-    let r = received.lock().unwrap();
-    // A successful call over stdio.
-    let stdio_add = r
-        .spans
-        .iter()
-        .find(|(svc, s)| {
-            svc == "demo-under-test"
-                && s.name == "tools/call add"
-                && attrs(s).get("network.transport").map(String::as_str) == Some("pipe")
-        })
-        .expect("the stdio add span")
-        .1
-        .clone();
-    if std::env::var_os("SNODO_SHOW_EXPORT").is_some() {
-        eprintln!("{stdio_add:#?}");
-    }
-    let a = attrs(&stdio_add);
-    assert_eq!(a["mcp.method.name"], "tools/call");
-    assert_eq!(a["gen_ai.tool.name"], "add");
-    assert_eq!(a["gen_ai.operation.name"], "execute_tool");
-    assert_eq!(a["mcp.protocol.version"], "2026-07-28");
-    assert_eq!(a["jsonrpc.protocol.version"], "2.0");
-    assert!(a.contains_key("jsonrpc.request.id"), "{a:?}");
-    assert!(
-        !a.contains_key("mcp.session.id"),
-        "no session on 2026-07-28"
-    );
-    assert!(!a.contains_key("error.type"));
-    assert!(
-        !a.contains_key("gen_ai.tool.call.arguments"),
-        "arguments are opt-in"
-    );
-    assert_eq!(stdio_add.kind, span::SpanKind::Server as i32);
-    let parent = r
-        .spans
-        .iter()
-        .find(|(_, s)| s.span_id == stdio_add.parent_span_id)
-        .expect("the client span is exported")
-        .1
-        .clone();
-    assert_eq!(parent.kind, span::SpanKind::Client as i32);
-    assert_eq!(parent.name, "tools/call add");
-    assert_eq!(attrs(&parent)["network.transport"], "pipe");
-    assert_eq!(parent.trace_id, stdio_add.trace_id);
-
-    // isError: tool_error on both sides, an error status.
-    let (server, client) = pair(&r, "tools/call lookup").unwrap();
-    assert_eq!(attrs(&server)["error.type"], "tool_error");
-    assert_eq!(attrs(&client)["error.type"], "tool_error");
-    assert_eq!(status_code(&server), status::StatusCode::Error as i32);
-
-    // An unknown tool: the client's mistake, not the server's error.
-    let (server, client) = pair(&r, "tools/call no_such_tool").unwrap();
-    let sa = attrs(&server);
-    assert_eq!(sa["rpc.response.status_code"], "-32602");
-    assert!(!sa.contains_key("error.type"), "{sa:?}");
-    assert_ne!(status_code(&server), status::StatusCode::Error as i32);
-    assert_eq!(attrs(&client)["error.type"], "-32602");
-    assert_eq!(status_code(&client), status::StatusCode::Error as i32);
-
-    // A read, a prompt, a listen.
-    let (server, _) = pair(&r, "resources/read").unwrap();
-    assert_eq!(attrs(&server)["mcp.resource.uri"], "demo://readme");
-    let (server, _) = pair(&r, "prompts/get introduce").unwrap();
-    assert_eq!(attrs(&server)["gen_ai.prompt.name"], "introduce");
-    let (server, client) = pair(&r, "subscriptions/listen").unwrap();
-    assert_eq!(attrs(&server)["mcp.method.name"], "subscriptions/listen");
-    assert_eq!(client.kind, span::SpanKind::Client as i32);
-
-    // Over HTTP: the network attributes.
-    let http_add = r
-        .spans
-        .iter()
-        .find(|(svc, s)| {
-            svc == "demo-under-test"
-                && s.name == "tools/call add"
-                && attrs(s).get("network.transport").map(String::as_str) == Some("tcp")
-        })
-        .expect("the HTTP add span")
-        .1
-        .clone();
-    let h = attrs(&http_add);
-    assert_eq!(h["network.protocol.name"], "http");
-    assert_eq!(h["network.protocol.version"], "1.1");
-    assert_eq!(h["client.address"], "127.0.0.1");
-    assert_eq!(h["server.port"], port.to_string());
-    let client = r
-        .spans
-        .iter()
-        .find(|(_, s)| s.span_id == http_add.parent_span_id && s.trace_id == http_add.trace_id)
-        .expect("the HTTP client span is the parent")
-        .1
-        .clone();
-    assert_eq!(attrs(&client)["server.port"], port.to_string());
-
-    // The initialize-era session: its id and revision on both sides.
-    let (server, client) = pair(&r, "tools/call greet").unwrap();
-    let ga = attrs(&server);
-    assert_eq!(ga["mcp.protocol.version"], "2025-11-25");
-    assert!(ga["mcp.session.id"].len() >= 16, "{ga:?}");
-    assert_eq!(attrs(&client)["mcp.session.id"], ga["mcp.session.id"]);
-    assert!(
-        r.spans
+    {
+        let r = received.lock().unwrap();
+        // A successful call over stdio.
+        let stdio_add = r
+            .spans
             .iter()
-            .any(|(svc, s)| svc == "demo-under-test" && s.name == "initialize"),
-        "the initialize request has its span"
-    );
+            .find(|(svc, s)| {
+                svc == "demo-under-test"
+                    && s.name == "tools/call add"
+                    && attrs(s).get("network.transport").map(String::as_str) == Some("pipe")
+            })
+            .expect("the stdio add span")
+            .1
+            .clone();
+        if std::env::var_os("SNODO_SHOW_EXPORT").is_some() {
+            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+            let mut sorted: Vec<_> = attrs(&stdio_add).into_iter().collect();
+            sorted.sort();
+            eprintln!(
+                "name={:?} kind={} trace_id={} span_id={} parent_span_id={} duration_ns={}\nattributes={sorted:?}",
+                stdio_add.name,
+                stdio_add.kind,
+                hex(&stdio_add.trace_id),
+                hex(&stdio_add.span_id),
+                hex(&stdio_add.parent_span_id),
+                stdio_add.end_time_unix_nano - stdio_add.start_time_unix_nano,
+            );
+        }
+        let a = attrs(&stdio_add);
+        assert_eq!(a["mcp.method.name"], "tools/call");
+        assert_eq!(a["gen_ai.tool.name"], "add");
+        assert_eq!(a["gen_ai.operation.name"], "execute_tool");
+        assert_eq!(a["mcp.protocol.version"], "2026-07-28");
+        assert_eq!(a["jsonrpc.protocol.version"], "2.0");
+        assert!(a.contains_key("jsonrpc.request.id"), "{a:?}");
+        assert!(
+            !a.contains_key("mcp.session.id"),
+            "no session on 2026-07-28"
+        );
+        assert!(!a.contains_key("error.type"));
+        assert!(
+            !a.contains_key("gen_ai.tool.call.arguments"),
+            "arguments are opt-in"
+        );
+        assert_eq!(stdio_add.kind, span::SpanKind::Server as i32);
+        let parent = r
+            .spans
+            .iter()
+            .find(|(_, s)| s.span_id == stdio_add.parent_span_id)
+            .expect("the client span is exported")
+            .1
+            .clone();
+        assert_eq!(parent.kind, span::SpanKind::Client as i32);
+        assert_eq!(parent.name, "tools/call add");
+        assert_eq!(attrs(&parent)["network.transport"], "pipe");
+        assert_eq!(parent.trace_id, stdio_add.trace_id);
 
+        // isError: tool_error on both sides, an error status.
+        let (server, client) = pair(&r, "tools/call lookup").unwrap();
+        assert_eq!(attrs(&server)["error.type"], "tool_error");
+        assert_eq!(attrs(&client)["error.type"], "tool_error");
+        assert_eq!(status_code(&server), status::StatusCode::Error as i32);
+
+        // An unknown tool: the client's mistake, not the server's error.
+        let (server, client) = pair(&r, "tools/call no_such_tool").unwrap();
+        let sa = attrs(&server);
+        assert_eq!(sa["rpc.response.status_code"], "-32602");
+        assert!(!sa.contains_key("error.type"), "{sa:?}");
+        assert_ne!(status_code(&server), status::StatusCode::Error as i32);
+        assert_eq!(attrs(&client)["error.type"], "-32602");
+        assert_eq!(status_code(&client), status::StatusCode::Error as i32);
+
+        // A read, a prompt, a listen.
+        let (server, _) = pair(&r, "resources/read").unwrap();
+        assert_eq!(attrs(&server)["mcp.resource.uri"], "demo://readme");
+        let (server, _) = pair(&r, "prompts/get introduce").unwrap();
+        assert_eq!(attrs(&server)["gen_ai.prompt.name"], "introduce");
+        let (server, client) = pair(&r, "subscriptions/listen").unwrap();
+        assert_eq!(attrs(&server)["mcp.method.name"], "subscriptions/listen");
+        assert_eq!(client.kind, span::SpanKind::Client as i32);
+
+        // Over HTTP: the network attributes.
+        let http_add = r
+            .spans
+            .iter()
+            .find(|(svc, s)| {
+                svc == "demo-under-test"
+                    && s.name == "tools/call add"
+                    && attrs(s).get("network.transport").map(String::as_str) == Some("tcp")
+            })
+            .expect("the HTTP add span")
+            .1
+            .clone();
+        let h = attrs(&http_add);
+        assert_eq!(h["network.protocol.name"], "http");
+        assert_eq!(h["network.protocol.version"], "1.1");
+        assert_eq!(h["client.address"], "127.0.0.1");
+        assert_eq!(h["server.port"], port.to_string());
+        let client = r
+            .spans
+            .iter()
+            .find(|(_, s)| s.span_id == http_add.parent_span_id && s.trace_id == http_add.trace_id)
+            .expect("the HTTP client span is the parent")
+            .1
+            .clone();
+        assert_eq!(attrs(&client)["server.port"], port.to_string());
+
+        // The initialize-era session: its id and revision on both sides.
+        let (server, client) = pair(&r, "tools/call greet").unwrap();
+        let ga = attrs(&server);
+        assert_eq!(ga["mcp.protocol.version"], "2025-11-25");
+        assert!(ga["mcp.session.id"].len() >= 16, "{ga:?}");
+        assert_eq!(attrs(&client)["mcp.session.id"], ga["mcp.session.id"]);
+        assert!(
+            r.spans
+                .iter()
+                .any(|(svc, s)| svc == "demo-under-test" && s.name == "initialize"),
+            "the initialize request has its span"
+        );
+    }
     // The duration histograms.
-    drop(r);
     until(&received, "both duration histograms", |r| {
         [
             "mcp.server.operation.duration",

@@ -198,6 +198,33 @@ impl From<&Server> for Target {
     }
 }
 
+/// The span attributes of where `target` leads: the transport, and for
+/// HTTP the URL's host and port.
+pub(crate) fn peer_of(target: &Target) -> crate::telemetry::client::Peer {
+    use crate::telemetry::client::Peer;
+    match target {
+        Target::Http(url) => {
+            let address = url.parse::<http::Uri>().ok().and_then(|uri| {
+                let host = uri.host()?.trim_matches(['[', ']']).to_string();
+                let port = uri.port_u16().unwrap_or(match uri.scheme_str() {
+                    Some("https") => 443,
+                    _ => 80,
+                });
+                Some((host, port))
+            });
+            Peer {
+                transport: Some("tcp"),
+                address,
+            }
+        }
+        Target::Command(_) | Target::Stdio(_) => Peer {
+            transport: Some("pipe"),
+            address: None,
+        },
+        Target::Direct(_) => Peer::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,32 +252,5 @@ mod tests {
         ] {
             assert!(Target::mistyped_url(command).is_none(), "{command}");
         }
-    }
-}
-
-/// The span attributes of where `target` leads: the transport, and for
-/// HTTP the URL's host and port.
-pub(crate) fn peer_of(target: &Target) -> crate::telemetry::client::Peer {
-    use crate::telemetry::client::Peer;
-    match target {
-        Target::Http(url) => {
-            let address = url.parse::<http::Uri>().ok().and_then(|uri| {
-                let host = uri.host()?.trim_matches(['[', ']']).to_string();
-                let port = uri.port_u16().unwrap_or(match uri.scheme_str() {
-                    Some("https") => 443,
-                    _ => 80,
-                });
-                Some((host, port))
-            });
-            Peer {
-                transport: Some("tcp"),
-                address,
-            }
-        }
-        Target::Command(_) | Target::Stdio(_) => Peer {
-            transport: Some("pipe"),
-            address: None,
-        },
-        Target::Direct(_) => Peer::default(),
     }
 }

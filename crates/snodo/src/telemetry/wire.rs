@@ -114,10 +114,8 @@ fn redact_value(value: &mut serde_json::Value, depth: usize) -> bool {
         Value::Object(map) => {
             for (k, v) in map.iter_mut() {
                 let key = k.to_ascii_lowercase();
-                if SECRET_MEMBERS.contains(&key.as_str()) && v.is_string() {
-                    *v = Value::String(REDACTED.into());
-                    changed = true;
-                } else if key == "authorization" && v.is_string() {
+                let secret = SECRET_MEMBERS.contains(&key.as_str()) || key == "authorization";
+                if secret && v.is_string() {
                     *v = Value::String(REDACTED.into());
                     changed = true;
                 } else {
