@@ -137,9 +137,12 @@ impl Server {
             task_ids,
             owner: super::tasks::engine::owner_of_principal(principal),
         };
-        let (slot, events) = self.inner.events.try_open().ok_or_else(|| Failure {
-            status: http::StatusCode::SERVICE_UNAVAILABLE,
-            error: Error::internal("Too many open subscriptions"),
+        let (slot, events) = self.inner.events.try_open().ok_or_else(|| {
+            tracing::warn!(target: "snodo::server", "limit reached: too many open subscriptions (503)");
+            Failure {
+                status: http::StatusCode::SERVICE_UNAVAILABLE,
+                error: Error::internal("Too many open subscriptions"),
+            }
         })?;
         Ok(Opened {
             filter,
@@ -212,9 +215,15 @@ impl Server {
                             .to_vec(),
                     );
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) | Ok(Event::Resync) => {
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(
+                        target: "snodo::server",
+                        missed,
+                        "limit reached: a listen stream fell behind; it gets one notification of each kind"
+                    );
                     everything(&filter, &send)
                 }
+                Ok(Event::Resync) => everything(&filter, &send),
                 Ok(_) => Vec::new(),
             };
             for frame in frames {

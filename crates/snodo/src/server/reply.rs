@@ -52,6 +52,12 @@ impl Reply {
     /// the decoder's error (`-32700` or `-32600`), with the id when one could
     /// be read, HTTP 400.
     pub(crate) fn undecodable(e: &crate::wire::DecodeError) -> Self {
+        tracing::debug!(
+            target: "snodo::server",
+            code = e.error.code(),
+            "request refused: {}",
+            e.error.message()
+        );
         Self::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error)
     }
 }

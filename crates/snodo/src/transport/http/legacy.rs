@@ -160,6 +160,7 @@ pub(super) fn initialize(
         Err(reply) => return json(reply.status, reply.body),
     };
     if let Err(full) = store.insert(done.session.clone()) {
+        tracing::warn!(target: "snodo::transport", "limit reached: {full} (503)");
         let error = Error::internal(format!("Service unavailable: {full}"));
         return json(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -540,6 +540,10 @@ where
 
 /// The 413, closing the connection after it.
 fn too_large() -> Response<McpBody> {
+    tracing::warn!(
+        target: "snodo::transport",
+        "limit reached: a request body over the limit (413, connection closed)"
+    );
     let mut response = reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
     response
         .headers_mut()
