@@ -45,6 +45,7 @@ struct Options {
     show_stderr: bool,
     build: bool,
     fanout: bool,
+    telemetry: bool,
     listeners: usize,
     buses: Vec<String>,
     args: Vec<String>,
@@ -66,6 +67,9 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --no-build            do not build the server binaries first
   --fanout              instead: events fanned out to listen streams on three
                         `snodo demo` nodes joined by each bus (see README)
+  --telemetry           instead: what the instrumentation costs, snodo built
+                        with tracing compiled out, with no subscriber, and
+                        exporting every span over OTLP (see README)
   --listeners N         listen streams in the fan-out runs (default 1000)
   --buses LIST          buses of the fan-out runs (default redis,postgres)
 ";
@@ -86,6 +90,7 @@ fn parse_args() -> Result<Options, String> {
         show_stderr: false,
         build: true,
         fanout: false,
+        telemetry: false,
         listeners: 1000,
         buses: vec!["redis".into(), "postgres".into()],
         args: args.clone(),
@@ -139,6 +144,7 @@ fn parse_args() -> Result<Options, String> {
             "--show-server-stderr" => o.show_stderr = true,
             "--no-build" => o.build = false,
             "--fanout" => o.fanout = true,
+            "--telemetry" => o.telemetry = true,
             "--listeners" => {
                 o.listeners = it
                     .next()
@@ -181,6 +187,196 @@ fn fanout_bus_url(bus: &str) -> String {
         }
         _ => bench_postgres_url(),
     }
+}
+
+/// `--telemetry`: the snodo server built bare, with no subscriber, and
+/// exporting, on the same loads in a random order each round.
+fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), String> {
+    use harness::telemetry::{self, LOADS, Run, VARIANTS};
+    let snodo = SERVERS[0];
+    let bare = procs::SNODO_BARE;
+    if options.build {
+        procs::build_these(&dir, &[snodo, bare])?;
+    }
+    for spec in [snodo, bare] {
+        if !dir.join(spec.bin).is_file() {
+            return Err(format!("{} not found (cargo build --release -p {})", spec.bin, spec.bin));
+        }
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let pinned = options.pin && cpus >= 2 && procs::have_taskset();
+    if pinned {
+        procs::pin_self(HARNESS_CPU)?;
+    }
+    let launcher = Launcher {
+        dir,
+        server_cpu: pinned.then_some(SERVER_CPU),
+        show_stderr: options.show_stderr,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    let window = options.warmup + options.measure;
+    // runs[load][variant] = one Run per round
+    let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); VARIANTS.len()]; LOADS.len()];
+    runtime.block_on(async {
+        let (collector, sink) = telemetry::collector().await?;
+        for round in 1..=options.rounds {
+            eprintln!("round {round}/{}", options.rounds);
+            if options.wait_idle {
+                wait_for_idle().await;
+            }
+            let mut servers = Vec::new();
+            for variant in VARIANTS {
+                let server = match variant {
+                    "bare" => launcher.http(&bare).await?,
+                    "on" => launcher.http(&snodo).await?,
+                    _ => launcher.http_env(&snodo, &telemetry::exported_env(collector)).await?,
+                };
+                http_load::one(&server.target, Work::Echo, Expect::Echo, 1)
+                    .await
+                    .map_err(|e| format!("{variant}: first request failed: {e}"))?;
+                servers.push(server);
+            }
+            tokio::time::sleep(telemetry::DRAIN).await;
+            sink.take_spans();
+            for (l, (load, connections)) in LOADS.iter().enumerate() {
+                for v in telemetry::shuffled(VARIANTS.len(), round) {
+                    let server = &servers[v];
+                    let cpu0 = procs::cpu_ns(server.pid);
+                    let out = http_load::run(
+                        &server.target,
+                        Work::Echo,
+                        Expect::Echo,
+                        *connections,
+                        options.warmup,
+                        options.measure,
+                    )
+                    .await;
+                    let cpu1 = procs::cpu_ns(server.pid);
+                    let served = out.rps() * window.as_secs_f64();
+                    let spans_per_req = if VARIANTS[v] == "exported" {
+                        tokio::time::sleep(telemetry::DRAIN).await;
+                        Some(sink.take_spans() as f64 / served.max(1.0))
+                    } else {
+                        None
+                    };
+                    let run = Run {
+                        rps: out.rps(),
+                        cpu_us_per_req: cpu0
+                            .zip(cpu1)
+                            .map(|(a, b)| (b.saturating_sub(a)) as f64 / 1000.0 / served.max(1.0)),
+                        spans_per_req,
+                        errors: out.errors,
+                    };
+                    eprintln!(
+                        "  {load} {}: {:.0} req/s, {} errors{}",
+                        VARIANTS[v],
+                        run.rps,
+                        run.errors,
+                        run.spans_per_req
+                            .map(|s| format!(", {s:.2} spans/request"))
+                            .unwrap_or_default()
+                    );
+                    runs[l][v].push(run);
+                }
+            }
+            for server in servers {
+                server.stop().await;
+            }
+        }
+        Ok::<_, String>(())
+    })?;
+    let mut md = format!(
+        "Command: `cargo run --release -p snodo-bench --{}`\n\n         The snodo server three ways, {} rounds of {:.1} s warm-up + {:.1} s measured, a random order each round, medians (min-max); {}.          `bare`: every tracing span and event compiled out; `on`: the default build, no subscriber; `exported`: every span and the metrics exported over OTLP/HTTP to a collector in the harness.\n\n         | load | bare req/s | on req/s | exported req/s | on / bare | exported / bare | CPU µs/req bare, on, exported | spans/request | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        options.args.iter().map(|a| format!(" {a}")).collect::<String>(),
+        options.rounds,
+        options.warmup.as_secs_f64(),
+        options.measure.as_secs_f64(),
+        if pinned { "servers on CPU 0, load generator on CPU 1" } else { "not pinned" },
+    );
+    let mut json = serde_json::Map::new();
+    let mut verdicts = Vec::new();
+    for (l, (load, _)) in LOADS.iter().enumerate() {
+        let med = |v: usize, f: &dyn Fn(&Run) -> Option<f64>| {
+            telemetry::median(runs[l][v].iter().filter_map(f).collect())
+        };
+        let spread = |v: usize| {
+            let r: Vec<f64> = runs[l][v].iter().map(|r| r.rps).collect();
+            let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = r.iter().copied().fold(0.0, f64::max);
+            (lo, hi)
+        };
+        let rps: Vec<f64> = (0..VARIANTS.len()).map(|v| med(v, &|r| Some(r.rps)).unwrap_or(0.0)).collect();
+        let ratio = |v: usize| {
+            // The median of the per-round ratios: each round's runs are neighbours in time.
+            telemetry::median(
+                runs[l][v]
+                    .iter()
+                    .zip(&runs[l][0])
+                    .map(|(r, b)| r.rps / b.rps.max(1.0))
+                    .collect(),
+            )
+            .unwrap_or(0.0)
+        };
+        let errors: u64 = runs[l].iter().flatten().map(|r| r.errors).sum();
+        let cpu: Vec<String> = (0..VARIANTS.len())
+            .map(|v| med(v, &|r| r.cpu_us_per_req).map_or("-".into(), |c| format!("{c:.1}")))
+            .collect();
+        let spans = med(2, &|r| r.spans_per_req);
+        let cell = |v: usize| {
+            let (lo, hi) = spread(v);
+            format!("{:.0} ({:.0}-{:.0})", rps[v], lo, hi)
+        };
+        md.push_str(&format!(
+            "| {load} | {} | {} | {} | {:.3} | {:.3} | {} | {} | {errors} |\n",
+            cell(0),
+            cell(1),
+            cell(2),
+            ratio(1),
+            ratio(2),
+            cpu.join(", "),
+            spans.map_or("-".into(), |s| format!("{s:.2}")),
+        ));
+        verdicts.push((format!("{load}: with no subscriber at least 0.98x the bare build"), errors == 0 && ratio(1) >= 0.98, ratio(1)));
+        verdicts.push((format!("{load}: exporting spans and metrics at least 0.85x the bare build"), errors == 0 && ratio(2) >= 0.85, ratio(2)));
+        let mut variants = serde_json::Map::new();
+        for (v, name) in VARIANTS.iter().enumerate() {
+            variants.insert(
+                (*name).into(),
+                serde_json::json!({
+                    "rps_median": rps[v],
+                    "cpu_us_per_req_median": med(v, &|r| r.cpu_us_per_req),
+                    "samples": runs[l][v],
+                }),
+            );
+        }
+        json.insert(
+            (*load).into(),
+            serde_json::json!({
+                "variants": variants,
+                "on_over_bare": ratio(1),
+                "exported_over_bare": ratio(2),
+                "spans_per_request": spans,
+                "errors": errors,
+            }),
+        );
+    }
+    md.push_str("\nGoals:\n\n");
+    for (goal, met, ratio) in &verdicts {
+        md.push_str(&format!("- {goal}: {} ({ratio:.3}x)\n", if *met { "met" } else { "not met" }));
+    }
+    print!("{md}");
+    if let Some(path) = &options.json {
+        let out = serde_json::json!({
+            "telemetry": {"rounds": options.rounds, "warmup_s": options.warmup.as_secs_f64(),
+                          "measure_s": options.measure.as_secs_f64(), "pinned": pinned, "loads": json}
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&out).map_err(|e| e.to_string())? + "\n")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `--fanout`: three demo nodes per bus, the rate steps in each round, the
@@ -301,6 +497,9 @@ fn real_main(mut options: Options) -> Result<(), String> {
     let dir = procs::exe_dir()?;
     if options.fanout {
         return fanout_main(&options, &dir);
+    }
+    if options.telemetry {
+        return telemetry_main(&mut options, dir);
     }
     if options.build {
         procs::build_servers(&dir)?;

@@ -8,4 +8,5 @@ pub(crate) mod procs;
 pub(crate) mod report;
 pub(crate) mod stdio_load;
 pub(crate) mod task_load;
+pub(crate) mod telemetry;
 pub(crate) mod wire;

@@ -52,6 +52,15 @@ pub(crate) const SERVERS: [Spec; 4] = [
     },
 ];
 
+/// The snodo server with every `tracing` span and event compiled out (the
+/// baseline of `--telemetry`).
+pub(crate) const SNODO_BARE: Spec = Spec {
+    name: "snodo-bare",
+    bin: "bench-server-snodo-bare",
+    stdio: true,
+    listen: true,
+};
+
 /// Where binaries are and how servers get pinned.
 #[derive(Debug, Clone)]
 pub(crate) struct Launcher {
@@ -105,6 +114,19 @@ impl Launcher {
         cmd.env("SNODO_BENCH_ISSUER", issuer);
         if every_call {
             cmd.env("SNODO_BENCH_JWT_EVERY_CALL", "1");
+        }
+        self.http_spawned(spec, cmd).await
+    }
+
+    /// Starts `spec --http` with extra environment variables.
+    pub(crate) async fn http_env(
+        &self,
+        spec: &Spec,
+        env: &[(&str, String)],
+    ) -> Result<HttpServer, String> {
+        let mut cmd = self.command(spec, "--http");
+        for (k, v) in env {
+            cmd.env(k, v);
         }
         self.http_spawned(spec, cmd).await
     }
@@ -292,12 +314,17 @@ pub(crate) fn exe_dir() -> Result<PathBuf, String> {
 /// invocation per server package, so that features never unify across
 /// libraries (tower-mcp turns on serde_json's `preserve_order`).
 pub(crate) fn build_servers(dir: &Path) -> Result<(), String> {
+    build_these(dir, &SERVERS)
+}
+
+/// Builds these servers' binaries, one cargo invocation each.
+pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
     let release = dir.file_name().is_some_and(|n| n == "release");
     let started = Instant::now();
-    for spec in SERVERS {
+    for spec in specs {
         let mut cmd = std::process::Command::new(&cargo);
         cmd.args(["build", "--quiet", "-p", spec.bin]);
         if release {

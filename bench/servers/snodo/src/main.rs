@@ -95,9 +95,26 @@ fn server(tasks: Option<snodo::task::TaskOptions>) -> Server {
     builder.build().expect("the benchmark tools are valid")
 }
 
+/// With `SNODO_BENCH_OTLP=http://HOST:PORT`, spans and metrics are exported
+/// there over OTLP/HTTP (the telemetry overhead runs); without it no
+/// subscriber is installed.
+fn telemetry() -> Option<snodo::telemetry::otlp::Exporter> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let endpoint = std::env::var("SNODO_BENCH_OTLP").ok()?;
+    let exporter = snodo::telemetry::otlp::Exporter::to_endpoint(&endpoint, "bench-snodo")
+        .expect("the OTLP exporter starts");
+    tracing_subscriber::registry()
+        .with(exporter.layer())
+        .try_init()
+        .expect("no other subscriber");
+    Some(exporter)
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mode = mode_from_args("bench-server-snodo");
+    let _telemetry = telemetry();
     let tasks = match std::env::var("SNODO_BENCH_TASKS") {
         Ok(spec) => Some(task_options(&spec).await?),
         Err(_) => None,

@@ -1,0 +1,164 @@
+//! `--telemetry`: what the instrumentation costs. Three builds of the snodo
+//! server in one run, in a random order each round:
+//!
+//! - `bare`: every `tracing` span and event compiled out (`tracing`'s
+//!   `max_level_off`, the `bench-server-snodo-bare` binary): the baseline;
+//! - `on`: the default build with no subscriber installed;
+//! - `exported`: the default build exporting every span and the metrics
+//!   over OTLP/HTTP to a collector in this process (which only counts).
+//!
+//! Every response is checked; the spans the collector received are decoded
+//! after each run and counted against the requests served.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+
+/// The variants, in report order.
+pub(crate) const VARIANTS: [&str; 3] = ["bare", "on", "exported"];
+
+/// The loads: (name, connections).
+pub(crate) const LOADS: [(&str, usize); 2] = [("http_call_c16", 16), ("http_call_c64", 64)];
+
+/// What the collector received.
+#[derive(Debug, Default)]
+pub(crate) struct Sink {
+    /// Export requests of spans, as received (decoded after the runs).
+    pub(crate) traces: Mutex<Vec<Bytes>>,
+    /// Export requests of metrics.
+    pub(crate) metric_posts: AtomicU64,
+    /// Bytes received.
+    pub(crate) bytes: AtomicU64,
+}
+
+impl Sink {
+    /// Decodes what arrived so far and forgets it: the number of spans.
+    pub(crate) fn take_spans(&self) -> u64 {
+        use prost::Message as _;
+        let bodies = std::mem::take(&mut *self.traces.lock().unwrap_or_else(|p| p.into_inner()));
+        let mut spans = 0;
+        for body in bodies {
+            if let Ok(export) =
+                opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest::decode(
+                    body,
+                )
+            {
+                for rs in export.resource_spans {
+                    for ss in rs.scope_spans {
+                        spans += ss.spans.len() as u64;
+                    }
+                }
+            }
+        }
+        spans
+    }
+}
+
+/// Starts the collector on 127.0.0.1 (on the current runtime).
+pub(crate) async fn collector() -> Result<(SocketAddr, Arc<Sink>), String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("collector: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let sink = Arc::new(Sink::default());
+    let shared = sink.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let sink = shared.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                    let sink = sink.clone();
+                    async move {
+                        let traces = req.uri().path() == "/v1/traces";
+                        let body = req
+                            .into_body()
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        sink.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
+                        if traces {
+                            sink.traces
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(body);
+                        } else {
+                            sink.metric_posts.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok::<_, Infallible>(Response::new(Full::new(Bytes::new())))
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Ok((addr, sink))
+}
+
+/// The environment of the `exported` variant: export to `collector`, with
+/// a queue large enough that no span is dropped at full load, metrics every
+/// second.
+pub(crate) fn exported_env(collector: SocketAddr) -> Vec<(&'static str, String)> {
+    vec![
+        ("SNODO_BENCH_OTLP", format!("http://{collector}")),
+        ("OTEL_BSP_MAX_QUEUE_SIZE", "262144".into()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "200".into()),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "1000".into()),
+    ]
+}
+
+/// A random order of `0..n` (xorshift seeded from the clock and the round).
+pub(crate) fn shuffled(n: usize, round: usize) -> Vec<usize> {
+    let mut x = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0x9e37_79b9, |d| d.as_nanos() as u64)
+        ^ ((round as u64 + 1) * 0x2545_f491_4f6c_dd1d);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+/// One measured run.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub(crate) struct Run {
+    /// Requests per second.
+    pub(crate) rps: f64,
+    /// Server CPU per request, microseconds (warm-up included in both).
+    pub(crate) cpu_us_per_req: Option<f64>,
+    /// Spans received per request served (`exported` only).
+    pub(crate) spans_per_req: Option<f64>,
+    /// Errors.
+    pub(crate) errors: u64,
+}
+
+/// The median of some values.
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// How long after a run the exporter gets to deliver what it queued.
+pub(crate) const DRAIN: Duration = Duration::from_millis(1500);
