@@ -5,7 +5,10 @@
 //!   `max_level_off`, the `bench-server-snodo-bare` binary): the baseline;
 //! - `on`: the default build with no subscriber installed;
 //! - `exported`: the default build exporting every span and the metrics
-//!   over OTLP/HTTP to a collector in this process (which only counts).
+//!   over OTLP/HTTP to a collector in this process (which only counts);
+//! - `sampled`: the same, with the standard head sampler at 10 %
+//!   (`OTEL_TRACES_SAMPLER=traceidratio`, `OTEL_TRACES_SAMPLER_ARG=0.1`),
+//!   metrics for every request.
 //!
 //! Every response is checked; the spans the collector received are decoded
 //! after each run and counted against the requests served.
@@ -23,7 +26,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 
 /// The variants, in report order.
-pub(crate) const VARIANTS: [&str; 3] = ["bare", "on", "exported"];
+pub(crate) const VARIANTS: [&str; 4] = ["bare", "on", "exported", "sampled"];
 
 /// The loads: (name, connections).
 pub(crate) const LOADS: [(&str, usize); 2] = [("http_call_c16", 16), ("http_call_c64", 64)];
@@ -108,13 +111,18 @@ pub(crate) async fn collector() -> Result<(SocketAddr, Arc<Sink>), String> {
 /// The environment of the `exported` variant: export to `collector`, with
 /// a queue large enough that no span is dropped at full load, metrics every
 /// second.
-pub(crate) fn exported_env(collector: SocketAddr) -> Vec<(&'static str, String)> {
-    vec![
+pub(crate) fn exported_env(collector: SocketAddr, sampled: bool) -> Vec<(&'static str, String)> {
+    let mut env = vec![
         ("SNODO_BENCH_OTLP", format!("http://{collector}")),
         ("OTEL_BSP_MAX_QUEUE_SIZE", "262144".into()),
         ("OTEL_BSP_SCHEDULE_DELAY", "200".into()),
         ("OTEL_METRIC_EXPORT_INTERVAL", "1000".into()),
-    ]
+    ];
+    if sampled {
+        env.push(("OTEL_TRACES_SAMPLER", "traceidratio".into()));
+        env.push(("OTEL_TRACES_SAMPLER_ARG", "0.1".into()));
+    }
+    env
 }
 
 /// A random order of `0..n` (xorshift seeded from the clock and the round).

@@ -9,6 +9,8 @@ use tracing::field::Empty;
 use super::Capture;
 use super::attributes as attr;
 use super::outcome::Outcome;
+#[cfg(feature = "otel")]
+use super::server::static_or_owned;
 use super::server::{Names, SpanName};
 use crate::wire::RequestId;
 
@@ -48,72 +50,60 @@ impl ClientCall {
         capture: &Capture,
     ) -> Self {
         let names = Names::of(method, params);
-        let span = tracing::info_span!(
-            target: "snodo::client",
-            "mcp.client",
-            otel.name = %SpanName(method, names.target(capture)),
-            otel.kind = "client",
-            otel.status_code = Empty,
-            otel.status_description = Empty,
-            mcp.method.name = method,
-            mcp.protocol.version = version,
-            mcp.session.id = Empty,
-            mcp.resource.uri = Empty,
-            jsonrpc.request.id = %id,
-            jsonrpc.protocol.version = "2.0",
-            gen_ai.tool.name = Empty,
-            gen_ai.prompt.name = Empty,
-            gen_ai.operation.name = Empty,
-            gen_ai.tool.call.arguments = Empty,
-            gen_ai.tool.call.result = Empty,
-            error.type = Empty,
-            rpc.response.status_code = Empty,
-            network.transport = Empty,
-            network.protocol.name = Empty,
-            server.address = Empty,
-            server.port = Empty,
-        );
         #[cfg(feature = "otel")]
         let metrics = super::metrics::instruments().is_some();
         #[cfg(not(feature = "otel"))]
         let metrics = false;
-        if span.is_disabled() && !metrics {
-            return Self { span, detail: None };
+        let traced = tracing::enabled!(target: "snodo::client", tracing::Level::INFO);
+        if !traced && !metrics {
+            return Self {
+                span: Span::none(),
+                detail: None,
+            };
         }
-        if !span.is_disabled() {
-            if let Some(session) = session.filter(|s| !s.is_empty()) {
-                span.record(attr::MCP_SESSION_ID, session);
-            }
-            if let Some(tool) = names.tool {
-                span.record(attr::GEN_AI_TOOL_NAME, tool);
-                span.record(attr::GEN_AI_OPERATION_NAME, attr::EXECUTE_TOOL);
-                if capture.arguments
-                    && let Some(args) = params.get("arguments")
-                {
-                    span.record(attr::GEN_AI_TOOL_CALL_ARGUMENTS, args.to_string());
-                }
-            }
-            if let Some(prompt) = names.prompt {
-                span.record(attr::GEN_AI_PROMPT_NAME, prompt);
-            }
-            if let Some(uri) = names.uri {
-                span.record(attr::MCP_RESOURCE_URI, uri);
-            }
-            if let Some(t) = peer.transport {
-                span.record(attr::NETWORK_TRANSPORT, t);
-                if t == "tcp" {
-                    span.record(attr::NETWORK_PROTOCOL_NAME, "http");
-                }
-            }
-            if let Some((host, port)) = &peer.address {
-                span.record(attr::SERVER_ADDRESS, host.as_str());
-                span.record(attr::SERVER_PORT, i64::from(*port));
-            }
-        }
+        let span = if traced {
+            let arguments = capture
+                .arguments
+                .then(|| params.get("arguments"))
+                .flatten()
+                .map(Value::to_string);
+            tracing::info_span!(
+                target: "snodo::client",
+                "mcp.client",
+                otel.name = %SpanName(method, names.target(capture)),
+                otel.kind = "client",
+                otel.status_code = Empty,
+                otel.status_description = Empty,
+                mcp.method.name = method,
+                mcp.protocol.version = version,
+                mcp.session.id = session.filter(|s| !s.is_empty()),
+                mcp.resource.uri = names.uri,
+                jsonrpc.request.id = %id,
+                jsonrpc.protocol.version = "2.0",
+                gen_ai.tool.name = names.tool,
+                gen_ai.prompt.name = names.prompt,
+                gen_ai.operation.name = names.tool.map(|_| attr::EXECUTE_TOOL),
+                gen_ai.tool.call.arguments = arguments.as_deref(),
+                gen_ai.tool.call.result = Empty,
+                error.type = Empty,
+                rpc.response.status_code = Empty,
+                network.transport = peer.transport,
+                network.protocol.name = peer.transport.filter(|t| *t == "tcp").map(|_| "http"),
+                server.address = peer.address.as_ref().map(|(h, _)| h.as_str()),
+                server.port = peer.address.as_ref().map(|(_, p)| i64::from(*p)),
+            )
+        } else {
+            Span::none()
+        };
         #[cfg(feature = "otel")]
         let attrs = if metrics {
             use opentelemetry::KeyValue;
-            let mut attrs = vec![KeyValue::new(attr::MCP_METHOD_NAME, method.to_owned())];
+            let mut attrs = vec![KeyValue::new(
+                attr::MCP_METHOD_NAME,
+                static_or_owned(method, |m| {
+                    crate::protocol::Method::parse(m).map(crate::protocol::Method::as_str)
+                }),
+            )];
             if !version.is_empty() {
                 attrs.push(KeyValue::new(
                     attr::MCP_PROTOCOL_VERSION,

@@ -125,71 +125,66 @@ impl ServerCall {
                 .unwrap_or(""),
             Era::Legacy { version, .. } => version,
         };
-        let span = tracing::info_span!(
-            target: "snodo::server",
-            "mcp.server",
-            otel.name = %SpanName(method, names.target(capture)),
-            otel.kind = "server",
-            otel.status_code = Empty,
-            otel.status_description = Empty,
-            mcp.method.name = method,
-            mcp.protocol.version = version,
-            mcp.session.id = Empty,
-            mcp.resource.uri = Empty,
-            jsonrpc.request.id = %id,
-            jsonrpc.protocol.version = "2.0",
-            gen_ai.tool.name = Empty,
-            gen_ai.prompt.name = Empty,
-            gen_ai.operation.name = Empty,
-            gen_ai.tool.call.arguments = Empty,
-            gen_ai.tool.call.result = Empty,
-            error.type = Empty,
-            rpc.response.status_code = Empty,
-            network.transport = Empty,
-            network.protocol.name = Empty,
-            network.protocol.version = Empty,
-            client.address = Empty,
-            client.port = Empty,
-            server.address = Empty,
-            server.port = Empty,
-        );
         #[cfg(feature = "otel")]
         let metrics = super::metrics::instruments().is_some();
         #[cfg(not(feature = "otel"))]
         let metrics = false;
-        if span.is_disabled() && !metrics {
+        let traced = tracing::enabled!(target: "snodo::server", tracing::Level::INFO);
+        if !traced && !metrics {
             return Self {
-                span,
+                span: Span::none(),
                 id: id.clone(),
                 detail: None,
                 _active: active,
             };
         }
         let network = Network::of(transport);
-        if !span.is_disabled() {
+        let span = if traced {
+            // Every attribute known now is set now: a field recorded later
+            // costs each layer a visit.
+            let session = match era {
+                Era::Legacy { session, .. } if !session.is_empty() => Some(session),
+                _ => None,
+            };
+            let arguments = capture
+                .arguments
+                .then(|| params.get("arguments"))
+                .flatten()
+                .map(Value::to_string);
+            let conn = network.connection;
+            let span = tracing::info_span!(
+                target: "snodo::server",
+                "mcp.server",
+                otel.name = %SpanName(method, names.target(capture)),
+                otel.kind = "server",
+                otel.status_code = Empty,
+                otel.status_description = Empty,
+                mcp.method.name = method,
+                mcp.protocol.version = version,
+                mcp.session.id = session,
+                mcp.resource.uri = names.uri,
+                jsonrpc.request.id = %id,
+                jsonrpc.protocol.version = "2.0",
+                gen_ai.tool.name = names.tool,
+                gen_ai.prompt.name = names.prompt,
+                gen_ai.operation.name = names.tool.map(|_| attr::EXECUTE_TOOL),
+                gen_ai.tool.call.arguments = arguments.as_deref(),
+                gen_ai.tool.call.result = Empty,
+                error.type = Empty,
+                rpc.response.status_code = Empty,
+                network.transport = network.transport,
+                network.protocol.name = network.transport.filter(|t| *t == "tcp").map(|_| "http"),
+                network.protocol.version = network.http_version,
+                client.address = conn.map(|c| tracing::field::display(c.peer.ip())),
+                client.port = conn.map(|c| i64::from(c.peer.port())),
+                server.address = conn.map(|c| tracing::field::display(c.local.ip())),
+                server.port = conn.map(|c| i64::from(c.local.port())),
+            );
             super::propagation::continue_trace(&span, meta);
-            if let Era::Legacy { session, .. } = era
-                && !session.is_empty()
-            {
-                span.record(attr::MCP_SESSION_ID, session);
-            }
-            if let Some(tool) = names.tool {
-                span.record(attr::GEN_AI_TOOL_NAME, tool);
-                span.record(attr::GEN_AI_OPERATION_NAME, attr::EXECUTE_TOOL);
-                if capture.arguments
-                    && let Some(args) = params.get("arguments")
-                {
-                    span.record(attr::GEN_AI_TOOL_CALL_ARGUMENTS, args.to_string());
-                }
-            }
-            if let Some(prompt) = names.prompt {
-                span.record(attr::GEN_AI_PROMPT_NAME, prompt);
-            }
-            if let Some(uri) = names.uri {
-                span.record(attr::MCP_RESOURCE_URI, uri);
-            }
-            network.record(&span);
-        }
+            span
+        } else {
+            Span::none()
+        };
         Self {
             span,
             id: id.clone(),
@@ -353,24 +348,6 @@ impl Network {
             },
         }
     }
-
-    fn record(&self, span: &Span) {
-        if let Some(t) = self.transport {
-            span.record(attr::NETWORK_TRANSPORT, t);
-        }
-        if self.transport == Some("tcp") {
-            span.record(attr::NETWORK_PROTOCOL_NAME, "http");
-        }
-        if let Some(v) = self.http_version {
-            span.record(attr::NETWORK_PROTOCOL_VERSION, v);
-        }
-        if let Some(c) = &self.connection {
-            span.record(attr::CLIENT_ADDRESS, c.peer.ip().to_string());
-            span.record(attr::CLIENT_PORT, i64::from(c.peer.port()));
-            span.record(attr::SERVER_ADDRESS, c.local.ip().to_string());
-            span.record(attr::SERVER_PORT, i64::from(c.local.port()));
-        }
-    }
 }
 
 /// The `network.protocol.version` of an HTTP version.
@@ -393,7 +370,12 @@ fn metric_attributes(
 ) -> Vec<opentelemetry::KeyValue> {
     use opentelemetry::KeyValue;
     let mut attrs = Vec::with_capacity(8);
-    attrs.push(KeyValue::new(attr::MCP_METHOD_NAME, method.to_owned()));
+    attrs.push(KeyValue::new(
+        attr::MCP_METHOD_NAME,
+        static_or_owned(method, |m| {
+            crate::protocol::Method::parse(m).map(crate::protocol::Method::as_str)
+        }),
+    ));
     if !version.is_empty() {
         attrs.push(KeyValue::new(
             attr::MCP_PROTOCOL_VERSION,
@@ -420,4 +402,16 @@ fn metric_attributes(
         attrs.push(KeyValue::new(attr::NETWORK_PROTOCOL_VERSION, v));
     }
     attrs
+}
+
+/// A metric attribute value without an allocation when `known` names it.
+#[cfg(feature = "otel")]
+pub(crate) fn static_or_owned(
+    text: &str,
+    known: impl Fn(&str) -> Option<&'static str>,
+) -> opentelemetry::Value {
+    match known(text) {
+        Some(s) => opentelemetry::Value::from(s),
+        None => opentelemetry::Value::from(text.to_owned()),
+    }
 }
