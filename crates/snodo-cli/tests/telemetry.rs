@@ -245,7 +245,9 @@ async fn spans_and_histograms_cross_stdio_and_http() {
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
         command
             .args(["demo", "--http", "127.0.0.1:0"])
+            .env("RUST_LOG", "snodo=trace")
             .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
         for (k, v) in demo_env(&endpoint) {
             command.env(k, v);
@@ -263,6 +265,8 @@ async fn spans_and_histograms_cross_stdio_and_http() {
     http.call_tool("add", json!({"a": 40, "b": 2}))
         .await
         .unwrap();
+    let missing = http.call_tool("missing", json!({"x": SECRET})).await;
+    assert!(missing.is_err(), "{missing:?}");
     http.close().await;
     // An initialize-era session.
     let legacy = Client::builder()
@@ -300,6 +304,19 @@ async fn spans_and_histograms_cross_stdio_and_http() {
     })
     .await;
     child.start_kill().unwrap();
+    let logs = {
+        use tokio::io::AsyncReadExt;
+        let mut text = String::new();
+        let mut stderr = child.stderr.take().unwrap();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(10), stderr.read_to_string(&mut text)).await;
+        text
+    };
+    assert!(
+        logs.contains("request refused"),
+        "the demo logs at RUST_LOG=snodo=trace: {logs}"
+    );
+    assert!(!logs.contains(SECRET), "a secret reached the log lines");
 
     {
         let r = received.lock().unwrap();
@@ -458,9 +475,68 @@ async fn spans_and_histograms_cross_stdio_and_http() {
         .any(|p| attr(&p.attributes, "error.type").as_deref() == Some("tool_error"));
     assert!(tool_error, "the isError call is counted with error.type");
 
+    // The gauges are exported beside the histograms.
+    for gauge in [
+        "snodo.server.active_requests",
+        "snodo.server.listen_streams",
+        "snodo.server.sessions",
+        "snodo.server.tasks",
+    ] {
+        assert!(
+            r.metrics.iter().any(|m| m.name == gauge),
+            "the gauge {gauge} is exported"
+        );
+    }
     // No exported byte carries the bearer token or an argument.
     for body in &r.raw {
         let hay = String::from_utf8_lossy(body);
         assert!(!hay.contains(SECRET), "a secret was exported");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wire_view_shows_frames_and_headers_and_redacts_credentials() {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+    command
+        .args(["demo", "--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().unwrap();
+    let url = first_url(&mut child).await;
+    let run = |flag: &'static str| {
+        let url = url.clone();
+        async move {
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"))
+                .args([flag, "call", &url, "add", "a=2", "b=40", "--token", SECRET])
+                .output()
+                .await
+                .unwrap()
+        }
+    };
+    let out = run("-v").await;
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("> {\"id\":1,\"jsonrpc\":\"2.0\",\"method\":\"server/discover\""),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("< {") && stderr.contains("\"method\":\"tools/call\""),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("POST "), "-v shows no headers: {stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "{\"sum\":42}");
+    let out = run("-vv").await;
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("> POST {url}")), "{stderr}");
+    assert!(
+        stderr.contains(">   authorization: Bearer [redacted]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(">   mcp-method: tools/call"), "{stderr}");
+    assert!(stderr.contains("< HTTP/1.1 200 OK"), "{stderr}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    child.start_kill().unwrap();
 }

@@ -84,7 +84,7 @@ mod instruments {
     use opentelemetry::KeyValue;
     use opentelemetry::metrics::{Counter, Histogram, Meter};
 
-    use super::Gauge;
+    use crate::telemetry::metrics::Gauge;
 
     /// The bucket boundaries the conventions recommend for the operation
     /// durations, in seconds.
@@ -103,7 +103,7 @@ mod instruments {
 
     pub(super) static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
 
-    /// The instruments, if [`register`](super::register) ran.
+    /// The instruments, if [`register`](crate::telemetry::metrics::register) ran.
     #[inline]
     pub(crate) fn instruments() -> Option<&'static Instruments> {
         INSTRUMENTS.get()
