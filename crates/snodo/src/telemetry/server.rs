@@ -113,18 +113,6 @@ impl ServerCall {
         capture: &Capture,
     ) -> Self {
         let active = Gauge::ActiveRequests.hold();
-        let meta = match params.get("_meta") {
-            Some(Value::Object(m)) => Some(m),
-            _ => None,
-        };
-        let names = Names::of(method, params);
-        let version = match era {
-            Era::Modern => meta
-                .and_then(|m| m.get(crate::protocol::keys::PROTOCOL_VERSION))
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            Era::Legacy { version, .. } => version,
-        };
         #[cfg(feature = "otel")]
         let metrics = super::metrics::instruments().is_some();
         #[cfg(not(feature = "otel"))]
@@ -138,6 +126,18 @@ impl ServerCall {
                 _active: active,
             };
         }
+        let meta = match params.get("_meta") {
+            Some(Value::Object(m)) => Some(m),
+            _ => None,
+        };
+        let names = Names::of(method, params);
+        let version = match era {
+            Era::Modern => meta
+                .and_then(|m| m.get(crate::protocol::keys::PROTOCOL_VERSION))
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            Era::Legacy { version, .. } => version,
+        };
         let network = Network::of(transport);
         let span = if traced {
             // Every attribute known now is set now: a field recorded later
