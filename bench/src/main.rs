@@ -46,6 +46,7 @@ struct Options {
     build: bool,
     fanout: bool,
     telemetry: bool,
+    baseline: Option<String>,
     listeners: usize,
     buses: Vec<String>,
     args: Vec<String>,
@@ -70,6 +71,8 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --telemetry           instead: what the instrumentation costs, snodo built
                         with tracing compiled out, with no subscriber, and
                         exporting every span over OTLP (see README)
+  --baseline REV        with --telemetry: also the server as it was at the git
+                        revision REV (built in a worktree under target/)
   --listeners N         listen streams in the fan-out runs (default 1000)
   --buses LIST          buses of the fan-out runs (default redis,postgres)
 ";
@@ -91,6 +94,7 @@ fn parse_args() -> Result<Options, String> {
         build: true,
         fanout: false,
         telemetry: false,
+        baseline: None,
         listeners: 1000,
         buses: vec!["redis".into(), "postgres".into()],
         args: args.clone(),
@@ -145,6 +149,7 @@ fn parse_args() -> Result<Options, String> {
             "--no-build" => o.build = false,
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
+            "--baseline" => o.baseline = Some(it.next().ok_or("--baseline needs a git revision")?),
             "--listeners" => {
                 o.listeners = it
                     .next()
@@ -189,10 +194,11 @@ fn fanout_bus_url(bus: &str) -> String {
     }
 }
 
-/// `--telemetry`: the snodo server built bare, with no subscriber, and
-/// exporting, on the same loads in a random order each round.
+/// `--telemetry`: the snodo server built bare (and, with `--baseline REV`,
+/// as it was at REV), with no subscriber, and exporting, on the same loads
+/// in a random order each round.
 fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), String> {
-    use harness::telemetry::{self, LOADS, Run, VARIANTS};
+    use harness::telemetry::{self, LOADS, Run};
     let snodo = SERVERS[0];
     let bare = procs::SNODO_BARE;
     if options.build {
@@ -206,6 +212,18 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
             ));
         }
     }
+    let before_dir = match &options.baseline {
+        Some(rev) => Some(telemetry::build_baseline(rev, &dir)?),
+        None => None,
+    };
+    let mut variants: Vec<&'static str> = Vec::new();
+    if before_dir.is_some() {
+        variants.push("before");
+    }
+    variants.extend(["bare", "on", "exported", "sampled"]);
+    // The ratios are against a build without the instrumentation: the
+    // commit before it when given, else the build with tracing compiled out.
+    let base = 0;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     let pinned = options.pin && cpus >= 2 && procs::have_taskset();
     if pinned {
@@ -216,13 +234,17 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         server_cpu: pinned.then_some(SERVER_CPU),
         show_stderr: options.show_stderr,
     };
+    let before_launcher = before_dir.map(|dir| Launcher {
+        dir,
+        ..launcher.clone()
+    });
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("runtime: {e}"))?;
     let window = options.warmup + options.measure;
-    // runs[load][variant] = one Run per round
-    let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); VARIANTS.len()]; LOADS.len()];
+    // runs[load][variant]: one Run per round.
+    let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); variants.len()]; LOADS.len()];
     runtime.block_on(async {
         let (collector, sink) = telemetry::collector().await?;
         for round in 1..=options.rounds {
@@ -231,8 +253,12 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
                 wait_for_idle().await;
             }
             let mut servers = Vec::new();
-            for variant in VARIANTS {
-                let server = match variant {
+            for variant in &variants {
+                let server = match *variant {
+                    "before" => {
+                        let l = before_launcher.as_ref().ok_or("no baseline")?;
+                        l.http(&snodo).await?
+                    }
                     "bare" => launcher.http(&bare).await?,
                     "on" => launcher.http(&snodo).await?,
                     other => {
@@ -248,7 +274,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
             tokio::time::sleep(telemetry::DRAIN).await;
             sink.take_spans();
             for (l, (load, connections)) in LOADS.iter().enumerate() {
-                for v in telemetry::shuffled(VARIANTS.len(), round) {
+                for v in telemetry::shuffled(variants.len(), round) {
                     let server = &servers[v];
                     let cpu0 = procs::cpu_ns(server.pid);
                     let out = http_load::run(
@@ -262,7 +288,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
                     .await;
                     let cpu1 = procs::cpu_ns(server.pid);
                     let served = out.rps() * window.as_secs_f64();
-                    let spans_per_req = if matches!(VARIANTS[v], "exported" | "sampled") {
+                    let spans_per_req = if matches!(variants[v], "exported" | "sampled") {
                         tokio::time::sleep(telemetry::DRAIN).await;
                         Some(sink.take_spans() as f64 / served.max(1.0))
                     } else {
@@ -278,7 +304,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
                     };
                     eprintln!(
                         "  {load} {}: {:.0} req/s, {} errors{}",
-                        VARIANTS[v],
+                        variants[v],
                         run.rps,
                         run.errors,
                         run.spans_per_req
@@ -296,16 +322,19 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
     })?;
     let mut md = format!(
         "Command: `cargo run --release -p snodo-bench --{}`\n\n\
-         The snodo server four ways, {} rounds of {:.1} s warm-up + {:.1} s measured, a random order each round, medians (min-max); {}. \
-         `bare`: every tracing span and event compiled out; `on`: the default build, no subscriber; `exported`: every span and the metrics exported over OTLP/HTTP to a collector in the harness; \
-         `sampled`: the same with the standard `traceidratio` sampler at 10 % (metrics for every request).\n\n\
-         | load | bare req/s | on req/s | exported req/s | sampled req/s | on / bare | exported / bare | sampled / bare | CPU µs/req bare, on, exported, sampled | spans/request exported, sampled | errors |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+         The snodo server {} ways, {} rounds of {:.1} s warm-up + {:.1} s measured, a random order each round, medians (min-max) and the median of the per-round ratios; {}. \
+         {}`bare`: every tracing span and event compiled out (`tracing`'s `max_level_off`); `on`: the default build, no subscriber; \
+         `exported`: every span and the metrics exported over OTLP/HTTP to a collector in the harness; \
+         `sampled`: the same with the standard `traceidratio` sampler at 10 % (metrics for every request). \
+         Server CPU per request counts the warm-up too.\n\n\
+         | load | variant | req/s | / {} | server CPU µs/request | spans/request | errors |\n\
+         |---|---|---:|---:|---:|---:|---:|\n",
         options
             .args
             .iter()
             .map(|a| format!(" {a}"))
             .collect::<String>(),
+        variants.len(),
         options.rounds,
         options.warmup.as_secs_f64(),
         options.measure.as_secs_f64(),
@@ -314,6 +343,12 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         } else {
             "not pinned"
         },
+        match &options.baseline {
+            Some(rev) =>
+                format!("`before`: the same server at `{rev}`, before the instrumentation; "),
+            None => String::new(),
+        },
+        variants[base],
     );
     let mut json = serde_json::Map::new();
     let mut verdicts = Vec::new();
@@ -321,88 +356,66 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         let med = |v: usize, f: &dyn Fn(&Run) -> Option<f64>| {
             telemetry::median(runs[l][v].iter().filter_map(f).collect())
         };
-        let spread = |v: usize| {
-            let r: Vec<f64> = runs[l][v].iter().map(|r| r.rps).collect();
-            let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = r.iter().copied().fold(0.0, f64::max);
-            (lo, hi)
-        };
-        let rps: Vec<f64> = (0..VARIANTS.len())
-            .map(|v| med(v, &|r| Some(r.rps)).unwrap_or(0.0))
-            .collect();
         let ratio = |v: usize| {
-            // The median of the per-round ratios: each round's runs are neighbours in time.
+            // The median of the per-round ratios: a round's runs are
+            // neighbours in time.
             telemetry::median(
                 runs[l][v]
                     .iter()
-                    .zip(&runs[l][0])
+                    .zip(&runs[l][base])
                     .map(|(r, b)| r.rps / b.rps.max(1.0))
                     .collect(),
             )
             .unwrap_or(0.0)
         };
         let errors: u64 = runs[l].iter().flatten().map(|r| r.errors).sum();
-        let cpu: Vec<String> = (0..VARIANTS.len())
-            .map(|v| med(v, &|r| r.cpu_us_per_req).map_or("-".into(), |c| format!("{c:.1}")))
-            .collect();
-        let spans = med(2, &|r| r.spans_per_req);
-        let sampled_spans = med(3, &|r| r.spans_per_req);
-        let cell = |v: usize| {
-            let (lo, hi) = spread(v);
-            format!("{:.0} ({:.0}-{:.0})", rps[v], lo, hi)
-        };
-        md.push_str(&format!(
-            "| {load} | {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {}, {} | {errors} |\n",
-            cell(0),
-            cell(1),
-            cell(2),
-            cell(3),
-            ratio(1),
-            ratio(2),
-            ratio(3),
-            cpu.join(", "),
-            spans.map_or("-".into(), |s| format!("{s:.2}")),
-            sampled_spans.map_or("-".into(), |s| format!("{s:.2}")),
-        ));
-        verdicts.push((
-            format!("{load}: with no subscriber at least 0.98x the bare build"),
-            errors == 0 && ratio(1) >= 0.98,
-            ratio(1),
-        ));
-        verdicts.push((
-            format!("{load}: exporting every span and the metrics at least 0.85x the bare build"),
-            errors == 0 && ratio(2) >= 0.85,
-            ratio(2),
-        ));
-        verdicts.push((
-            format!(
-                "{load}: exporting 10 % of the spans and every metric at least 0.85x the bare build"
-            ),
-            errors == 0 && ratio(3) >= 0.85,
-            ratio(3),
-        ));
-        let mut variants = serde_json::Map::new();
-        for (v, name) in VARIANTS.iter().enumerate() {
-            variants.insert(
+        let mut entries = serde_json::Map::new();
+        for (v, name) in variants.iter().enumerate() {
+            let rps: Vec<f64> = runs[l][v].iter().map(|r| r.rps).collect();
+            let lo = rps.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rps.iter().copied().fold(0.0, f64::max);
+            let median_rps = med(v, &|r| Some(r.rps)).unwrap_or(0.0);
+            let cpu = med(v, &|r| r.cpu_us_per_req);
+            let spans = med(v, &|r| r.spans_per_req);
+            let v_errors: u64 = runs[l][v].iter().map(|r| r.errors).sum();
+            md.push_str(&format!(
+                "| {load} | {name} | {median_rps:.0} ({lo:.0}-{hi:.0}) | {:.3} | {} | {} | {v_errors} |\n",
+                ratio(v),
+                cpu.map_or("-".into(), |c| format!("{c:.1}")),
+                spans.map_or("-".into(), |s| format!("{s:.2}")),
+            ));
+            entries.insert(
                 (*name).into(),
                 serde_json::json!({
-                    "rps_median": rps[v],
-                    "cpu_us_per_req_median": med(v, &|r| r.cpu_us_per_req),
+                    "rps_median": median_rps,
+                    "over_baseline": ratio(v),
+                    "cpu_us_per_req_median": cpu,
+                    "spans_per_request": spans,
+                    "errors": v_errors,
                     "samples": runs[l][v],
                 }),
             );
         }
+        let at = |name: &str| variants.iter().position(|v| *v == name).unwrap_or(base);
+        for (name, goal, min) in [
+            ("on", "with no subscriber", 0.98),
+            ("exported", "exporting every span and the metrics", 0.85),
+            (
+                "sampled",
+                "exporting 10 % of the spans and every metric",
+                0.85,
+            ),
+        ] {
+            let r = ratio(at(name));
+            verdicts.push((
+                format!("{load}: {goal} at least {min}x `{}`", variants[base]),
+                errors == 0 && r >= min,
+                r,
+            ));
+        }
         json.insert(
             (*load).into(),
-            serde_json::json!({
-                "variants": variants,
-                "on_over_bare": ratio(1),
-                "exported_over_bare": ratio(2),
-                "sampled_over_bare": ratio(3),
-                "spans_per_request": spans,
-                "sampled_spans_per_request": sampled_spans,
-                "errors": errors,
-            }),
+            serde_json::json!({"baseline": variants[base], "variants": entries, "errors": errors}),
         );
     }
     md.push_str("\nGoals:\n\n");
@@ -416,7 +429,8 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
     if let Some(path) = &options.json {
         let out = serde_json::json!({
             "telemetry": {"rounds": options.rounds, "warmup_s": options.warmup.as_secs_f64(),
-                          "measure_s": options.measure.as_secs_f64(), "pinned": pinned, "loads": json}
+                          "measure_s": options.measure.as_secs_f64(), "pinned": pinned,
+                          "baseline_rev": options.baseline, "loads": json}
         });
         std::fs::write(
             path,

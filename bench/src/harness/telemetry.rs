@@ -25,9 +25,6 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 
-/// The variants, in report order.
-pub(crate) const VARIANTS: [&str; 4] = ["bare", "on", "exported", "sampled"];
-
 /// The loads: (name, connections).
 pub(crate) const LOADS: [(&str, usize); 2] = [("http_call_c16", 16), ("http_call_c64", 64)];
 
@@ -170,3 +167,66 @@ pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
 
 /// How long after a run the exporter gets to deliver what it queued.
 pub(crate) const DRAIN: Duration = Duration::from_millis(1500);
+
+/// Builds `bench-server-snodo` as it was at the git revision `rev`, in a
+/// worktree next to the harness's target directory; the directory of the
+/// binary.
+pub(crate) fn build_baseline(
+    rev: &str,
+    exe_dir: &std::path::Path,
+) -> Result<std::path::PathBuf, String> {
+    use std::process::Command;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .ok_or("no repository root")?
+        .to_path_buf();
+    let work = exe_dir
+        .parent()
+        .ok_or("no target directory")?
+        .join("telemetry-baseline");
+    let src = work.join("src");
+    let run = |cmd: &mut Command, what: &str| -> Result<(), String> {
+        let status = cmd.status().map_err(|e| format!("{what}: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("{what} failed"))
+        }
+    };
+    if src.join(".git").exists() {
+        run(
+            Command::new("git")
+                .arg("-C")
+                .arg(&src)
+                .args(["checkout", "--quiet", "--detach", rev]),
+            "git checkout",
+        )?;
+    } else {
+        std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+        run(
+            Command::new("git")
+                .arg("-C")
+                .arg(&root)
+                .args(["worktree", "add", "--quiet", "--detach"])
+                .arg(&src)
+                .arg(rev),
+            "git worktree add",
+        )?;
+    }
+    eprintln!("building bench-server-snodo at {rev}");
+    run(
+        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .current_dir(&src)
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "-p",
+                "bench-server-snodo",
+                "--target-dir",
+            ])
+            .arg(work.join("target")),
+        "building the baseline",
+    )?;
+    Ok(work.join("target").join("release"))
+}
