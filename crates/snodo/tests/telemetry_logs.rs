@@ -43,7 +43,7 @@ async fn explode(_args: Arguments) -> CallResult {
 #[snodo::tool(description = "Fails inside", input_schema = {"type": "object"})]
 async fn store(_args: Arguments) -> CallResult {
     Err(snodo::Error::internal("Storage failed")
-        .with_cause("disk /var/lib/x is full")
+        .with_cause("disk volume-7 is full")
         .into())
 }
 
@@ -120,7 +120,7 @@ fn causes_panics_refusals_and_limits_are_logged() {
         panic.contains("ERROR") && panic.contains("request_id=71"),
         "{panic}"
     );
-    let cause = line("disk /var/lib/x is full");
+    let cause = line("disk volume-7 is full");
     assert!(
         cause.contains("ERROR") && cause.contains("request_id=72"),
         "{cause}"

@@ -131,11 +131,13 @@ impl Server {
                 }
             };
             let signal = cancel.clone();
+            // Opened is answered: the stream ending later (the client
+            // closing it) is no failure.
+            call.ok();
             let future = async move {
                 let _open = Gauge::ListenStreams.hold();
-                let out = server.listen(id, opened, tx, signal).await;
-                call.ok();
-                out
+                let _call = call;
+                server.listen(id, opened, tx, signal).await
             }
             .instrument(span);
             let stream = ResponseStream::new(future, rx, cancel, true);

@@ -23,7 +23,7 @@ pub const GEN_AI_PROMPT_NAME: &str = "gen_ai.prompt.name";
 pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
 /// A tool call's arguments, as JSON (only when captured).
 pub const GEN_AI_TOOL_CALL_ARGUMENTS: &str = "gen_ai.tool.call.arguments";
-/// A tool call's result, as JSON (only when captured).
+/// A request's result object, as JSON (only when captured).
 pub const GEN_AI_TOOL_CALL_RESULT: &str = "gen_ai.tool.call.result";
 /// The JSON-RPC error code as a string, or `tool_error` for a result with
 /// `isError: true`.

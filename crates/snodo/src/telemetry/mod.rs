@@ -26,8 +26,9 @@
 //!   `OTEL_*` variables.
 //!
 //! Arguments and results are recorded only when opted in ([`Capture`]); no
-//! header, token or `Authorization` value is ever recorded. With no
-//! subscriber installed the cost is a few relaxed loads per request.
+//! credential (an `Authorization` value, a token, a header other than the
+//! session id the conventions ask for) is ever recorded. With no subscriber
+//! installed the cost is a few relaxed loads per request.
 
 pub mod attributes;
 #[cfg(feature = "client")]
@@ -72,7 +73,8 @@ impl Capture {
         self
     }
 
-    /// Record results (`gen_ai.tool.call.result`).
+    /// Record every request's result object, as JSON, in
+    /// `gen_ai.tool.call.result` (tool results and every other method's).
     pub fn results(mut self, on: bool) -> Self {
         self.results = on;
         self

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 /// How one request ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) enum Outcome {
-    /// Not known yet (the request was dropped before it ended).
+    /// Not known: the request was dropped before it was answered (a
+    /// cancellation, a transport's timeout, a client that went away).
     #[default]
     Open,
     /// A result.
@@ -26,7 +27,10 @@ pub(crate) enum Outcome {
 
 /// The codes a server does not count as its own failure: the peer sent
 /// something it should not have (the request was never dispatched).
-pub(crate) const CLIENT_FAULT_CODES: [i64; 5] = [-32700, -32600, -32601, -32602, -32002];
+pub(crate) const CLIENT_FAULT_CODES: [i64; 8] = [
+    -32700, -32600, -32601, -32602, -32002, // JSON-RPC and MCP
+    -32020, -32021, -32022, // header mismatch, missing capability, unsupported revision
+];
 
 impl Outcome {
     /// The outcome of a result object.
@@ -43,7 +47,8 @@ impl Outcome {
     /// `rpc.response.status_code` only: they are not the server's errors.
     pub(crate) fn error_type(&self, server: bool) -> Option<String> {
         match self {
-            Outcome::Open | Outcome::Ok => None,
+            Outcome::Ok => None,
+            Outcome::Open => Some("cancelled".to_string()),
             Outcome::ToolError => Some(super::attributes::TOOL_ERROR.to_string()),
             Outcome::Rpc { code, .. } if server && CLIENT_FAULT_CODES.contains(code) => None,
             Outcome::Rpc { code, .. } => Some(code.to_string()),
@@ -91,5 +96,11 @@ mod tests {
         };
         assert_eq!(internal.error_type(true).as_deref(), Some("-32603"));
         assert_eq!(Outcome::Ok.error_type(true), None);
+        assert_eq!(Outcome::Open.error_type(true).as_deref(), Some("cancelled"));
+        let header = Outcome::Rpc {
+            code: -32020,
+            message: "Header mismatch".into(),
+        };
+        assert_eq!(header.error_type(true), None, "the client's mistake");
     }
 }

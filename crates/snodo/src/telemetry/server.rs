@@ -231,7 +231,7 @@ impl ServerCall {
 
     /// The request failed with a JSON-RPC error.
     pub(crate) fn error(&self, error: &Error) {
-        log_error(&self.id, error);
+        self.span.in_scope(|| log_error(&self.id, error));
         if let Some(d) = &self.detail {
             d.set(Outcome::Rpc {
                 code: error.code(),
@@ -271,6 +271,14 @@ impl Drop for ServerCall {
         #[cfg(feature = "otel")]
         if let Some(i) = super::metrics::instruments() {
             let mut attrs = d.attrs;
+            if status.is_some_and(|c| super::outcome::CLIENT_FAULT_CODES.contains(&c)) {
+                // A name the client made up (an unknown tool, say) would be
+                // a new series for every request: it is not recorded.
+                attrs.retain(|kv| {
+                    kv.key.as_str() != attr::GEN_AI_TOOL_NAME
+                        && kv.key.as_str() != attr::GEN_AI_PROMPT_NAME
+                });
+            }
             if let Some(kind) = error_type {
                 attrs.push(opentelemetry::KeyValue::new(attr::ERROR_TYPE, kind));
             }
@@ -404,14 +412,13 @@ fn metric_attributes(
     attrs
 }
 
-/// A metric attribute value without an allocation when `known` names it.
+/// A metric attribute value from a closed set: what `known` names, else
+/// `_OTHER` (a method or revision the client made up must not open a new
+/// series).
 #[cfg(feature = "otel")]
 pub(crate) fn static_or_owned(
     text: &str,
     known: impl Fn(&str) -> Option<&'static str>,
 ) -> opentelemetry::Value {
-    match known(text) {
-        Some(s) => opentelemetry::Value::from(s),
-        None => opentelemetry::Value::from(text.to_owned()),
-    }
+    opentelemetry::Value::from(known(text).unwrap_or("_OTHER"))
 }

@@ -190,7 +190,13 @@ impl Inner {
             let sent = req.headers().get(header::AUTHORIZATION).cloned();
             crate::telemetry::wire::headers(
                 "send",
-                &format!("{} {}", req.method(), req.uri()),
+                || {
+                    format!(
+                        "{} {}",
+                        req.method(),
+                        crate::telemetry::wire::redact_uri(req.uri())
+                    )
+                },
                 req.headers(),
             );
             if !body.is_empty() {
@@ -200,7 +206,7 @@ impl Inner {
             let status = resp.status();
             crate::telemetry::wire::headers(
                 "recv",
-                &format!("{:?} {}", resp.version(), status),
+                || format!("{:?} {}", resp.version(), status),
                 resp.headers(),
             );
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {

@@ -164,7 +164,8 @@ impl Server {
                     .params
                     .get("protocolVersion")
                     .and_then(Value::as_str)
-                    .unwrap_or(""),
+                    .and_then(|v| Revision::negotiate(v, &self.inner.revisions))
+                    .map_or("", Revision::as_str),
                 session: &session_id,
             },
             &self.inner.capture,

@@ -14,8 +14,9 @@
 //! `OTEL_SDK_DISABLED=true`. The SDK reads the rest: `OTEL_SERVICE_NAME`,
 //! `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`,
 //! `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or
-//! `http/json`), `OTEL_EXPORTER_OTLP_TIMEOUT`, `OTEL_TRACES_SAMPLER`,
-//! `OTEL_BSP_*` and `OTEL_METRIC_EXPORT_INTERVAL`. Logs are not exported.
+//! `http/json`), `OTEL_EXPORTER_OTLP_TIMEOUT` (at most 10 s: the exporter's
+//! HTTP client gives up then), `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*` and
+//! `OTEL_METRIC_EXPORT_INTERVAL`. Logs are not exported.
 //!
 //! ```no_run
 //! // In main, before serving; keep the guard until the end (it flushes).
