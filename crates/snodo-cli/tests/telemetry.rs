@@ -6,6 +6,8 @@
 
 #![allow(unreachable_pub)]
 
+mod support;
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -20,7 +22,7 @@ use hyper_util::rt::TokioIo;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
-use opentelemetry_proto::tonic::metrics::v1::metric;
+use opentelemetry_proto::tonic::metrics::v1::{Metric, metric};
 use opentelemetry_proto::tonic::trace::v1::{Span, span, status};
 use prost::Message as _;
 use serde_json::json;
@@ -35,12 +37,8 @@ const SECRET: &str = "sekrit-7f3a";
 #[derive(Default)]
 struct Received {
     spans: Vec<(String, Span)>,
-    metrics: Vec<metric_view::Metric>,
+    metrics: Vec<Metric>,
     raw: Vec<Bytes>,
-}
-
-mod metric_view {
-    pub use opentelemetry_proto::tonic::metrics::v1::Metric;
 }
 
 /// An OTLP/HTTP (protobuf) collector on 127.0.0.1.
@@ -138,22 +136,6 @@ fn demo_env(endpoint: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The URL of a demo's first stdout line.
-async fn first_url(child: &mut tokio::process::Child) -> String {
-    use tokio::io::AsyncBufReadExt;
-    let mut line = String::new();
-    let stdout = child.stdout.take().unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(30),
-        tokio::io::BufReader::new(stdout).read_line(&mut line),
-    )
-    .await
-    .expect("the demo prints its url")
-    .unwrap();
-    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-    v["url"].as_str().unwrap().to_string()
-}
-
 /// Waits until `check` holds for what was received (at most 20 s).
 async fn until(received: &Arc<Mutex<Received>>, what: &str, check: impl Fn(&Received) -> bool) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
@@ -192,6 +174,20 @@ fn pair(r: &Received, name: &str) -> Option<(Span, Span)> {
         .1
         .clone();
     Some((server, client))
+}
+
+/// The demo's span named `name` served over `transport`.
+fn served_over(r: &Received, name: &str, transport: &str) -> Span {
+    r.spans
+        .iter()
+        .find(|(svc, s)| {
+            svc == "demo-under-test"
+                && s.name == name
+                && attrs(s).get("network.transport").map(String::as_str) == Some(transport)
+        })
+        .unwrap_or_else(|| panic!("no {name} span over {transport}"))
+        .1
+        .clone()
 }
 
 fn status_code(s: &Span) -> i32 {
@@ -241,21 +237,13 @@ async fn spans_and_histograms_cross_stdio_and_http() {
     client.close().await;
 
     // Over Streamable HTTP, with a bearer header that must not be exported.
-    let (mut child, url) = {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+    let (mut child, url) = support::spawn_demo_with(&[], |command| {
         command
-            .args(["demo", "--http", "127.0.0.1:0"])
             .env("RUST_LOG", "snodo=trace")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true);
-        for (k, v) in demo_env(&endpoint) {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().unwrap();
-        let url = first_url(&mut child).await;
-        (child, url)
-    };
+            .envs(demo_env(&endpoint))
+            .stderr(std::process::Stdio::piped());
+    })
+    .await;
     let port = url.parse::<http::Uri>().unwrap().port_u16().unwrap();
     let http = Client::builder()
         .header("authorization", &format!("Bearer {SECRET}"))
@@ -321,17 +309,7 @@ async fn spans_and_histograms_cross_stdio_and_http() {
     {
         let r = received.lock().unwrap();
         // A successful call over stdio.
-        let stdio_add = r
-            .spans
-            .iter()
-            .find(|(svc, s)| {
-                svc == "demo-under-test"
-                    && s.name == "tools/call add"
-                    && attrs(s).get("network.transport").map(String::as_str) == Some("pipe")
-            })
-            .expect("the stdio add span")
-            .1
-            .clone();
+        let stdio_add = served_over(&r, "tools/call add", "pipe");
         if std::env::var_os("SNODO_SHOW_EXPORT").is_some() {
             let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
             let mut sorted: Vec<_> = attrs(&stdio_add).into_iter().collect();
@@ -400,17 +378,7 @@ async fn spans_and_histograms_cross_stdio_and_http() {
         assert_eq!(client.kind, span::SpanKind::Client as i32);
 
         // Over HTTP: the network attributes.
-        let http_add = r
-            .spans
-            .iter()
-            .find(|(svc, s)| {
-                svc == "demo-under-test"
-                    && s.name == "tools/call add"
-                    && attrs(s).get("network.transport").map(String::as_str) == Some("tcp")
-            })
-            .expect("the HTTP add span")
-            .1
-            .clone();
+        let http_add = served_over(&r, "tools/call add", "tcp");
         let h = attrs(&http_add);
         assert_eq!(h["network.protocol.name"], "http");
         assert_eq!(h["network.protocol.version"], "1.1");
@@ -496,13 +464,7 @@ async fn spans_and_histograms_cross_stdio_and_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wire_view_shows_frames_and_headers_and_redacts_credentials() {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
-    command
-        .args(["demo", "--http", "127.0.0.1:0"])
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().unwrap();
-    let url = first_url(&mut child).await;
+    let (mut child, url) = support::spawn_demo(&[]).await;
     let run = |flag: &'static str| {
         let url = url.clone();
         async move {

@@ -47,6 +47,29 @@ async fn store(_args: Arguments) -> CallResult {
         .into())
 }
 
+/// Log lines at `level` and above captured on this thread, and a
+/// current-thread runtime that runs there.
+fn capture(
+    level: tracing::Level,
+) -> (
+    Captured,
+    tracing::subscriber::DefaultGuard,
+    tokio::runtime::Runtime,
+) {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_max_level(level)
+        .with_ansi(false)
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    (captured, guard, runtime)
+}
+
 fn request(id: u64, method: &str, params: Value) -> Value {
     let mut params = params;
     params["_meta"] = json!({
@@ -58,17 +81,7 @@ fn request(id: u64, method: &str, params: Value) -> Value {
 
 #[test]
 fn causes_panics_refusals_and_limits_are_logged() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (captured, _guard, runtime) = capture(tracing::Level::DEBUG);
     let server = Server::builder("logs", "1.0.0")
         .tool(explode)
         .tool(store)
@@ -134,17 +147,7 @@ fn causes_panics_refusals_and_limits_are_logged() {
 
 #[test]
 fn a_line_over_the_limit_is_a_warning() {
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (captured, _guard, runtime) = capture(tracing::Level::WARN);
     let server = Server::builder("limits", "1.0.0").build().unwrap();
     runtime.block_on(async {
         let (mut client, server_side) = tokio::io::duplex(1 << 16);

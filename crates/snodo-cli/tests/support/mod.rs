@@ -26,14 +26,30 @@ pub fn http_demo() -> (Child, String) {
 /// (killed when dropped), and the URL of its first stdout line (within
 /// 30 s).
 pub async fn spawn_demo(args: &[&str]) -> (tokio::process::Child, String) {
-    use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"))
+    spawn_demo_with(args, |_| {}).await
+}
+
+/// [`spawn_demo`], with the command adjusted by `configure` first (its
+/// environment, its stderr).
+pub async fn spawn_demo_with(
+    args: &[&str],
+    configure: impl FnOnce(&mut tokio::process::Command),
+) -> (tokio::process::Child, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+    command
         .args(["demo", "--http", "127.0.0.1:0"])
         .args(args)
         .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the demo starts");
+        .kill_on_drop(true);
+    configure(&mut command);
+    let mut child = command.spawn().expect("the demo starts");
+    let url = demo_url(&mut child).await;
+    (child, url)
+}
+
+/// The URL a demo prints on its first stdout line (within 30 s).
+pub async fn demo_url(child: &mut tokio::process::Child) -> String {
+    use tokio::io::AsyncBufReadExt;
     let mut line = String::new();
     let stdout = child.stdout.take().unwrap();
     tokio::time::timeout(
@@ -45,7 +61,7 @@ pub async fn spawn_demo(args: &[&str]) -> (tokio::process::Child, String) {
     .unwrap();
     let v: serde_json::Value =
         serde_json::from_str(&line).unwrap_or_else(|_| panic!("not the URL line: {line:?}"));
-    (child, v["url"].as_str().unwrap().to_string())
+    v["url"].as_str().unwrap().to_string()
 }
 
 /// Sends SIGTERM (through the shell's own `kill`, present wherever `sh`

@@ -207,6 +207,28 @@ impl Shared {
         self.call_on(&wire, method, params, opts, extra).await
     }
 
+    /// Starts the CLIENT span of a request and writes its trace context into
+    /// `params._meta`.
+    fn observe(
+        &self,
+        wire: &Wire,
+        method: &str,
+        id: &RequestId,
+        params: &mut Map<String, Value>,
+    ) -> ClientCall {
+        let observed = ClientCall::start(
+            method,
+            id,
+            params,
+            &wire.version,
+            self.transport.session_id().as_deref(),
+            &self.peer,
+            &self.config.capture,
+        );
+        observed.inject(params);
+        observed
+    }
+
     /// Sends a request on `wire` and waits for its result, in a CLIENT span
     /// whose trace context travels in `_meta`.
     pub(crate) async fn call_on(
@@ -218,23 +240,7 @@ impl Shared {
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
-        let mut observed = ClientCall::start(
-            method,
-            &id,
-            &params,
-            &wire.version,
-            self.transport.session_id().as_deref(),
-            &self.peer,
-            &self.config.capture,
-        );
-        if !observed.span().is_disabled() {
-            let meta = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                observed.inject(meta);
-            }
-        }
+        let mut observed = self.observe(wire, method, &id, &mut params);
         let span = observed.span().clone();
         let result = self
             .call_with_id(wire, id, method, params, opts, extra)
@@ -301,22 +307,7 @@ impl Shared {
         let mut params = params;
         let wire = self.wire();
         let id = self.next_id();
-        let mut observed = ClientCall::start(
-            method,
-            &id,
-            &params,
-            &wire.version,
-            self.transport.session_id().as_deref(),
-            &self.peer,
-            &self.config.capture,
-        );
-        if !observed.span().is_disabled()
-            && let Value::Object(meta) = params
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()))
-        {
-            observed.inject(meta);
-        }
+        let mut observed = self.observe(&wire, method, &id, &mut params);
         let mut out = self.outgoing(
             &wire,
             Some(&id),

@@ -205,7 +205,7 @@ pub(crate) fn peer_of(target: &Target) -> crate::telemetry::client::Peer {
     match target {
         Target::Http(url) => {
             let address = url.parse::<http::Uri>().ok().and_then(|uri| {
-                let host = uri.host()?.trim_matches(['[', ']']).to_string();
+                let host: std::sync::Arc<str> = uri.host()?.trim_matches(['[', ']']).into();
                 let port = uri.port_u16().unwrap_or(match uri.scheme_str() {
                     Some("https") => 443,
                     _ => 80,

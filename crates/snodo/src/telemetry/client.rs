@@ -1,6 +1,6 @@
 //! The CLIENT span and duration of one request a client sends.
 
-use std::time::Instant;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tracing::Span;
@@ -8,10 +8,9 @@ use tracing::field::Empty;
 
 use super::Capture;
 use super::attributes as attr;
+use super::measure::{Measure, Side};
+use super::names::{Names, SpanName};
 use super::outcome::Outcome;
-#[cfg(feature = "otel")]
-use super::server::static_or_owned;
-use super::server::{Names, SpanName};
 use crate::wire::RequestId;
 
 /// Where a client's requests go.
@@ -19,8 +18,9 @@ use crate::wire::RequestId;
 pub(crate) struct Peer {
     /// `pipe`, `tcp`, or nothing in process.
     pub(crate) transport: Option<&'static str>,
-    /// The server's host and port (HTTP).
-    pub(crate) address: Option<(String, u16)>,
+    /// The server's host and port (HTTP), the host shared by every
+    /// request's attributes.
+    pub(crate) address: Option<(Arc<str>, u16)>,
 }
 
 /// One request being sent: its span, timer and outcome. Dropping it ends
@@ -31,11 +31,9 @@ pub(crate) struct ClientCall {
 }
 
 struct Detail {
-    start: Instant,
+    measure: Measure,
     outcome: Outcome,
     capture_results: bool,
-    #[cfg(feature = "otel")]
-    attrs: Vec<opentelemetry::KeyValue>,
 }
 
 impl ClientCall {
@@ -89,56 +87,26 @@ impl ClientCall {
                 rpc.response.status_code = Empty,
                 network.transport = peer.transport,
                 network.protocol.name = peer.transport.filter(|t| *t == "tcp").map(|_| "http"),
-                server.address = peer.address.as_ref().map(|(h, _)| h.as_str()),
+                server.address = peer.address.as_ref().map(|(h, _)| &**h),
                 server.port = peer.address.as_ref().map(|(_, p)| i64::from(*p)),
             )
         } else {
             Span::none()
         };
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut measure = Measure::start(method, version, &names, peer.transport, metrics);
         #[cfg(feature = "otel")]
-        let attrs = if metrics {
+        if let Some((host, port)) = &peer.address {
             use opentelemetry::KeyValue;
-            let mut attrs = vec![KeyValue::new(
-                attr::MCP_METHOD_NAME,
-                static_or_owned(method, |m| {
-                    crate::protocol::Method::parse(m).map(crate::protocol::Method::as_str)
-                }),
-            )];
-            if !version.is_empty() {
-                attrs.push(KeyValue::new(
-                    attr::MCP_PROTOCOL_VERSION,
-                    version.to_owned(),
-                ));
-            }
-            if let Some(tool) = names.tool {
-                attrs.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
-                attrs.push(KeyValue::new(
-                    attr::GEN_AI_OPERATION_NAME,
-                    attr::EXECUTE_TOOL,
-                ));
-            }
-            if let Some(prompt) = names.prompt {
-                attrs.push(KeyValue::new(attr::GEN_AI_PROMPT_NAME, prompt.to_owned()));
-            }
-            if let Some(t) = peer.transport {
-                attrs.push(KeyValue::new(attr::NETWORK_TRANSPORT, t));
-            }
-            if let Some((host, port)) = &peer.address {
-                attrs.push(KeyValue::new(attr::SERVER_ADDRESS, host.clone()));
-                attrs.push(KeyValue::new(attr::SERVER_PORT, i64::from(*port)));
-            }
-            attrs
-        } else {
-            Vec::new()
-        };
+            measure.push(KeyValue::new(attr::SERVER_ADDRESS, Arc::clone(host)));
+            measure.push(KeyValue::new(attr::SERVER_PORT, i64::from(*port)));
+        }
         Self {
             span,
             detail: Some(Box::new(Detail {
-                start: Instant::now(),
+                measure,
                 outcome: Outcome::Open,
                 capture_results: capture.results,
-                #[cfg(feature = "otel")]
-                attrs,
             })),
         }
     }
@@ -148,9 +116,18 @@ impl ClientCall {
         &self.span
     }
 
-    /// Writes this request's trace context into `meta`.
-    pub(crate) fn inject(&self, meta: &mut Map<String, Value>) {
-        super::propagation::inject(&self.span, meta);
+    /// Writes this request's trace context into `params._meta` (nothing
+    /// when no subscriber wants the span).
+    pub(crate) fn inject(&self, params: &mut Map<String, Value>) {
+        if self.span.is_disabled() {
+            return;
+        }
+        if let Value::Object(meta) = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            super::propagation::inject(&self.span, meta);
+        }
     }
 
     /// Records how the request ended.
@@ -170,39 +147,8 @@ impl ClientCall {
 
 impl Drop for ClientCall {
     fn drop(&mut self) {
-        let Some(d) = self.detail.take() else { return };
-        let error_type = d.outcome.error_type(false);
-        let status = d.outcome.status_code();
-        if !self.span.is_disabled() {
-            if let Some(kind) = &error_type {
-                self.span.record(attr::ERROR_TYPE, kind.as_str());
-                self.span.record("otel.status_code", "error");
-                if let Outcome::Rpc { message, .. } = &d.outcome {
-                    self.span
-                        .record("otel.status_description", message.as_str());
-                }
-            }
-            if let Some(code) = status {
-                self.span
-                    .record(attr::RPC_RESPONSE_STATUS_CODE, code.to_string());
-            }
+        if let Some(d) = self.detail.take() {
+            d.measure.end(&self.span, &d.outcome, Side::Client);
         }
-        #[cfg(feature = "otel")]
-        if let Some(i) = super::metrics::instruments() {
-            let mut attrs = d.attrs;
-            if let Some(kind) = error_type {
-                attrs.push(opentelemetry::KeyValue::new(attr::ERROR_TYPE, kind));
-            }
-            if let Some(code) = status {
-                attrs.push(opentelemetry::KeyValue::new(
-                    attr::RPC_RESPONSE_STATUS_CODE,
-                    code.to_string(),
-                ));
-            }
-            i.client_duration
-                .record(d.start.elapsed().as_secs_f64(), &attrs);
-        }
-        #[cfg(not(feature = "otel"))]
-        let _ = (error_type, status, d.start);
     }
 }

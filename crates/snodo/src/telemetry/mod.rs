@@ -33,7 +33,9 @@
 pub mod attributes;
 #[cfg(feature = "client")]
 pub(crate) mod client;
+pub(crate) mod measure;
 pub mod metrics;
+pub(crate) mod names;
 pub(crate) mod outcome;
 pub(crate) mod propagation;
 pub(crate) mod server;

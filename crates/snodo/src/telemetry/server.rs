@@ -1,15 +1,14 @@
 //! The SERVER span and duration of one request, and the log lines about it.
 
-use std::fmt;
-use std::time::Instant;
-
 use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::Capture;
 use super::attributes as attr;
+use super::measure::{Measure, Side};
 use super::metrics::{Gauge, Held};
+use super::names::{Names, SpanName};
 use super::outcome::Outcome;
 use crate::Error;
 use crate::context::{ConnectionInfo, TransportInfo, TransportKind};
@@ -29,61 +28,6 @@ pub(crate) enum Era<'a> {
     },
 }
 
-/// The span name `{mcp.method.name} {target}`, formatted only when a
-/// subscriber wants the span.
-pub(crate) struct SpanName<'a>(pub(crate) &'a str, pub(crate) Option<&'a str>);
-
-impl fmt::Display for SpanName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
-            Some(target) => write!(f, "{} {}", self.0, target),
-            None => f.write_str(self.0),
-        }
-    }
-}
-
-/// What a request names: the tool, the prompt or the resource URI.
-pub(crate) struct Names<'a> {
-    pub(crate) tool: Option<&'a str>,
-    pub(crate) prompt: Option<&'a str>,
-    pub(crate) uri: Option<&'a str>,
-}
-
-impl<'a> Names<'a> {
-    pub(crate) fn of(method: &str, params: &'a Map<String, Value>) -> Self {
-        let get = |key: &str| params.get(key).and_then(Value::as_str);
-        match method {
-            "tools/call" => Names {
-                tool: get("name"),
-                prompt: None,
-                uri: None,
-            },
-            "prompts/get" => Names {
-                tool: None,
-                prompt: get("name"),
-                uri: None,
-            },
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Names {
-                tool: None,
-                prompt: None,
-                uri: get("uri"),
-            },
-            _ => Names {
-                tool: None,
-                prompt: None,
-                uri: None,
-            },
-        }
-    }
-
-    /// The span name's target: the tool or prompt, the URI only if opted in.
-    pub(crate) fn target(&self, capture: &Capture) -> Option<&'a str> {
-        self.tool
-            .or(self.prompt)
-            .or(self.uri.filter(|_| capture.uri_in_span_name))
-    }
-}
-
 /// One request being served: its span, its timer and its outcome. Dropping
 /// it ends the span and records the duration.
 pub(crate) struct ServerCall {
@@ -94,12 +38,10 @@ pub(crate) struct ServerCall {
 }
 
 struct Detail {
-    start: Instant,
+    measure: Measure,
     /// Set through `&self`: the call is shared with the code that answers.
     outcome: std::sync::Mutex<Outcome>,
     capture_results: bool,
-    #[cfg(feature = "otel")]
-    attrs: Vec<opentelemetry::KeyValue>,
 }
 
 impl ServerCall {
@@ -185,19 +127,22 @@ impl ServerCall {
         } else {
             Span::none()
         };
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut measure = Measure::start(method, version, &names, network.transport, metrics);
+        #[cfg(feature = "otel")]
+        if let Some(v) = network.http_version {
+            measure.push(opentelemetry::KeyValue::new(
+                attr::NETWORK_PROTOCOL_VERSION,
+                v,
+            ));
+        }
         Self {
             span,
             id: id.clone(),
             detail: Some(Box::new(Detail {
-                start: Instant::now(),
+                measure,
                 outcome: std::sync::Mutex::new(Outcome::Open),
                 capture_results: capture.results,
-                #[cfg(feature = "otel")]
-                attrs: if metrics {
-                    metric_attributes(method, version, &names, &network)
-                } else {
-                    Vec::new()
-                },
             })),
             _active: active,
         }
@@ -252,47 +197,7 @@ impl Drop for ServerCall {
         let Some(d) = self.detail.take() else { return };
         let d = *d;
         let outcome = d.outcome.into_inner().unwrap_or_else(|p| p.into_inner());
-        let error_type = outcome.error_type(true);
-        let status = outcome.status_code();
-        if !self.span.is_disabled() {
-            if let Some(kind) = &error_type {
-                self.span.record(attr::ERROR_TYPE, kind.as_str());
-                self.span.record("otel.status_code", "error");
-                if let Outcome::Rpc { message, .. } = &outcome {
-                    self.span
-                        .record("otel.status_description", message.as_str());
-                }
-            }
-            if let Some(code) = status {
-                self.span
-                    .record(attr::RPC_RESPONSE_STATUS_CODE, code.to_string());
-            }
-        }
-        #[cfg(feature = "otel")]
-        if let Some(i) = super::metrics::instruments() {
-            let mut attrs = d.attrs;
-            if status.is_some_and(|c| super::outcome::CLIENT_FAULT_CODES.contains(&c)) {
-                // A name the client made up (an unknown tool, say) would be
-                // a new series for every request: it is not recorded.
-                attrs.retain(|kv| {
-                    kv.key.as_str() != attr::GEN_AI_TOOL_NAME
-                        && kv.key.as_str() != attr::GEN_AI_PROMPT_NAME
-                });
-            }
-            if let Some(kind) = error_type {
-                attrs.push(opentelemetry::KeyValue::new(attr::ERROR_TYPE, kind));
-            }
-            if let Some(code) = status {
-                attrs.push(opentelemetry::KeyValue::new(
-                    attr::RPC_RESPONSE_STATUS_CODE,
-                    code.to_string(),
-                ));
-            }
-            i.server_duration
-                .record(d.start.elapsed().as_secs_f64(), &attrs);
-        }
-        #[cfg(not(feature = "otel"))]
-        let _ = (error_type, status, d.start);
+        d.measure.end(&self.span, &outcome, Side::Server);
     }
 }
 
@@ -367,58 +272,4 @@ pub(crate) fn http_version(v: http::Version) -> &'static str {
         http::Version::HTTP_3 => "3",
         _ => "1.1",
     }
-}
-
-#[cfg(feature = "otel")]
-fn metric_attributes(
-    method: &str,
-    version: &str,
-    names: &Names<'_>,
-    network: &Network,
-) -> Vec<opentelemetry::KeyValue> {
-    use opentelemetry::KeyValue;
-    let mut attrs = Vec::with_capacity(8);
-    attrs.push(KeyValue::new(
-        attr::MCP_METHOD_NAME,
-        static_or_owned(method, |m| {
-            crate::protocol::Method::parse(m).map(crate::protocol::Method::as_str)
-        }),
-    ));
-    if !version.is_empty() {
-        attrs.push(KeyValue::new(
-            attr::MCP_PROTOCOL_VERSION,
-            version.to_owned(),
-        ));
-    }
-    if let Some(tool) = names.tool {
-        attrs.push(KeyValue::new(attr::GEN_AI_TOOL_NAME, tool.to_owned()));
-        attrs.push(KeyValue::new(
-            attr::GEN_AI_OPERATION_NAME,
-            attr::EXECUTE_TOOL,
-        ));
-    }
-    if let Some(prompt) = names.prompt {
-        attrs.push(KeyValue::new(attr::GEN_AI_PROMPT_NAME, prompt.to_owned()));
-    }
-    if let Some(t) = network.transport {
-        attrs.push(KeyValue::new(attr::NETWORK_TRANSPORT, t));
-        if t == "tcp" {
-            attrs.push(KeyValue::new(attr::NETWORK_PROTOCOL_NAME, "http"));
-        }
-    }
-    if let Some(v) = network.http_version {
-        attrs.push(KeyValue::new(attr::NETWORK_PROTOCOL_VERSION, v));
-    }
-    attrs
-}
-
-/// A metric attribute value from a closed set: what `known` names, else
-/// `_OTHER` (a method or revision the client made up must not open a new
-/// series).
-#[cfg(feature = "otel")]
-pub(crate) fn static_or_owned(
-    text: &str,
-    known: impl Fn(&str) -> Option<&'static str>,
-) -> opentelemetry::Value {
-    opentelemetry::Value::from(known(text).unwrap_or("_OTHER"))
 }
