@@ -47,6 +47,7 @@ struct Options {
     fanout: bool,
     telemetry: bool,
     baseline: Option<String>,
+    variants: Option<Vec<String>>,
     listeners: usize,
     buses: Vec<String>,
     args: Vec<String>,
@@ -73,6 +74,8 @@ usage: snodo-bench [--quick] [--json PATH] [options]
                         exporting every span over OTLP (see README)
   --baseline REV        with --telemetry: also the server as it was at the git
                         revision REV (built in a worktree under target/)
+  --variants LIST       with --telemetry: a comma-separated subset of
+                        before,bare,on,exported,sampled
   --listeners N         listen streams in the fan-out runs (default 1000)
   --buses LIST          buses of the fan-out runs (default redis,postgres)
 ";
@@ -95,6 +98,7 @@ fn parse_args() -> Result<Options, String> {
         fanout: false,
         telemetry: false,
         baseline: None,
+        variants: None,
         listeners: 1000,
         buses: vec!["redis".into(), "postgres".into()],
         args: args.clone(),
@@ -150,6 +154,10 @@ fn parse_args() -> Result<Options, String> {
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
             "--baseline" => o.baseline = Some(it.next().ok_or("--baseline needs a git revision")?),
+            "--variants" => {
+                let list = it.next().ok_or("--variants needs a list")?;
+                o.variants = Some(list.split(',').map(str::to_owned).collect());
+            }
             "--listeners" => {
                 o.listeners = it
                     .next()
@@ -221,6 +229,12 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         variants.push("before");
     }
     variants.extend(["bare", "on", "exported", "sampled"]);
+    if let Some(only) = &options.variants {
+        if let Some(unknown) = only.iter().find(|o| !variants.contains(&o.as_str())) {
+            return Err(format!("--variants: no variant {unknown:?} in this run"));
+        }
+        variants.retain(|v| only.iter().any(|o| o == v));
+    }
     // The ratios are against a build without the instrumentation: the
     // commit before it when given, else the build with tracing compiled out.
     let base = 0;

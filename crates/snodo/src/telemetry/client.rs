@@ -8,7 +8,8 @@ use tracing::field::Empty;
 
 use super::Capture;
 use super::attributes as attr;
-use super::measure::{Measure, Side};
+use super::measure::Measure;
+use super::metrics::Side;
 use super::names::{Names, SpanName};
 use super::outcome::Outcome;
 use crate::wire::RequestId;
@@ -48,10 +49,7 @@ impl ClientCall {
         capture: &Capture,
     ) -> Self {
         let names = Names::of(method, params);
-        #[cfg(feature = "otel")]
-        let metrics = super::metrics::instruments().is_some();
-        #[cfg(not(feature = "otel"))]
-        let metrics = false;
+        let metrics = super::metrics::recorder().is_some();
         let traced = tracing::enabled!(target: "snodo::client", tracing::Level::INFO);
         if !traced && !metrics {
             return Self {
@@ -93,13 +91,9 @@ impl ClientCall {
         } else {
             Span::none()
         };
-        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
         let mut measure = Measure::start(method, version, &names, peer.transport, metrics);
-        #[cfg(feature = "otel")]
         if let Some((host, port)) = &peer.address {
-            use opentelemetry::KeyValue;
-            measure.push(KeyValue::new(attr::SERVER_ADDRESS, Arc::clone(host)));
-            measure.push(KeyValue::new(attr::SERVER_PORT, i64::from(*port)));
+            measure.server(host, *port);
         }
         Self {
             span,

@@ -12,12 +12,22 @@
 //! | `snodo.server.tasks` | gauge | tasks running on this process (`mcp.task.status` = `working`) |
 //! | `snodo.server.tasks.settled` | counter | task runs that ended, by `mcp.task.status` |
 //!
-//! The instruments exist once [`register`] ran (the OTLP installer calls
-//! it; an application that sets up OpenTelemetry itself calls it after
-//! installing its meter provider). Before that, and without the `otel`
-//! feature, nothing is recorded and the gauges are not counted.
+//! They are recorded once a recorder is installed: the OTLP exporter's own
+//! (the `otlp` feature), or the `opentelemetry` API's instruments that
+//! [`register`] creates from the global meter provider (the `otel` feature,
+//! for an application that sets up OpenTelemetry itself). The first one
+//! installed stays. Before that nothing is recorded and the gauges are not
+//! counted.
 
+// The instruments' names, buckets and attribute visitor are read by the
+// recorders only, which the `otel` and `otlp` features bring.
+#![cfg_attr(not(any(feature = "otel", feature = "otlp")), allow(dead_code))]
+
+use std::sync::Arc;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, Ordering};
+
+use super::outcome::ErrorType;
 
 /// A gauge this crate keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +50,34 @@ static GAUGES: [AtomicI64; 4] = [
 ];
 
 impl Gauge {
+    /// Every gauge, with its instrument's name, description and unit.
+    pub(crate) const ALL: [(Gauge, &'static str, &'static str, &'static str); 4] = [
+        (
+            Gauge::ActiveRequests,
+            "snodo.server.active_requests",
+            "Requests being served",
+            "{item}",
+        ),
+        (
+            Gauge::ListenStreams,
+            "snodo.server.listen_streams",
+            "Open subscriptions/listen streams",
+            "{item}",
+        ),
+        (
+            Gauge::Sessions,
+            "snodo.server.sessions",
+            "Initialize-era sessions held in this process",
+            "{item}",
+        ),
+        (
+            Gauge::Tasks,
+            "snodo.server.tasks",
+            "Tasks running in this process, by status",
+            "{task}",
+        ),
+    ];
+
     fn cell(self) -> &'static AtomicI64 {
         &GAUGES[self as usize]
     }
@@ -47,7 +85,7 @@ impl Gauge {
     /// Counts one until the guard drops.
     #[inline]
     pub(crate) fn hold(self) -> Held {
-        if registered() {
+        if recorder().is_some() {
             self.cell().fetch_add(1, Ordering::Relaxed);
             Held(Some(self))
         } else {
@@ -56,7 +94,6 @@ impl Gauge {
     }
 
     /// The current value.
-    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub(crate) fn get(self) -> i64 {
         self.cell().load(Ordering::Relaxed)
     }
@@ -74,92 +111,210 @@ impl Drop for Held {
     }
 }
 
-#[cfg(feature = "otel")]
-pub(crate) use instruments::instruments;
+/// Which side observed a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The server that answered it.
+    Server,
+    /// The client that sent it.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Client,
+}
+
+impl Side {
+    /// The histogram's name, description and unit.
+    pub(crate) fn histogram(self) -> (&'static str, &'static str) {
+        match self {
+            Side::Server => (
+                "mcp.server.operation.duration",
+                "MCP request or notification duration as observed on the receiver",
+            ),
+            Side::Client => (
+                "mcp.client.operation.duration",
+                "MCP request duration as observed on the sender",
+            ),
+        }
+    }
+}
+
+/// The bucket boundaries the conventions recommend for the operation
+/// durations, in seconds.
+pub(crate) const DURATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// The attributes of one duration series: closed sets and names the server
+/// knows, never a value the client made up.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Series {
+    /// `mcp.method.name` (`_OTHER` for an unknown method).
+    pub(crate) method: &'static str,
+    /// `mcp.protocol.version` (`_OTHER` for an unknown revision).
+    pub(crate) version: Option<&'static str>,
+    /// `gen_ai.tool.name` (and `gen_ai.operation.name = execute_tool`).
+    pub(crate) tool: Option<Box<str>>,
+    /// `gen_ai.prompt.name`.
+    pub(crate) prompt: Option<Box<str>>,
+    /// `network.transport` (and `network.protocol.name = http` over tcp).
+    pub(crate) transport: Option<&'static str>,
+    /// `network.protocol.version`.
+    pub(crate) http_version: Option<&'static str>,
+    /// `server.address` and `server.port` (the client's).
+    pub(crate) server: Option<(Arc<str>, u16)>,
+    /// `error.type`.
+    pub(crate) error_type: Option<ErrorType>,
+    /// `rpc.response.status_code`.
+    pub(crate) status: Option<i64>,
+}
+
+impl Series {
+    /// Each attribute, in a fixed order, with `visit`.
+    pub(crate) fn each(&self, mut visit: impl FnMut(&'static str, Attr<'_>)) {
+        use super::attributes as attr;
+        visit(attr::MCP_METHOD_NAME, Attr::Str(self.method));
+        if let Some(v) = self.version {
+            visit(attr::MCP_PROTOCOL_VERSION, Attr::Str(v));
+        }
+        if let Some(t) = &self.tool {
+            visit(attr::GEN_AI_TOOL_NAME, Attr::Str(t));
+            visit(attr::GEN_AI_OPERATION_NAME, Attr::Str(attr::EXECUTE_TOOL));
+        }
+        if let Some(p) = &self.prompt {
+            visit(attr::GEN_AI_PROMPT_NAME, Attr::Str(p));
+        }
+        if let Some(t) = self.transport {
+            visit(attr::NETWORK_TRANSPORT, Attr::Str(t));
+            if t == "tcp" {
+                visit(attr::NETWORK_PROTOCOL_NAME, Attr::Str("http"));
+            }
+        }
+        if let Some(v) = self.http_version {
+            visit(attr::NETWORK_PROTOCOL_VERSION, Attr::Str(v));
+        }
+        if let Some((host, port)) = &self.server {
+            visit(attr::SERVER_ADDRESS, Attr::Str(host));
+            visit(attr::SERVER_PORT, Attr::Int(i64::from(*port)));
+        }
+        if let Some(e) = &self.error_type {
+            visit(attr::ERROR_TYPE, Attr::Error(e));
+        }
+        if let Some(code) = self.status {
+            visit(attr::RPC_RESPONSE_STATUS_CODE, Attr::Code(code));
+        }
+    }
+}
+
+/// One attribute value of a [`Series`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Attr<'a> {
+    /// Text.
+    Str(&'a str),
+    /// A number.
+    Int(i64),
+    /// An `error.type` (text).
+    Error(&'a ErrorType),
+    /// A JSON-RPC code, recorded as text.
+    Code(i64),
+}
+
+/// Where the measurements go.
+pub(crate) trait Recorder: Send + Sync + 'static {
+    /// A request's duration in `side`'s histogram.
+    fn duration(&self, side: Side, series: Series, seconds: f64);
+    /// A task run that ended in `status`.
+    fn task_settled(&self, status: &'static str);
+}
+
+static RECORDER: OnceLock<Box<dyn Recorder>> = OnceLock::new();
+
+/// Installs `recorder` unless one is installed already; whether it was.
+pub(crate) fn install(recorder: impl FnOnce() -> Box<dyn Recorder>) -> bool {
+    let mut installed = false;
+    RECORDER.get_or_init(|| {
+        installed = true;
+        recorder()
+    });
+    installed
+}
+
+/// The installed recorder.
+#[inline]
+pub(crate) fn recorder() -> Option<&'static dyn Recorder> {
+    RECORDER.get().map(|r| &**r)
+}
+
+/// Counts a task run that ended in `status`.
+#[inline]
+pub(crate) fn task_settled(status: &'static str) {
+    if let Some(r) = recorder() {
+        r.task_settled(status);
+    }
+}
 
 #[cfg(feature = "otel")]
 mod instruments {
-    use std::sync::OnceLock;
-
     use opentelemetry::KeyValue;
     use opentelemetry::metrics::{Counter, Histogram, Meter};
 
-    use crate::telemetry::metrics::Gauge;
+    use super::{Attr, DURATION_BUCKETS, Gauge, Recorder, Series, Side};
 
-    /// The bucket boundaries the conventions recommend for the operation
-    /// durations, in seconds.
-    pub(crate) const DURATION_BUCKETS: [f64; 14] = [
-        0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
-    ];
-
-    /// The instruments, once registered.
-    #[derive(Debug)]
-    pub(crate) struct Instruments {
-        pub(crate) server_duration: Histogram<f64>,
-        #[cfg_attr(not(feature = "client"), allow(dead_code))]
-        pub(crate) client_duration: Histogram<f64>,
-        pub(crate) tasks_settled: Counter<u64>,
+    /// The `opentelemetry` API's instruments.
+    pub(super) struct Instruments {
+        server_duration: Histogram<f64>,
+        client_duration: Histogram<f64>,
+        tasks_settled: Counter<u64>,
     }
 
-    pub(super) static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+    impl Recorder for Instruments {
+        fn duration(&self, side: Side, series: Series, seconds: f64) {
+            let mut attrs = Vec::with_capacity(12);
+            series.each(|key, value| {
+                attrs.push(match value {
+                    Attr::Str(s) => KeyValue::new(key, s.to_owned()),
+                    Attr::Int(i) => KeyValue::new(key, i),
+                    Attr::Error(e) => KeyValue::new(key, e.to_string()),
+                    Attr::Code(c) => KeyValue::new(key, c.to_string()),
+                })
+            });
+            let histogram = match side {
+                Side::Server => &self.server_duration,
+                Side::Client => &self.client_duration,
+            };
+            histogram.record(seconds, &attrs);
+        }
 
-    /// The instruments, if [`register`](crate::telemetry::metrics::register) ran.
-    #[inline]
-    pub(crate) fn instruments() -> Option<&'static Instruments> {
-        INSTRUMENTS.get()
+        fn task_settled(&self, status: &'static str) {
+            self.tasks_settled
+                .add(1, &[KeyValue::new("mcp.task.status", status)]);
+        }
     }
 
     pub(super) fn build(meter: &Meter) -> Instruments {
-        for (name, gauge, description) in [
-            (
-                "snodo.server.active_requests",
-                Gauge::ActiveRequests,
-                "Requests being served",
-            ),
-            (
-                "snodo.server.listen_streams",
-                Gauge::ListenStreams,
-                "Open subscriptions/listen streams",
-            ),
-            (
-                "snodo.server.sessions",
-                Gauge::Sessions,
-                "Initialize-era sessions held in this process",
-            ),
-        ] {
+        for (gauge, name, description, unit) in Gauge::ALL {
+            let attrs: &'static [KeyValue] = if gauge == Gauge::Tasks {
+                Box::leak(Box::new([KeyValue::new("mcp.task.status", "working")]))
+            } else {
+                &[]
+            };
             let _ = meter
                 .i64_observable_gauge(name)
                 .with_description(description)
-                .with_unit("{item}")
-                .with_callback(move |observer| observer.observe(gauge.get(), &[]))
+                .with_unit(unit)
+                .with_callback(move |observer| observer.observe(gauge.get(), attrs))
                 .build();
         }
-        let _ = meter
-            .i64_observable_gauge("snodo.server.tasks")
-            .with_description("Tasks running in this process, by status")
-            .with_unit("{task}")
-            .with_callback(|observer| {
-                observer.observe(
-                    Gauge::Tasks.get(),
-                    &[KeyValue::new("mcp.task.status", "working")],
-                )
-            })
-            .build();
+        let histogram = |side: Side| {
+            let (name, description) = side.histogram();
+            meter
+                .f64_histogram(name)
+                .with_description(description)
+                .with_unit("s")
+                .with_boundaries(DURATION_BUCKETS.to_vec())
+                .build()
+        };
         Instruments {
-            server_duration: meter
-                .f64_histogram("mcp.server.operation.duration")
-                .with_description(
-                    "MCP request or notification duration as observed on the receiver",
-                )
-                .with_unit("s")
-                .with_boundaries(DURATION_BUCKETS.to_vec())
-                .build(),
-            client_duration: meter
-                .f64_histogram("mcp.client.operation.duration")
-                .with_description("MCP request duration as observed on the sender")
-                .with_unit("s")
-                .with_boundaries(DURATION_BUCKETS.to_vec())
-                .build(),
+            server_duration: histogram(Side::Server),
+            client_duration: histogram(Side::Client),
             tasks_settled: meter
                 .u64_counter("snodo.server.tasks.settled")
                 .with_description("Task runs that ended, by the status they ended in")
@@ -169,8 +324,10 @@ mod instruments {
     }
 }
 
-/// Creates the instruments from the global meter provider (scope `snodo`).
-/// Call it once the provider is installed; later calls do nothing.
+/// Creates the instruments from the global meter provider (scope `snodo`)
+/// and records into them. Call it once the provider is installed; later
+/// calls, or calls after the OTLP exporter installed its own recorder, do
+/// nothing.
 ///
 /// ```
 /// # #[cfg(feature = "otel")] {
@@ -180,38 +337,12 @@ mod instruments {
 /// ```
 #[cfg(feature = "otel")]
 pub fn register() {
-    instruments::INSTRUMENTS.get_or_init(|| {
+    install(|| {
         let meter = opentelemetry::global::meter_with_scope(
             opentelemetry::InstrumentationScope::builder("snodo")
                 .with_version(env!("CARGO_PKG_VERSION"))
                 .build(),
         );
-        instruments::build(&meter)
+        Box::new(instruments::build(&meter))
     });
-}
-
-#[inline]
-fn registered() -> bool {
-    #[cfg(feature = "otel")]
-    {
-        instruments::INSTRUMENTS.get().is_some()
-    }
-    #[cfg(not(feature = "otel"))]
-    {
-        false
-    }
-}
-
-/// Counts a task run that ended in `status`.
-#[inline]
-pub(crate) fn task_settled(status: &'static str) {
-    #[cfg(feature = "otel")]
-    if let Some(i) = instruments() {
-        i.tasks_settled.add(
-            1,
-            &[opentelemetry::KeyValue::new("mcp.task.status", status)],
-        );
-    }
-    #[cfg(not(feature = "otel"))]
-    let _ = status;
 }

@@ -33,6 +33,7 @@
 pub mod attributes;
 #[cfg(feature = "client")]
 pub(crate) mod client;
+pub(crate) mod context;
 pub(crate) mod measure;
 pub mod metrics;
 pub(crate) mod names;

@@ -32,6 +32,24 @@ pub(crate) const CLIENT_FAULT_CODES: [i64; 8] = [
     -32020, -32021, -32022, // header mismatch, missing capability, unsupported revision
 ];
 
+/// The value of `error.type`: a name, or a JSON-RPC code written as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ErrorType {
+    /// `tool_error`, `cancelled`, `timeout`, …
+    Named(&'static str),
+    /// A JSON-RPC error code.
+    Code(i64),
+}
+
+impl std::fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ErrorType::Named(name) => f.write_str(name),
+            ErrorType::Code(code) => write!(f, "{code}"),
+        }
+    }
+}
+
 impl Outcome {
     /// The outcome of a result object.
     pub(crate) fn of_result(result: &Map<String, Value>) -> Self {
@@ -42,17 +60,17 @@ impl Outcome {
         }
     }
 
-    /// The `error.type` and whether the span's status is an error. On the
-    /// server, the client-fault codes are recorded in
-    /// `rpc.response.status_code` only: they are not the server's errors.
-    pub(crate) fn error_type(&self, server: bool) -> Option<String> {
+    /// The `error.type`, if the request failed. On the server, the
+    /// client-fault codes are recorded in `rpc.response.status_code` only:
+    /// they are not the server's errors.
+    pub(crate) fn error_type(&self, server: bool) -> Option<ErrorType> {
         match self {
             Outcome::Ok => None,
-            Outcome::Open => Some("cancelled".to_string()),
-            Outcome::ToolError => Some(super::attributes::TOOL_ERROR.to_string()),
+            Outcome::Open => Some(ErrorType::Named("cancelled")),
+            Outcome::ToolError => Some(ErrorType::Named(super::attributes::TOOL_ERROR)),
             Outcome::Rpc { code, .. } if server && CLIENT_FAULT_CODES.contains(code) => None,
-            Outcome::Rpc { code, .. } => Some(code.to_string()),
-            Outcome::Failed(kind) => Some((*kind).to_string()),
+            Outcome::Rpc { code, .. } => Some(ErrorType::Code(*code)),
+            Outcome::Failed(kind) => Some(ErrorType::Named(kind)),
         }
     }
 
@@ -80,7 +98,10 @@ mod tests {
             Outcome::ToolError
         );
         assert_eq!(
-            Outcome::ToolError.error_type(true).as_deref(),
+            Outcome::ToolError
+                .error_type(true)
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("tool_error")
         );
         let unknown = Outcome::Rpc {
@@ -88,15 +109,27 @@ mod tests {
             message: "Unknown tool".into(),
         };
         assert_eq!(unknown.error_type(true), None);
-        assert_eq!(unknown.error_type(false).as_deref(), Some("-32602"));
+        assert_eq!(
+            unknown.error_type(false).map(|e| e.to_string()).as_deref(),
+            Some("-32602")
+        );
         assert_eq!(unknown.status_code(), Some(-32602));
         let internal = Outcome::Rpc {
             code: -32603,
             message: "boom".into(),
         };
-        assert_eq!(internal.error_type(true).as_deref(), Some("-32603"));
+        assert_eq!(
+            internal.error_type(true).map(|e| e.to_string()).as_deref(),
+            Some("-32603")
+        );
         assert_eq!(Outcome::Ok.error_type(true), None);
-        assert_eq!(Outcome::Open.error_type(true).as_deref(), Some("cancelled"));
+        assert_eq!(
+            Outcome::Open
+                .error_type(true)
+                .map(|e| e.to_string())
+                .as_deref(),
+            Some("cancelled")
+        );
         let header = Outcome::Rpc {
             code: -32020,
             message: "Header mismatch".into(),

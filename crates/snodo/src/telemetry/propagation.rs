@@ -2,51 +2,71 @@
 //! `baggage` in `params._meta`, read by the server on every revision and
 //! written by the client.
 //!
-//! With the `otel` feature the global OpenTelemetry text-map propagator does
-//! the reading and writing (the OTLP installer sets W3C trace context and
-//! baggage); without it nothing is read or written.
+//! The OTLP exporter's layer keeps W3C trace contexts itself: the server's
+//! span continues the remote trace, the client writes its span's
+//! `traceparent` (and the `tracestate` it continues). Under another
+//! subscriber, with the `otel` feature, the global OpenTelemetry text-map
+//! propagator reads and writes all three (baggage included) through
+//! `tracing-opentelemetry`; otherwise nothing is read or written.
 
 use serde_json::{Map, Value};
 
+use super::context::{ContextHook, TraceContext};
+
 /// Continues the trace named in `meta` on `span` (before the span starts).
-#[cfg(feature = "otel")]
 pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Map<String, Value>>) {
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
     let Some(meta) = meta else { return };
-    if !super::attributes::TRACE_CONTEXT_KEYS
-        .iter()
-        .any(|k| meta.contains_key(*k))
+    if span.is_disabled()
+        || !super::attributes::TRACE_CONTEXT_KEYS
+            .iter()
+            .any(|k| meta.contains_key(*k))
     {
         return;
     }
-    let parent = opentelemetry::global::get_text_map_propagator(|p| p.extract(&MetaCarrier(meta)));
-    let _ = span.set_parent(parent);
+    let parent = meta
+        .get("traceparent")
+        .and_then(Value::as_str)
+        .and_then(|tp| TraceContext::parse(tp, meta.get("tracestate").and_then(Value::as_str)));
+    let kept = ContextHook::set_parent_of(span, parent.as_ref());
+    #[cfg(feature = "otel")]
+    if !kept {
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        let parent =
+            opentelemetry::global::get_text_map_propagator(|p| p.extract(&MetaCarrier(meta)));
+        let _ = span.set_parent(parent);
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = kept;
 }
 
-/// Continues the trace named in `meta` on `span` (without `otel`: nothing).
-#[cfg(not(feature = "otel"))]
-#[inline]
-pub(crate) fn continue_trace(_span: &tracing::Span, _meta: Option<&Map<String, Value>>) {}
-
 /// Writes `span`'s trace context into `meta`.
-#[cfg(all(feature = "otel", feature = "client"))]
+#[cfg(feature = "client")]
 pub(crate) fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
-    use opentelemetry::trace::TraceContextExt;
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
     if span.is_disabled() {
         return;
     }
+    if let Some(cx) = ContextHook::context_of(span) {
+        meta.insert("traceparent".into(), Value::String(cx.traceparent()));
+        if let Some(state) = &cx.trace_state {
+            meta.insert("tracestate".into(), Value::String(state.to_string()));
+        }
+    } else {
+        #[cfg(feature = "otel")]
+        inject_global(span, meta);
+    }
+}
+
+/// Writes `span`'s context through the global OpenTelemetry propagator.
+#[cfg(all(feature = "client", feature = "otel"))]
+fn inject_global(span: &tracing::Span, meta: &mut Map<String, Value>) {
+    use opentelemetry::trace::TraceContextExt;
+    use tracing_opentelemetry::OpenTelemetrySpanExt;
     let cx = span.context();
     if !cx.span().span_context().is_valid() {
         return;
     }
     opentelemetry::global::get_text_map_propagator(|p| p.inject_context(&cx, &mut MetaSink(meta)));
 }
-
-/// Writes `span`'s trace context into `meta` (without `otel`: nothing).
-#[cfg(all(not(feature = "otel"), feature = "client"))]
-#[inline]
-pub(crate) fn inject(_span: &tracing::Span, _meta: &mut Map<String, Value>) {}
 
 /// `_meta` read as a text-map carrier: string members only, and only the
 /// trace-context keys (a request's other `_meta` members are not headers).

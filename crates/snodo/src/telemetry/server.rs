@@ -6,8 +6,8 @@ use tracing::field::Empty;
 
 use super::Capture;
 use super::attributes as attr;
-use super::measure::{Measure, Side};
-use super::metrics::{Gauge, Held};
+use super::measure::Measure;
+use super::metrics::{Gauge, Held, Side};
 use super::names::{Names, SpanName};
 use super::outcome::Outcome;
 use crate::Error;
@@ -55,10 +55,7 @@ impl ServerCall {
         capture: &Capture,
     ) -> Self {
         let active = Gauge::ActiveRequests.hold();
-        #[cfg(feature = "otel")]
-        let metrics = super::metrics::instruments().is_some();
-        #[cfg(not(feature = "otel"))]
-        let metrics = false;
+        let metrics = super::metrics::recorder().is_some();
         let traced = tracing::enabled!(target: "snodo::server", tracing::Level::INFO);
         if !traced && !metrics {
             return Self {
@@ -127,14 +124,9 @@ impl ServerCall {
         } else {
             Span::none()
         };
-        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
         let mut measure = Measure::start(method, version, &names, network.transport, metrics);
-        #[cfg(feature = "otel")]
         if let Some(v) = network.http_version {
-            measure.push(opentelemetry::KeyValue::new(
-                attr::NETWORK_PROTOCOL_VERSION,
-                v,
-            ));
+            measure.http_version(v);
         }
         Self {
             span,

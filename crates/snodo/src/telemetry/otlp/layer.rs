@@ -1,0 +1,376 @@
+//! The `tracing` layer that turns spans at `INFO` and above into OTLP
+//! spans: each span's attributes are encoded as they are recorded, so
+//! closing it only appends its ids, times and status and queues the bytes.
+//!
+//! Fields named `otel.name`, `otel.kind`, `otel.status_code` and
+//! `otel.status_description` set the span's name, kind and status; every
+//! other field is an attribute under its own name.
+
+use std::fmt::{self, Write as _};
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record as Values};
+use tracing::{Dispatch, Level, Subscriber};
+use tracing_subscriber::layer::Context;
+use tracing_subscriber::registry::LookupSpan;
+
+use super::export::Spans;
+use super::ids;
+use super::proto::{self, AnyValue};
+use crate::telemetry::context::{ContextHook, TraceContext};
+
+/// OTLP's span kinds.
+const KIND_INTERNAL: u8 = 1;
+const KIND_SERVER: u8 = 2;
+const KIND_CLIENT: u8 = 3;
+const KIND_PRODUCER: u8 = 4;
+const KIND_CONSUMER: u8 = 5;
+/// OTLP's status codes.
+const STATUS_UNSET: u8 = 0;
+const STATUS_OK: u8 = 1;
+const STATUS_ERROR: u8 = 2;
+/// `SpanFlags`: the parent's remoteness is known, and it is remote.
+const HAS_IS_REMOTE: u32 = 0x100;
+const IS_REMOTE: u32 = 0x200;
+
+/// The most attribute bytes one span keeps; attributes past it are
+/// dropped (and counted in `dropped_attributes_count`).
+const MAX_ATTRIBUTE_BYTES: usize = 64 * 1024;
+
+/// A span being recorded.
+struct Record {
+    cx: TraceContext,
+    parent: Option<[u8; 8]>,
+    remote_parent: bool,
+    kind: u8,
+    status: u8,
+    status_message: Option<String>,
+    /// Whether `otel.name` was written (as field 5) into `attrs`.
+    named: bool,
+    start_ns: u64,
+    /// The encoded `attributes` fields (9) of the `Span` message, and its
+    /// name once `otel.name` is recorded.
+    attrs: Vec<u8>,
+    dropped: u32,
+}
+
+/// Exports spans to the exporter's queue.
+pub(crate) struct SpanLayer<S> {
+    spans: Arc<Spans>,
+    hook: ContextHook,
+    _subscriber: PhantomData<fn(S)>,
+}
+
+impl<S> SpanLayer<S>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    pub(crate) fn new(spans: Arc<Spans>) -> Self {
+        Self {
+            spans,
+            hook: ContextHook {
+                get: context::<S>,
+                set_parent: set_parent::<S>,
+            },
+            _subscriber: PhantomData,
+        }
+    }
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+fn context<S>(dispatch: &Dispatch, id: &Id) -> Option<TraceContext>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    let subscriber = dispatch.downcast_ref::<S>()?;
+    let span = subscriber.span(id)?;
+    let ext = span.extensions();
+    ext.get::<Record>().map(|r| r.cx.clone())
+}
+
+fn set_parent<S>(dispatch: &Dispatch, id: &Id, parent: &TraceContext)
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    let (Some(subscriber), Some(layer)) = (
+        dispatch.downcast_ref::<S>(),
+        dispatch.downcast_ref::<SpanLayer<S>>(),
+    ) else {
+        return;
+    };
+    let Some(span) = subscriber.span(id) else {
+        return;
+    };
+    let mut ext = span.extensions_mut();
+    if let Some(r) = ext.get_mut::<Record>() {
+        r.cx.trace_id = parent.trace_id;
+        r.cx.trace_state = parent.trace_state.clone();
+        r.cx.sampled = layer
+            .spans
+            .sampler
+            .sampled(&parent.trace_id, Some(parent.sampled));
+        r.parent = Some(parent.span_id);
+        r.remote_parent = true;
+    }
+}
+
+impl<S> tracing_subscriber::Layer<S> for SpanLayer<S>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if *attrs.metadata().level() > Level::INFO {
+            return;
+        }
+        let Some(span) = ctx.span(id) else { return };
+        let parent = match attrs.parent() {
+            Some(p) => ctx.span(p),
+            None if attrs.is_contextual() => ctx.lookup_current(),
+            None => None,
+        };
+        let inherited = parent.and_then(|p| {
+            p.extensions().get::<Record>().map(|r| {
+                (
+                    r.cx.trace_id,
+                    r.cx.span_id,
+                    r.cx.sampled,
+                    r.cx.trace_state.clone(),
+                )
+            })
+        });
+        let (trace_id, parent_id, parent_sampled, trace_state) = match inherited {
+            Some((t, s, sampled, state)) => (t, Some(s), Some(sampled), state),
+            None => (ids::trace_id(), None, None, None),
+        };
+        let mut record = Record {
+            cx: TraceContext {
+                trace_id,
+                span_id: ids::span_id(),
+                sampled: self.spans.sampler.sampled(&trace_id, parent_sampled),
+                trace_state,
+            },
+            parent: parent_id,
+            remote_parent: false,
+            kind: KIND_INTERNAL,
+            status: STATUS_UNSET,
+            status_message: None,
+            named: false,
+            start_ns: now_ns(),
+            attrs: buffers::take(),
+            dropped: 0,
+        };
+        // Recorded even when not sampled: a remote parent set next may
+        // still make it so.
+        attrs.record(&mut Visitor(&mut record));
+        span.extensions_mut().insert(record);
+    }
+
+    fn on_record(&self, id: &Id, values: &Values<'_>, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(id) else { return };
+        let mut ext = span.extensions_mut();
+        if let Some(record) = ext.get_mut::<Record>() {
+            values.record(&mut Visitor(record));
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let Some(span) = ctx.span(&id) else { return };
+        let Some(r) = span.extensions_mut().remove::<Record>() else {
+            return;
+        };
+        if !r.cx.sampled {
+            buffers::give(r.attrs);
+            return;
+        }
+        let end = now_ns();
+        let mut buf = r.attrs;
+        proto::bytes(&mut buf, 1, &r.cx.trace_id);
+        proto::bytes(&mut buf, 2, &r.cx.span_id);
+        if let Some(state) = &r.cx.trace_state {
+            proto::string(&mut buf, 3, state);
+        }
+        if let Some(parent) = &r.parent {
+            proto::bytes(&mut buf, 4, parent);
+        }
+        if !r.named {
+            proto::string(&mut buf, 5, span.name());
+        }
+        proto::uint(&mut buf, 6, u64::from(r.kind));
+        proto::fixed64(&mut buf, 7, r.start_ns);
+        proto::fixed64(&mut buf, 8, end.max(r.start_ns));
+        if r.dropped > 0 {
+            proto::uint(&mut buf, 10, u64::from(r.dropped));
+        }
+        if r.status != STATUS_UNSET {
+            proto::message(&mut buf, 15, |b| {
+                if let Some(m) = &r.status_message {
+                    proto::string(b, 2, m);
+                }
+                proto::uint(b, 3, u64::from(r.status));
+            });
+        }
+        let remote = if r.remote_parent { IS_REMOTE } else { 0 };
+        proto::fixed32(&mut buf, 16, 1 | HAS_IS_REMOTE | remote);
+        self.spans.push(&buf);
+        buffers::give(buf);
+    }
+
+    // SAFETY: the contract of `downcast_raw` is that the pointer returned
+    // for a `TypeId` points to a live value of that type; it is `self` for
+    // `Self` and `self.hook` for `ContextHook`, both borrowed from `self`.
+    #[allow(unsafe_code)]
+    unsafe fn downcast_raw(&self, id: std::any::TypeId) -> Option<*const ()> {
+        if id == std::any::TypeId::of::<Self>() {
+            Some(self as *const Self as *const ())
+        } else if id == std::any::TypeId::of::<ContextHook>() {
+            Some(&self.hook as *const ContextHook as *const ())
+        } else {
+            None
+        }
+    }
+}
+
+/// Writes fields into a [`Record`].
+struct Visitor<'a>(&'a mut Record);
+
+impl Visitor<'_> {
+    /// Whether one more attribute fits.
+    fn room(&mut self) -> bool {
+        if self.0.attrs.len() < MAX_ATTRIBUTE_BYTES {
+            true
+        } else {
+            self.0.dropped += 1;
+            false
+        }
+    }
+
+    fn special(&mut self, field: &Field, text: &str) -> bool {
+        let r = &mut *self.0;
+        match field.name() {
+            "otel.name" => {
+                if !r.named {
+                    proto::string(&mut r.attrs, 5, text);
+                    r.named = true;
+                }
+            }
+            "otel.kind" => {
+                r.kind = match text {
+                    "server" | "SERVER" => KIND_SERVER,
+                    "client" | "CLIENT" => KIND_CLIENT,
+                    "producer" | "PRODUCER" => KIND_PRODUCER,
+                    "consumer" | "CONSUMER" => KIND_CONSUMER,
+                    _ => KIND_INTERNAL,
+                }
+            }
+            "otel.status_code" => {
+                r.status = match text {
+                    "error" | "ERROR" => STATUS_ERROR,
+                    "ok" | "OK" => STATUS_OK,
+                    _ => STATUS_UNSET,
+                }
+            }
+            "otel.status_description" => r.status_message = Some(text.to_owned()),
+            _ => return false,
+        }
+        true
+    }
+
+    fn value(&mut self, field: &Field, value: AnyValue<'_>) {
+        if self.room() {
+            proto::key_value(&mut self.0.attrs, 9, field.name(), value);
+        }
+    }
+}
+
+thread_local! {
+    /// Where `record_debug` formats a value.
+    static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+impl Visit for Visitor<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if !self.special(field, value) {
+            self.value(field, AnyValue::Str(value));
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        // Formatted once into this thread's scratch text, then written
+        // like any other string.
+        SCRATCH.with(|scratch| {
+            let Ok(mut text) = scratch.try_borrow_mut() else {
+                // Formatting the value recorded a span: no scratch for it.
+                return self.record_str(field, &format!("{value:?}"));
+            };
+            text.clear();
+            let _ = write!(text, "{value:?}");
+            self.record_str(field, &text);
+            if text.capacity() > 4096 {
+                *text = String::new();
+            }
+        });
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.value(field, AnyValue::Int(value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        match i64::try_from(value) {
+            Ok(v) => self.value(field, AnyValue::Int(v)),
+            Err(_) => self.value(field, AnyValue::Str(&value.to_string())),
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.value(field, AnyValue::Bool(value));
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.value(field, AnyValue::Double(value));
+    }
+}
+
+/// The spans' buffers, kept per thread for the next span: a closed span's
+/// bytes are copied into the export batch, so its buffer is free again.
+mod buffers {
+    use std::cell::RefCell;
+
+    /// A buffer's starting size: a request span with the conventions'
+    /// attributes takes about 400 bytes.
+    const START: usize = 512;
+    /// The most buffers a thread keeps, and the largest it keeps.
+    const KEEP: usize = 32;
+    const KEEP_BYTES: usize = 8 * 1024;
+
+    thread_local! {
+        static FREE: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub(super) fn take() -> Vec<u8> {
+        FREE.with(|f| f.borrow_mut().pop())
+            .unwrap_or_else(|| Vec::with_capacity(START))
+    }
+
+    pub(super) fn give(mut buf: Vec<u8>) {
+        if buf.capacity() > KEEP_BYTES {
+            return;
+        }
+        buf.clear();
+        FREE.with(|f| {
+            let mut f = f.borrow_mut();
+            if f.len() < KEEP {
+                f.push(buf);
+            }
+        });
+    }
+}
