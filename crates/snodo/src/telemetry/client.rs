@@ -12,6 +12,7 @@ use super::measure::Measure;
 use super::metrics::Side;
 use super::names::{Names, SpanName};
 use super::outcome::Outcome;
+use super::text::Text;
 use crate::wire::RequestId;
 
 /// Where a client's requests go.
@@ -63,10 +64,12 @@ impl ClientCall {
                 .then(|| params.get("arguments"))
                 .flatten()
                 .map(Value::to_string);
+            let name = Text::<128>::display(SpanName(method, names.target(capture)));
+            let request_id = Text::<24>::request_id(id);
             tracing::info_span!(
                 target: "snodo::client",
                 "mcp.client",
-                otel.name = %SpanName(method, names.target(capture)),
+                otel.name = name.as_str(),
                 otel.kind = "client",
                 otel.status_code = Empty,
                 otel.status_description = Empty,
@@ -74,7 +77,7 @@ impl ClientCall {
                 mcp.protocol.version = version,
                 mcp.session.id = session.filter(|s| !s.is_empty()),
                 mcp.resource.uri = names.uri,
-                jsonrpc.request.id = %id,
+                jsonrpc.request.id = request_id.as_str(),
                 jsonrpc.protocol.version = "2.0",
                 gen_ai.tool.name = names.tool,
                 gen_ai.prompt.name = names.prompt,

@@ -40,6 +40,7 @@ pub(crate) mod names;
 pub(crate) mod outcome;
 pub(crate) mod propagation;
 pub(crate) mod server;
+pub(crate) mod text;
 pub mod wire;
 
 #[cfg(feature = "otlp")]

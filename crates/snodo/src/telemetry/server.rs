@@ -10,6 +10,7 @@ use super::measure::Measure;
 use super::metrics::{Gauge, Held, Side};
 use super::names::{Names, SpanName};
 use super::outcome::Outcome;
+use super::text::Text;
 use crate::Error;
 use crate::context::{ConnectionInfo, TransportInfo, TransportKind};
 use crate::wire::RequestId;
@@ -91,10 +92,16 @@ impl ServerCall {
                 .flatten()
                 .map(Value::to_string);
             let conn = network.connection;
+            // Written on the stack and given as text: cheaper for a layer
+            // than a `Display` value each.
+            let name = Text::<128>::display(SpanName(method, names.target(capture)));
+            let request_id = Text::<24>::request_id(id);
+            let client_address = conn.map(|c| Text::<46>::ip(c.peer.ip()));
+            let server_address = conn.map(|c| Text::<46>::ip(c.local.ip()));
             let span = tracing::info_span!(
                 target: "snodo::server",
                 "mcp.server",
-                otel.name = %SpanName(method, names.target(capture)),
+                otel.name = name.as_str(),
                 otel.kind = "server",
                 otel.status_code = Empty,
                 otel.status_description = Empty,
@@ -102,7 +109,7 @@ impl ServerCall {
                 mcp.protocol.version = version,
                 mcp.session.id = session,
                 mcp.resource.uri = names.uri,
-                jsonrpc.request.id = %id,
+                jsonrpc.request.id = request_id.as_str(),
                 jsonrpc.protocol.version = "2.0",
                 gen_ai.tool.name = names.tool,
                 gen_ai.prompt.name = names.prompt,
@@ -114,9 +121,9 @@ impl ServerCall {
                 network.transport = network.transport,
                 network.protocol.name = network.transport.filter(|t| *t == "tcp").map(|_| "http"),
                 network.protocol.version = network.http_version,
-                client.address = conn.map(|c| tracing::field::display(c.peer.ip())),
+                client.address = client_address.as_ref().map(Text::as_str),
                 client.port = conn.map(|c| i64::from(c.peer.port())),
-                server.address = conn.map(|c| tracing::field::display(c.local.ip())),
+                server.address = server_address.as_ref().map(Text::as_str),
                 server.port = conn.map(|c| i64::from(c.local.port())),
             );
             super::propagation::continue_trace(&span, meta);

@@ -288,3 +288,124 @@ impl Thread {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    use prost::Message;
+
+    use super::*;
+
+    fn batching(max_queue: usize, max_batch: usize) -> Batching {
+        Batching {
+            delay: Duration::from_secs(60),
+            max_queue,
+            max_batch,
+        }
+    }
+
+    fn span(name: &str) -> Vec<u8> {
+        let mut buf = Vec::new();
+        proto::string(&mut buf, 5, name);
+        buf
+    }
+
+    #[test]
+    fn a_full_queue_drops_and_counts() {
+        let spans = Spans {
+            queue: Mutex::default(),
+            wake: Condvar::new(),
+            batching: batching(3, 2),
+            sampler: Sampler::AlwaysOn,
+        };
+        for i in 0..5 {
+            spans.push(&span(&format!("s{i}")));
+        }
+        assert_eq!(spans.dropped(), 2);
+        let q = spans.lock();
+        assert_eq!(q.queued, 3);
+        assert_eq!(q.full.len(), 1);
+        assert_eq!(q.full[0].count, 2);
+        assert_eq!(q.open.count, 1);
+    }
+
+    /// A collector on loopback answering 200 to every request; the bodies
+    /// it received.
+    fn collector() -> (String, mpsc::Receiver<Vec<u8>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream);
+                    loop {
+                        let mut length = 0;
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                            let lower = line.to_ascii_lowercase();
+                            if let Some(v) = lower.strip_prefix("content-length:") {
+                                length = v.trim().parse().unwrap();
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        reader.read_exact(&mut body).unwrap();
+                        let _ = tx.send(body);
+                        let out = reader.get_mut();
+                        let _ = out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                    }
+                });
+            }
+        });
+        (url, rx)
+    }
+
+    #[test]
+    fn full_batches_leave_at_once_and_a_flush_sends_the_rest() {
+        let (url, bodies) = collector();
+        let worker = Worker::start(Config {
+            traces: Some(Target {
+                url,
+                headers: Vec::new(),
+                timeout: Duration::from_secs(5),
+            }),
+            metrics: None,
+            sampler: Sampler::AlwaysOn,
+            batching: batching(100, 2),
+            metric_interval: Duration::from_secs(60),
+            resource: vec![("service.name".into(), "test".into())],
+        })
+        .unwrap();
+        for i in 0..3 {
+            worker.spans().push(&span(&format!("s{i}")));
+        }
+        let names = |body: Vec<u8>| -> Vec<String> {
+            let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+            let rs = &request.resource_spans[0];
+            let service = &rs.resource.as_ref().unwrap().attributes[0];
+            assert_eq!(service.key, "service.name");
+            let ss = &rs.scope_spans[0];
+            assert_eq!(ss.scope.as_ref().unwrap().name, "snodo");
+            ss.spans.iter().map(|s| s.name.clone()).collect()
+        };
+        // The full batch leaves without waiting for the minute's delay.
+        let first = bodies.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(names(first), ["s0", "s1"]);
+        worker.flush();
+        let rest = bodies.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(names(rest), ["s2"]);
+        assert_eq!(worker.spans().dropped(), 0);
+    }
+}

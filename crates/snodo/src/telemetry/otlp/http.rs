@@ -79,3 +79,80 @@ fn check(status: StatusCode, body: &[u8]) -> Result<(), String> {
         Err(format!("the collector answered {status}: {text}"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use super::*;
+
+    /// A loopback server answering each connection with `answer` (after
+    /// reading what arrives first); `None` holds the connection unanswered.
+    fn server(answer: Option<Vec<u8>>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                let answer = answer.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0; 4096];
+                    let _ = stream.read(&mut buf);
+                    match answer {
+                        Some(a) => {
+                            let _ = stream.write_all(&a);
+                        }
+                        None => std::thread::sleep(Duration::from_secs(5)),
+                    }
+                });
+            }
+        });
+        url
+    }
+
+    fn target(url: String, timeout: Duration) -> Target {
+        Target {
+            url,
+            headers: vec![("x-api-key".into(), "k".into())],
+            timeout,
+        }
+    }
+
+    #[test]
+    fn answers_are_checked_and_bounded() {
+        let client = ExportClient::new().unwrap();
+        let ok = server(Some(
+            b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        ));
+        client
+            .post(&target(ok, Duration::from_secs(5)), vec![1, 2])
+            .unwrap();
+
+        let refused = server(Some(
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 7\r\n\r\nno good".to_vec(),
+        ));
+        let err = client
+            .post(&target(refused, Duration::from_secs(5)), vec![1])
+            .unwrap_err();
+        assert!(err.contains("400") && err.contains("no good"), "{err}");
+
+        let mut huge = format!(
+            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n",
+            MAX_RESPONSE_BYTES + 1
+        )
+        .into_bytes();
+        huge.resize(huge.len() + MAX_RESPONSE_BYTES + 1, b'x');
+        let big = server(Some(huge));
+        let err = client
+            .post(&target(big, Duration::from_secs(5)), vec![1])
+            .unwrap_err();
+        assert!(err.contains("length limit"), "{err}");
+
+        let silent = server(None);
+        let err = client
+            .post(&target(silent, Duration::from_millis(200)), vec![1])
+            .unwrap_err();
+        assert!(err.contains("no answer within"), "{err}");
+    }
+}

@@ -47,7 +47,7 @@ mod sampler;
 use std::fmt;
 
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::EnvFilter;
+use tracing_subscriber::filter::{EnvFilter, LevelFilter, filter_fn};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -118,8 +118,16 @@ impl Exporter {
     where
         S: tracing::Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
     {
-        self.traces
-            .then(|| layer::SpanLayer::<S>::new(self.worker.spans().clone()).boxed())
+        // Its own filter: spans up to `INFO` (and `enabled!` asking about
+        // them), no events, so that `DEBUG` and `TRACE` callsites stay off
+        // unless another layer wants them.
+        let filter = filter_fn(|m| !m.is_event() && *m.level() <= tracing::Level::INFO)
+            .with_max_level_hint(LevelFilter::INFO);
+        self.traces.then(|| {
+            layer::SpanLayer::<S>::new(self.worker.spans().clone())
+                .with_filter(filter)
+                .boxed()
+        })
     }
 
     /// Exports what is buffered now, and returns once it was sent (or the
@@ -156,4 +164,44 @@ pub fn init(default_service: &str) -> Result<Option<Exporter>, ExportError> {
         .try_init()
         .map_err(|e| ExportError(e.to_string()))?;
     Ok(exporter)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tracing::Level;
+
+    use super::config::{Batching, Target};
+    use super::sampler::Sampler;
+    use super::*;
+
+    #[test]
+    fn the_layer_wants_info_spans_only() {
+        let exporter = Exporter::start(Config {
+            traces: Some(Target {
+                url: "http://127.0.0.1:9/v1/traces".into(),
+                headers: Vec::new(),
+                timeout: Duration::from_millis(100),
+            }),
+            metrics: None,
+            sampler: Sampler::AlwaysOn,
+            batching: Batching {
+                delay: Duration::from_secs(60),
+                max_queue: 16,
+                max_batch: 16,
+            },
+            metric_interval: Duration::from_secs(60),
+            resource: vec![("service.name".into(), "test".into())],
+        })
+        .unwrap();
+        let subscriber = tracing_subscriber::registry().with(exporter.layer());
+        tracing::subscriber::with_default(subscriber, || {
+            assert!(tracing::enabled!(target: "snodo::server", Level::INFO));
+            assert!(!tracing::info_span!("kept").is_disabled());
+            assert!(tracing::debug_span!("skipped").is_disabled());
+            assert!(!tracing::event_enabled!(Level::ERROR));
+            assert!(!tracing::enabled!(Level::DEBUG));
+        });
+    }
 }
