@@ -256,7 +256,7 @@ mod instruments {
     use opentelemetry::KeyValue;
     use opentelemetry::metrics::{Counter, Histogram, Meter};
 
-    use super::{Attr, DURATION_BUCKETS, Gauge, Recorder, Series, Side};
+    use crate::telemetry::metrics::{Attr, DURATION_BUCKETS, Gauge, Recorder, Series, Side};
 
     /// The `opentelemetry` API's instruments.
     pub(super) struct Instruments {

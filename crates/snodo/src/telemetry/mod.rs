@@ -13,17 +13,19 @@
 //!   attributes, and so on. On the server, -32700, -32600, -32601, -32602 and
 //!   -32002 are the client's mistakes: they are recorded in
 //!   `rpc.response.status_code`, not as errors.
-//! - **Trace context** (with the `otel` feature): the server continues the
-//!   trace named by `traceparent`, `tracestate` and `baggage` in
-//!   `params._meta` on every revision; the client writes them.
-//! - **Metrics** (with the `otel` feature): see [`metrics`](mod@metrics).
+//! - **Trace context** (with the `otlp` or the `otel` feature): the server
+//!   continues the trace named by `traceparent` and `tracestate` in
+//!   `params._meta` on every revision and the client writes them; through
+//!   `tracing-opentelemetry` (the `otel` feature) `baggage` too.
+//! - **Metrics** (with the `otlp` or the `otel` feature): see
+//!   [`metrics`](mod@metrics).
 //! - **Logs** (events): the internal cause of an error at `ERROR`, with the
 //!   request id (a handler's panic included); a request refused at `DEBUG`;
 //!   a limit reached at `WARN`.
 //! - **The wire view**: see [`wire`].
-//! - **Export** (the `otlp` feature): [`otlp`] wires all of it to
-//!   OpenTelemetry and exports OTLP over HTTP, configured by the standard
-//!   `OTEL_*` variables.
+//! - **Export** (the `otlp` feature): [`otlp`], snodo's own exporter,
+//!   sends the spans and metrics as OTLP over HTTP, configured by the
+//!   standard `OTEL_*` variables.
 //!
 //! Arguments and results are recorded only when opted in ([`Capture`]); no
 //! credential (an `Authorization` value, a token, a header other than the

@@ -114,7 +114,7 @@ impl Aggregate {
         proto::message(&mut buf, 1, |rm| {
             rm.extend_from_slice(resource);
             proto::message(rm, 2, |sm| {
-                super::export::scope(sm);
+                super::envelope::scope(sm);
                 for side in [Side::Server, Side::Client] {
                     self.encode_histogram(sm, side, now_ns);
                 }

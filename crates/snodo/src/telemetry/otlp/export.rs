@@ -11,28 +11,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::aggregate::Aggregate;
 use super::config::{Batching, Config, Target};
+use super::envelope::{resource, scope};
 use super::http::ExportClient;
-use super::proto::{self, AnyValue};
+use super::proto;
 use super::sampler::Sampler;
-
-/// The instrumentation scope every span and metric is reported under.
-pub(crate) fn scope(buf: &mut Vec<u8>) {
-    proto::message(buf, 1, |s| {
-        proto::string(s, 1, "snodo");
-        proto::string(s, 2, env!("CARGO_PKG_VERSION"));
-    });
-}
-
-/// The encoded `resource` field (1) of `ResourceSpans`/`ResourceMetrics`.
-fn resource(attrs: &[(String, String)]) -> Vec<u8> {
-    let mut buf = Vec::new();
-    proto::message(&mut buf, 1, |r| {
-        for (k, v) in attrs {
-            proto::key_value(r, 1, k, AnyValue::Str(v));
-        }
-    });
-    buf
-}
 
 fn now_ns() -> u64 {
     SystemTime::now()
@@ -72,6 +54,29 @@ pub(crate) struct Spans {
 }
 
 impl Spans {
+    /// A queue no thread drains, for the layer's tests.
+    #[cfg(test)]
+    pub(crate) fn unattended(max_queue: usize, sampler: Sampler) -> Arc<Self> {
+        Arc::new(Spans {
+            queue: Mutex::default(),
+            wake: Condvar::new(),
+            batching: Batching {
+                delay: Duration::from_secs(60),
+                max_queue,
+                max_batch: max_queue,
+            },
+            sampler,
+        })
+    }
+
+    /// The encoded spans queued so far (`ScopeSpans.spans` fields), taken.
+    #[cfg(test)]
+    pub(crate) fn take_open(&self) -> Vec<u8> {
+        let mut q = self.lock();
+        q.queued = 0;
+        std::mem::take(&mut q.open).bytes
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }

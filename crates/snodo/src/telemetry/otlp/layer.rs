@@ -374,3 +374,93 @@ mod buffers {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+    use opentelemetry_proto::tonic::trace::v1::ScopeSpans;
+    use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+    use prost::Message as _;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::registry::Registry;
+
+    use super::*;
+    use crate::telemetry::otlp::sampler::Sampler;
+
+    fn recorded(sampler: Sampler, f: impl FnOnce()) -> ScopeSpans {
+        let spans = Spans::unattended(64, sampler);
+        let layer = SpanLayer::<Registry>::new(spans.clone());
+        tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), f);
+        ScopeSpans::decode(spans.take_open().as_slice()).unwrap()
+    }
+
+    #[test]
+    fn fields_become_the_name_kind_status_and_attributes() {
+        let out = recorded(Sampler::AlwaysOn, || {
+            let outer = tracing::info_span!(
+                "outer",
+                otel.name = "tools/call add",
+                otel.kind = "server",
+                otel.status_code = tracing::field::Empty,
+                n = 7_i64,
+                big = u64::MAX,
+                ok = true,
+                ratio = 0.5,
+                shown = ?("a", 1),
+            );
+            outer.in_scope(|| {
+                let _inner = tracing::info_span!("inner");
+                let _skipped = tracing::debug_span!("skipped");
+            });
+            outer.record("otel.status_code", "error");
+        });
+        assert_eq!(out.spans.len(), 2, "the DEBUG span is not exported");
+        let (inner, outer) = (&out.spans[0], &out.spans[1]);
+        assert_eq!(outer.name, "tools/call add");
+        assert_eq!(outer.kind, SpanKind::Server as i32);
+        assert_eq!(outer.status.as_ref().unwrap().code, 2);
+        assert_eq!(inner.name, "inner");
+        assert_eq!(inner.kind, SpanKind::Internal as i32);
+        assert_eq!(inner.trace_id, outer.trace_id);
+        assert_eq!(inner.parent_span_id, outer.span_id);
+        assert!(outer.parent_span_id.is_empty());
+        assert!(outer.end_time_unix_nano >= outer.start_time_unix_nano);
+        let value = |key: &str| {
+            outer
+                .attributes
+                .iter()
+                .find(|kv| kv.key == key)
+                .and_then(|kv| kv.value.clone()?.value)
+        };
+        assert_eq!(value("n"), Some(Any::IntValue(7)));
+        assert_eq!(value("big"), Some(Any::StringValue(u64::MAX.to_string())));
+        assert_eq!(value("ok"), Some(Any::BoolValue(true)));
+        assert_eq!(value("ratio"), Some(Any::DoubleValue(0.5)));
+        assert_eq!(value("shown"), Some(Any::StringValue("(\"a\", 1)".into())));
+        assert_eq!(
+            value("otel.kind"),
+            None,
+            "the special fields are no attributes"
+        );
+    }
+
+    #[test]
+    fn attributes_past_the_bound_are_dropped_and_counted() {
+        let big = "x".repeat(MAX_ATTRIBUTE_BYTES / 2 + 1);
+        let out = recorded(Sampler::AlwaysOn, || {
+            let _span = tracing::info_span!("big", a = big.as_str(), b = big.as_str(), c = "c");
+        });
+        let span = &out.spans[0];
+        let keys: Vec<&str> = span.attributes.iter().map(|kv| kv.key.as_str()).collect();
+        assert_eq!(keys, ["a", "b"]);
+        assert_eq!(span.dropped_attributes_count, 1);
+    }
+
+    #[test]
+    fn sampled_out_spans_are_not_queued() {
+        let out = recorded(Sampler::AlwaysOff, || {
+            let _span = tracing::info_span!("nothing");
+        });
+        assert!(out.spans.is_empty());
+    }
+}

@@ -37,14 +37,14 @@
 
 mod aggregate;
 mod config;
+mod envelope;
+mod error;
 mod export;
 mod http;
 mod ids;
 mod layer;
 mod proto;
 mod sampler;
-
-use std::fmt;
 
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::{EnvFilter, LevelFilter, filter_fn};
@@ -53,19 +53,8 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
 use self::config::Config;
+pub use self::error::ExportError;
 use self::export::Worker;
-
-/// Why export could not be set up.
-#[derive(Debug)]
-pub struct ExportError(String);
-
-impl fmt::Display for ExportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "OpenTelemetry export: {}", self.0)
-    }
-}
-
-impl std::error::Error for ExportError {}
 
 /// The OTLP exporter of spans and metrics. Dropping it exports what is
 /// left and stops its thread.
