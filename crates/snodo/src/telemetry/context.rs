@@ -1,4 +1,5 @@
-//! A span's W3C trace context (`traceparent`, `tracestate`), and the hook
+//! A span's W3C trace context (`traceparent`, `tracestate`) and the
+//! `baggage` its trace carries, and the hook
 //! through which a `tracing` layer that keeps one (the OTLP exporter's)
 //! lets the rest of the crate read and set it.
 
@@ -15,16 +16,36 @@ pub(crate) struct TraceContext {
     pub(crate) sampled: bool,
     /// The vendors' `tracestate`, as received.
     pub(crate) trace_state: Option<Box<str>>,
+    /// The W3C `baggage` the trace carries, as received (passed on to the
+    /// requests made inside the span, never recorded).
+    pub(crate) baggage: Option<Box<str>>,
 }
 
 /// The most of a `tracestate` kept (the W3C limit is 32 members of at most
 /// 256 characters; longer values are dropped whole).
 const MAX_TRACE_STATE: usize = 8_192;
 
+/// The most of a `baggage` kept (the W3C limit); longer values are dropped
+/// whole.
+const MAX_BAGGAGE: usize = 8_192;
+
+/// A header value kept as received: trimmed, ASCII, not empty, at most
+/// `max` bytes.
+fn header(value: Option<&str>, max: usize) -> Option<Box<str>> {
+    value
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && s.len() <= max && s.is_ascii())
+        .map(Into::into)
+}
+
 impl TraceContext {
     /// Reads a `traceparent` (and its `tracestate`); `None` when the header
     /// is malformed, as the W3C rules define it.
-    pub(crate) fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<Self> {
+    pub(crate) fn parse(
+        traceparent: &str,
+        tracestate: Option<&str>,
+        baggage: Option<&str>,
+    ) -> Option<Self> {
         let t = traceparent.trim().as_bytes();
         if t.len() < 55 || t[2] != b'-' || t[35] != b'-' || t[52] != b'-' {
             return None;
@@ -45,15 +66,12 @@ impl TraceContext {
         if trace_id == [0; 16] || span_id == [0; 8] {
             return None;
         }
-        let trace_state = tracestate
-            .map(str::trim)
-            .filter(|s| !s.is_empty() && s.len() <= MAX_TRACE_STATE && s.is_ascii())
-            .map(Into::into);
         Some(TraceContext {
             trace_id,
             span_id,
             sampled: flags & 1 == 1,
-            trace_state,
+            trace_state: header(tracestate, MAX_TRACE_STATE),
+            baggage: header(baggage, MAX_BAGGAGE),
         })
     }
 
@@ -134,8 +152,14 @@ mod tests {
 
     #[test]
     fn reads_and_writes_a_traceparent() {
-        let cx = TraceContext::parse(VALID, Some("rojo=00f067aa0ba902b7")).unwrap();
+        let cx = TraceContext::parse(
+            VALID,
+            Some("rojo=00f067aa0ba902b7"),
+            Some(" userId=alice,region=eu;p=1 "),
+        )
+        .unwrap();
         assert!(cx.sampled);
+        assert_eq!(cx.baggage.as_deref(), Some("userId=alice,region=eu;p=1"));
         assert_eq!(cx.span_id, [0xb7, 0xad, 0x6b, 0x71, 0x69, 0x20, 0x33, 0x31]);
         assert_eq!(cx.trace_state.as_deref(), Some("rojo=00f067aa0ba902b7"));
         assert_eq!(cx.traceparent(), VALID);
@@ -155,9 +179,16 @@ mod tests {
             "00_0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
             "00-0af7651916cd43dd8448eb211c80319c-b7ad6b716920333é-1",
         ] {
-            assert!(TraceContext::parse(bad, None).is_none(), "{bad:?}");
+            assert!(TraceContext::parse(bad, None, None).is_none(), "{bad:?}");
         }
         let future = "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00-later";
-        assert!(!TraceContext::parse(future, None).unwrap().sampled);
+        assert!(!TraceContext::parse(future, None, None).unwrap().sampled);
+        // Vendor and baggage values past the W3C bounds, or not ASCII, are
+        // dropped whole; the trace still continues.
+        let long = "k=".to_string() + &"v".repeat(MAX_BAGGAGE);
+        let cx = TraceContext::parse(VALID, Some(&long), Some(&long)).unwrap();
+        assert_eq!((cx.trace_state, cx.baggage), (None, None));
+        let cx = TraceContext::parse(VALID, Some("a=é"), Some("b=é")).unwrap();
+        assert_eq!((cx.trace_state, cx.baggage), (None, None));
     }
 }

@@ -14,9 +14,8 @@
 //!   -32002 are the client's mistakes: they are recorded in
 //!   `rpc.response.status_code`, not as errors.
 //! - **Trace context** (with the `otlp` or the `otel` feature): the server
-//!   continues the trace named by `traceparent` and `tracestate` in
-//!   `params._meta` on every revision and the client writes them; through
-//!   `tracing-opentelemetry` (the `otel` feature) `baggage` too.
+//!   continues the trace named by `traceparent`, `tracestate` and `baggage`
+//!   in `params._meta` on every revision and the client writes them.
 //! - **Metrics** (with the `otlp` or the `otel` feature): see
 //!   [`metrics`](mod@metrics).
 //! - **Logs** (events): the internal cause of an error at `ERROR`, with the

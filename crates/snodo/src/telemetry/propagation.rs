@@ -4,9 +4,9 @@
 //!
 //! The OTLP exporter's layer keeps W3C trace contexts itself: the server's
 //! span continues the remote trace, the client writes its span's
-//! `traceparent` (and the `tracestate` it continues). Under another
-//! subscriber, with the `otel` feature, the global OpenTelemetry text-map
-//! propagator reads and writes all three (baggage included) through
+//! `traceparent` and the `tracestate` and `baggage` of the trace it
+//! continues. Under another subscriber, with the `otel` feature, the global
+//! OpenTelemetry text-map propagator reads and writes all three through
 //! `tracing-opentelemetry`; otherwise nothing is read or written.
 
 use serde_json::{Map, Value};
@@ -26,7 +26,10 @@ pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Map<String, Val
     let parent = meta
         .get("traceparent")
         .and_then(Value::as_str)
-        .and_then(|tp| TraceContext::parse(tp, meta.get("tracestate").and_then(Value::as_str)));
+        .and_then(|tp| {
+            let text = |key: &str| meta.get(key).and_then(Value::as_str);
+            TraceContext::parse(tp, text("tracestate"), text("baggage"))
+        });
     let kept = ContextHook::set_parent_of(span, parent.as_ref());
     #[cfg(feature = "otel")]
     if !kept {
@@ -49,6 +52,9 @@ pub(crate) fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
         meta.insert("traceparent".into(), Value::String(cx.traceparent()));
         if let Some(state) = &cx.trace_state {
             meta.insert("tracestate".into(), Value::String(state.to_string()));
+        }
+        if let Some(baggage) = &cx.baggage {
+            meta.insert("baggage".into(), Value::String(baggage.to_string()));
         }
     } else {
         #[cfg(feature = "otel")]

@@ -114,6 +114,7 @@ where
     if let Some(r) = ext.get_mut::<Record>() {
         r.cx.trace_id = parent.trace_id;
         r.cx.trace_state = parent.trace_state.clone();
+        r.cx.baggage = parent.baggage.clone();
         r.cx.sampled = layer
             .spans
             .sampler
@@ -144,12 +145,13 @@ where
                     r.cx.span_id,
                     r.cx.sampled,
                     r.cx.trace_state.clone(),
+                    r.cx.baggage.clone(),
                 )
             })
         });
-        let (trace_id, parent_id, parent_sampled, trace_state) = match inherited {
-            Some((t, s, sampled, state)) => (t, Some(s), Some(sampled), state),
-            None => (ids::trace_id(), None, None, None),
+        let (trace_id, parent_id, parent_sampled, trace_state, baggage) = match inherited {
+            Some((t, s, sampled, state, baggage)) => (t, Some(s), Some(sampled), state, baggage),
+            None => (ids::trace_id(), None, None, None, None),
         };
         let mut record = Record {
             cx: TraceContext {
@@ -157,6 +159,7 @@ where
                 span_id: ids::span_id(),
                 sampled: self.spans.sampler.sampled(&trace_id, parent_sampled),
                 trace_state,
+                baggage,
             },
             parent: parent_id,
             remote_parent: false,
@@ -385,7 +388,7 @@ mod tests {
     use tracing_subscriber::registry::Registry;
 
     use super::*;
-    use crate::telemetry::otlp::sampler::Sampler;
+    use crate::telemetry::otlp::sampler::{self, Sampler};
 
     fn recorded(sampler: Sampler, f: impl FnOnce()) -> ScopeSpans {
         let spans = Spans::unattended(64, sampler);
@@ -454,6 +457,57 @@ mod tests {
         let keys: Vec<&str> = span.attributes.iter().map(|kv| kv.key.as_str()).collect();
         assert_eq!(keys, ["a", "b"]);
         assert_eq!(span.dropped_attributes_count, 1);
+    }
+
+    #[test]
+    fn a_remote_context_continues_into_the_requests_made_inside() {
+        use serde_json::{Map, Value, json};
+
+        use crate::telemetry::propagation::{continue_trace, inject};
+
+        let received: Map<String, Value> = json!({
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            "tracestate": "rojo=00f067aa0ba902b7",
+            "baggage": "userId=alice,region=eu",
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let mut sent = Map::new();
+        let out = recorded(Sampler::ParentBased(sampler::Root::AlwaysOff), || {
+            let server = tracing::info_span!("server");
+            continue_trace(&server, Some(&received));
+            server.in_scope(|| {
+                let client = tracing::info_span!("client");
+                inject(&client, &mut sent);
+            });
+        });
+        // Sampled because the remote parent was, though roots are not.
+        assert_eq!(out.spans.len(), 2);
+        let (client, server) = (&out.spans[0], &out.spans[1]);
+        assert_eq!(hex(&server.trace_id), "0af7651916cd43dd8448eb211c80319c");
+        assert_eq!(hex(&server.parent_span_id), "b7ad6b7169203331");
+        assert_eq!(server.flags, 1 | HAS_IS_REMOTE | IS_REMOTE);
+        assert_eq!(client.parent_span_id, server.span_id);
+        assert_eq!(
+            sent["traceparent"],
+            format!(
+                "00-0af7651916cd43dd8448eb211c80319c-{}-01",
+                hex(&client.span_id)
+            )
+        );
+        assert_eq!(sent["tracestate"], received["tracestate"]);
+        assert_eq!(sent["baggage"], received["baggage"]);
+        assert_eq!(server.trace_state, "rojo=00f067aa0ba902b7");
+        let keys: Vec<&str> = server.attributes.iter().map(|kv| kv.key.as_str()).collect();
+        assert!(
+            !keys.contains(&"baggage"),
+            "baggage is carried, not recorded"
+        );
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
     #[test]
