@@ -104,14 +104,13 @@ fn hex_byte(two: &[u8]) -> Option<u8> {
 }
 
 /// Found with [`Dispatch::downcast_ref`] in a subscriber whose layer keeps
-/// trace contexts: reads a span's context and gives a span a remote parent.
+/// trace contexts: reads a span's context.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
 pub(crate) struct ContextHook {
     /// The context of the span `id` (read by the client, which writes it).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) get: fn(&Dispatch, &Id) -> Option<TraceContext>,
-    /// Makes the span `id` (not yet entered) a child of the remote span.
-    pub(crate) set_parent: fn(&Dispatch, &Id, &TraceContext),
 }
 
 impl ContextHook {
@@ -125,22 +124,35 @@ impl ContextHook {
         })
         .flatten()
     }
+}
 
-    /// Gives `span` the remote parent `parent` (when there is one); whether
-    /// a layer keeps contexts.
-    pub(crate) fn set_parent_of(span: &tracing::Span, parent: Option<&TraceContext>) -> bool {
-        span.with_subscriber(
-            |(id, dispatch)| match dispatch.downcast_ref::<ContextHook>() {
-                Some(hook) => {
-                    if let Some(parent) = parent {
-                        (hook.set_parent)(dispatch, id, parent);
-                    }
-                    true
-                }
-                None => false,
-            },
-        )
-        .unwrap_or(false)
+/// The remote parent of the span about to be created on this thread,
+/// handed to the layer that keeps contexts when it sees the span.
+pub(crate) mod remote {
+    use std::cell::RefCell;
+
+    use super::TraceContext;
+
+    thread_local! {
+        static PENDING: RefCell<Option<TraceContext>> = const { RefCell::new(None) };
+    }
+
+    /// Runs `make` (which creates one span) with `parent` waiting for the
+    /// layer; whether a layer took it.
+    pub(crate) fn with_parent<R>(parent: TraceContext, make: impl FnOnce() -> R) -> (R, bool) {
+        PENDING.with(|p| *p.borrow_mut() = Some(parent));
+        let made = make();
+        let left = PENDING.with(|p| p.borrow_mut().take());
+        (made, left.is_none())
+    }
+
+    /// The remote parent waiting for the span being created, taken.
+    #[cfg_attr(not(feature = "otlp"), allow(dead_code))]
+    pub(crate) fn take() -> Option<TraceContext> {
+        PENDING
+            .try_with(|p| p.try_borrow_mut().ok()?.take())
+            .ok()
+            .flatten()
     }
 }
 

@@ -11,18 +11,26 @@
 
 use serde_json::{Map, Value};
 
-use super::context::{ContextHook, TraceContext};
+#[cfg(feature = "client")]
+use super::context::ContextHook;
+use super::context::{TraceContext, remote};
 
-/// Continues the trace named in `meta` on `span` (before the span starts).
-pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Map<String, Value>>) {
-    let Some(meta) = meta else { return };
-    if span.is_disabled()
-        || !super::attributes::TRACE_CONTEXT_KEYS
+/// Creates a request's span with `make`, continuing the trace named in
+/// `meta`. A layer that keeps trace contexts takes the remote parent as the
+/// span is created, so that it samples the span from the start (a span it
+/// does not export records nothing); otherwise (the `otel` feature) the
+/// global propagator sets the parent on the new span.
+pub(crate) fn start_span(
+    meta: Option<&Map<String, Value>>,
+    make: impl FnOnce() -> tracing::Span,
+) -> tracing::Span {
+    let Some(meta) = meta.filter(|m| {
+        super::attributes::TRACE_CONTEXT_KEYS
             .iter()
-            .any(|k| meta.contains_key(*k))
-    {
-        return;
-    }
+            .any(|k| m.contains_key(*k))
+    }) else {
+        return make();
+    };
     let parent = meta
         .get("traceparent")
         .and_then(Value::as_str)
@@ -30,16 +38,20 @@ pub(crate) fn continue_trace(span: &tracing::Span, meta: Option<&Map<String, Val
             let text = |key: &str| meta.get(key).and_then(Value::as_str);
             TraceContext::parse(tp, text("tracestate"), text("baggage"))
         });
-    let kept = ContextHook::set_parent_of(span, parent.as_ref());
+    let (span, taken) = match parent {
+        Some(parent) => remote::with_parent(parent, make),
+        None => (make(), false),
+    };
     #[cfg(feature = "otel")]
-    if !kept {
+    if !taken && !span.is_disabled() {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
         let parent =
             opentelemetry::global::get_text_map_propagator(|p| p.extract(&MetaCarrier(meta)));
         let _ = span.set_parent(parent);
     }
     #[cfg(not(feature = "otel"))]
-    let _ = kept;
+    let _ = taken;
+    span
 }
 
 /// Writes `span`'s trace context into `meta`.

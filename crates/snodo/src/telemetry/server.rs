@@ -98,7 +98,8 @@ impl ServerCall {
             let request_id = Text::<24>::request_id(id);
             let client_address = conn.map(|c| Text::<46>::ip(c.peer.ip()));
             let server_address = conn.map(|c| Text::<46>::ip(c.local.ip()));
-            let span = tracing::info_span!(
+            super::propagation::start_span(meta, || {
+                tracing::info_span!(
                 target: "snodo::server",
                 "mcp.server",
                 otel.name = name.as_str(),
@@ -125,9 +126,8 @@ impl ServerCall {
                 client.port = conn.map(|c| i64::from(c.peer.port())),
                 server.address = server_address.as_ref().map(Text::as_str),
                 server.port = conn.map(|c| i64::from(c.local.port())),
-            );
-            super::propagation::continue_trace(&span, meta);
-            span
+                )
+            })
         } else {
             Span::none()
         };

@@ -21,7 +21,7 @@ use tracing_subscriber::registry::LookupSpan;
 use super::export::Spans;
 use super::ids;
 use super::proto::{self, AnyValue};
-use crate::telemetry::context::{ContextHook, TraceContext};
+use crate::telemetry::context::{ContextHook, TraceContext, remote};
 
 /// OTLP's span kinds.
 const KIND_INTERNAL: u8 = 1;
@@ -58,6 +58,30 @@ struct Record {
     dropped: u32,
 }
 
+impl Record {
+    /// A record with no context yet (all zeros, not sampled), started now.
+    fn new() -> Self {
+        Record {
+            cx: TraceContext {
+                trace_id: [0; 16],
+                span_id: [0; 8],
+                sampled: false,
+                trace_state: None,
+                baggage: None,
+            },
+            parent: None,
+            remote_parent: false,
+            kind: KIND_INTERNAL,
+            status: STATUS_UNSET,
+            status_message: None,
+            named: false,
+            start_ns: now_ns(),
+            attrs: Vec::new(),
+            dropped: 0,
+        }
+    }
+}
+
 /// Exports spans to the exporter's queue.
 pub(crate) struct SpanLayer<S> {
     spans: Arc<Spans>,
@@ -72,10 +96,7 @@ where
     pub(crate) fn new(spans: Arc<Spans>) -> Self {
         Self {
             spans,
-            hook: ContextHook {
-                get: context::<S>,
-                set_parent: set_parent::<S>,
-            },
+            hook: ContextHook { get: context::<S> },
             _subscriber: PhantomData,
         }
     }
@@ -85,6 +106,26 @@ fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+impl<S> SpanLayer<S>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    /// Records the new span's fields (when it is sampled: a span not
+    /// exported keeps only its context, for its children) and keeps it.
+    fn start(
+        &self,
+        mut record: Record,
+        attrs: &Attributes<'_>,
+        span: &tracing_subscriber::registry::SpanRef<'_, S>,
+    ) {
+        if record.cx.sampled {
+            record.attrs = buffers::take();
+            attrs.record(&mut Visitor(&mut record));
+        }
+        span.extensions_mut().insert(record);
+    }
 }
 
 fn context<S>(dispatch: &Dispatch, id: &Id) -> Option<TraceContext>
@@ -97,33 +138,6 @@ where
     ext.get::<Record>().map(|r| r.cx.clone())
 }
 
-fn set_parent<S>(dispatch: &Dispatch, id: &Id, parent: &TraceContext)
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
-    let (Some(subscriber), Some(layer)) = (
-        dispatch.downcast_ref::<S>(),
-        dispatch.downcast_ref::<SpanLayer<S>>(),
-    ) else {
-        return;
-    };
-    let Some(span) = subscriber.span(id) else {
-        return;
-    };
-    let mut ext = span.extensions_mut();
-    if let Some(r) = ext.get_mut::<Record>() {
-        r.cx.trace_id = parent.trace_id;
-        r.cx.trace_state = parent.trace_state.clone();
-        r.cx.baggage = parent.baggage.clone();
-        r.cx.sampled = layer
-            .spans
-            .sampler
-            .sampled(&parent.trace_id, Some(parent.sampled));
-        r.parent = Some(parent.span_id);
-        r.remote_parent = true;
-    }
-}
-
 impl<S> tracing_subscriber::Layer<S> for SpanLayer<S>
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
@@ -132,7 +146,27 @@ where
         if *attrs.metadata().level() > Level::INFO {
             return;
         }
+        // A remote parent handed over for this span wins over a local one.
+        let remote = remote::take();
         let Some(span) = ctx.span(id) else { return };
+        if let Some(remote) = remote {
+            let record = Record {
+                cx: TraceContext {
+                    trace_id: remote.trace_id,
+                    span_id: ids::span_id(),
+                    sampled: self
+                        .spans
+                        .sampler
+                        .sampled(&remote.trace_id, Some(remote.sampled)),
+                    trace_state: remote.trace_state,
+                    baggage: remote.baggage,
+                },
+                parent: Some(remote.span_id),
+                remote_parent: true,
+                ..Record::new()
+            };
+            return self.start(record, attrs, &span);
+        }
         let parent = match attrs.parent() {
             Some(p) => ctx.span(p),
             None if attrs.is_contextual() => ctx.lookup_current(),
@@ -153,7 +187,7 @@ where
             Some((t, s, sampled, state, baggage)) => (t, Some(s), Some(sampled), state, baggage),
             None => (ids::trace_id(), None, None, None, None),
         };
-        let mut record = Record {
+        let record = Record {
             cx: TraceContext {
                 trace_id,
                 span_id: ids::span_id(),
@@ -162,25 +196,15 @@ where
                 baggage,
             },
             parent: parent_id,
-            remote_parent: false,
-            kind: KIND_INTERNAL,
-            status: STATUS_UNSET,
-            status_message: None,
-            named: false,
-            start_ns: now_ns(),
-            attrs: buffers::take(),
-            dropped: 0,
+            ..Record::new()
         };
-        // Recorded even when not sampled: a remote parent set next may
-        // still make it so.
-        attrs.record(&mut Visitor(&mut record));
-        span.extensions_mut().insert(record);
+        self.start(record, attrs, &span);
     }
 
     fn on_record(&self, id: &Id, values: &Values<'_>, ctx: Context<'_, S>) {
         let Some(span) = ctx.span(id) else { return };
         let mut ext = span.extensions_mut();
-        if let Some(record) = ext.get_mut::<Record>() {
+        if let Some(record) = ext.get_mut::<Record>().filter(|r| r.cx.sampled) {
             values.record(&mut Visitor(record));
         }
     }
@@ -191,7 +215,6 @@ where
             return;
         };
         if !r.cx.sampled {
-            buffers::give(r.attrs);
             return;
         }
         let end = now_ns();
@@ -463,7 +486,7 @@ mod tests {
     fn a_remote_context_continues_into_the_requests_made_inside() {
         use serde_json::{Map, Value, json};
 
-        use crate::telemetry::propagation::{continue_trace, inject};
+        use crate::telemetry::propagation::{inject, start_span};
 
         let received: Map<String, Value> = json!({
             "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
@@ -475,8 +498,7 @@ mod tests {
         .unwrap();
         let mut sent = Map::new();
         let out = recorded(Sampler::ParentBased(sampler::Root::AlwaysOff), || {
-            let server = tracing::info_span!("server");
-            continue_trace(&server, Some(&received));
+            let server = start_span(Some(&received), || tracing::info_span!("server", n = 1));
             server.in_scope(|| {
                 let client = tracing::info_span!("client");
                 inject(&client, &mut sent);
@@ -500,10 +522,37 @@ mod tests {
         assert_eq!(sent["baggage"], received["baggage"]);
         assert_eq!(server.trace_state, "rojo=00f067aa0ba902b7");
         let keys: Vec<&str> = server.attributes.iter().map(|kv| kv.key.as_str()).collect();
+        assert!(keys == ["n"], "baggage is carried, not recorded: {keys:?}");
+    }
+
+    #[test]
+    fn a_sampled_out_remote_parent_exports_nothing_but_still_propagates() {
+        use serde_json::{Map, Value, json};
+
+        use crate::telemetry::propagation::{inject, start_span};
+
+        let received: Map<String, Value> = json!({
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00",
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let mut sent = Map::new();
+        let out = recorded(Sampler::ParentBased(sampler::Root::AlwaysOn), || {
+            let server = start_span(Some(&received), || tracing::info_span!("server", n = 1));
+            server.in_scope(|| {
+                let client = tracing::info_span!("client", n = tracing::field::Empty);
+                client.record("n", 2);
+                inject(&client, &mut sent);
+            });
+        });
+        assert!(out.spans.is_empty());
+        let tp = sent["traceparent"].as_str().unwrap();
         assert!(
-            !keys.contains(&"baggage"),
-            "baggage is carried, not recorded"
+            tp.starts_with("00-0af7651916cd43dd8448eb211c80319c-"),
+            "{tp}"
         );
+        assert!(tp.ends_with("-00"), "{tp}");
     }
 
     fn hex(bytes: &[u8]) -> String {
