@@ -16,7 +16,8 @@ use super::http::ExportClient;
 use super::proto;
 use super::sampler::Sampler;
 
-fn now_ns() -> u64 {
+/// Now, in nanoseconds since the Unix epoch (OTLP's timestamps).
+pub(crate) fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))

@@ -10,7 +10,6 @@ use std::fmt::{self, Write as _};
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record as Values};
@@ -18,7 +17,7 @@ use tracing::{Dispatch, Level, Subscriber};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
-use super::export::Spans;
+use super::export::{Spans, now_ns};
 use super::ids;
 use super::proto::{self, AnyValue};
 use crate::telemetry::context::{ContextHook, TraceContext, remote};
@@ -100,12 +99,6 @@ where
             _subscriber: PhantomData,
         }
     }
-}
-
-fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 impl<S> SpanLayer<S>
@@ -407,11 +400,13 @@ mod tests {
     use opentelemetry_proto::tonic::trace::v1::ScopeSpans;
     use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
     use prost::Message as _;
+    use serde_json::{Map, Value, json};
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::registry::Registry;
 
     use super::*;
     use crate::telemetry::otlp::sampler::{self, Sampler};
+    use crate::telemetry::propagation::{inject, start_span};
 
     fn recorded(sampler: Sampler, f: impl FnOnce()) -> ScopeSpans {
         let spans = Spans::unattended(64, sampler);
@@ -484,18 +479,11 @@ mod tests {
 
     #[test]
     fn a_remote_context_continues_into_the_requests_made_inside() {
-        use serde_json::{Map, Value, json};
-
-        use crate::telemetry::propagation::{inject, start_span};
-
-        let received: Map<String, Value> = json!({
+        let received = meta(json!({
             "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
             "tracestate": "rojo=00f067aa0ba902b7",
             "baggage": "userId=alice,region=eu",
-        })
-        .as_object()
-        .cloned()
-        .unwrap();
+        }));
         let mut sent = Map::new();
         let out = recorded(Sampler::ParentBased(sampler::Root::AlwaysOff), || {
             let server = start_span(Some(&received), || tracing::info_span!("server", n = 1));
@@ -527,16 +515,9 @@ mod tests {
 
     #[test]
     fn a_sampled_out_remote_parent_exports_nothing_but_still_propagates() {
-        use serde_json::{Map, Value, json};
-
-        use crate::telemetry::propagation::{inject, start_span};
-
-        let received: Map<String, Value> = json!({
+        let received = meta(json!({
             "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00",
-        })
-        .as_object()
-        .cloned()
-        .unwrap();
+        }));
         let mut sent = Map::new();
         let out = recorded(Sampler::ParentBased(sampler::Root::AlwaysOn), || {
             let server = start_span(Some(&received), || tracing::info_span!("server", n = 1));
@@ -553,6 +534,11 @@ mod tests {
             "{tp}"
         );
         assert!(tp.ends_with("-00"), "{tp}");
+    }
+
+    /// A request's `_meta` object.
+    fn meta(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap()
     }
 
     fn hex(bytes: &[u8]) -> String {
