@@ -1,49 +1,12 @@
-//! The benchmark server written with snodo: `echo` and `add` with the
-//! `#[snodo::tool]` macro, the inert tools with `tool::from_fn` (definitions
-//! known at run time), served by `HttpListener` or `Server::serve_stdio`.
+//! The benchmark server written with snodo: the tool set of
+//! `bench-snodo-tools` (`echo` and `add` with the `#[snodo::tool]` macro, the
+//! inert tools with `tool::from_fn`), served by `HttpListener` or
+//! `Server::serve_stdio`.
 
-use serde_json::json;
 use snodo::prelude::*;
 use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
-
-#[snodo::tool(
-    description = "Returns its text argument unchanged",
-    annotations = { "readOnlyHint": true },
-    input_schema = {
-        "type": "object",
-        "properties": { "text": { "type": "string", "description": "The text to return" } },
-        "required": ["text"]
-    }
-)]
-async fn echo(args: Arguments) -> CallResult {
-    Ok(ToolResult::text(args.str("text")?))
-}
-
-#[snodo::tool(
-    description = "Adds two integers and returns their sum as structured content",
-    annotations = { "readOnlyHint": true },
-    input_schema = {
-        "type": "object",
-        "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
-        "required": ["a", "b"]
-    },
-    output_schema = {
-        "type": "object",
-        "properties": { "sum": { "type": "integer" } },
-        "required": ["sum"]
-    }
-)]
-async fn add(args: Arguments) -> CallResult {
-    let (a, b) = (args.i64("a")?, args.i64("b")?);
-    match a.checked_add(b) {
-        Some(sum) => Ok(ToolResult::structured(json!({ "sum": sum }))),
-        None => Ok(ToolResult::error(
-            "The sum does not fit in a 64-bit integer",
-        )),
-    }
-}
 
 /// `echo` as a task, for the task workloads (registered with a store only).
 #[snodo::tool(
@@ -78,19 +41,9 @@ async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
 }
 
 fn server(tasks: Option<snodo::task::TaskOptions>) -> Server {
-    let mut builder = Server::builder("bench-snodo", env!("CARGO_PKG_VERSION"))
-        .tool(echo)
-        .tool(add);
+    let mut builder = bench_snodo_tools::builder();
     if let Some(tasks) = tasks {
         builder = builder.tool(echo_task).tasks(tasks);
-    }
-    for i in 0..snodo_bench_common::INERT_TOOLS {
-        let tool = snodo::tool::from_fn(snodo_bench_common::inert_name(i), |_args, _cx| async {
-            Ok(ToolResult::text(snodo_bench_common::INERT_REPLY))
-        })
-        .description(snodo_bench_common::inert_description(i))
-        .input_schema(snodo_bench_common::inert_input_schema(i));
-        builder = builder.tool(tool);
     }
     builder.build().expect("the benchmark tools are valid")
 }

@@ -1,0 +1,344 @@
+//! `snodo-callgrind`: instructions per request through snodo's in-process
+//! dispatch path (`Server::dispatch`, the seam every transport uses), counted
+//! by `valgrind --tool=callgrind`, and a gate against a committed baseline.
+//!
+//! ```text
+//! snodo-callgrind count              print the instructions per request
+//! snodo-callgrind check BASELINE     fail when one is over its baseline by more than 5 %
+//! snodo-callgrind update BASELINE    write the counts as the new baseline
+//! snodo-callgrind self-test          check the comparison itself
+//! snodo-callgrind measure WORKLOAD N (what runs under valgrind) N requests
+//! ```
+//!
+//! Each workload runs twice under callgrind, with [`SHORT`] and with
+//! [`LONG`] requests; the difference of the two totals divided by the
+//! difference of the counts is the cost of one request, with start-up,
+//! server building and exit cancelled out. An instruction count does not
+//! depend on what else the machine is doing, so the gate needs no repeats
+//! and no tolerance for noise; the 5 % is room for the small variation that
+//! hash seeds and allocator state leave.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use serde_json::{Value, json};
+use snodo::prelude::*;
+use snodo::{Dispatched, TransportInfo};
+
+/// Requests of the short run.
+const SHORT: u64 = 1000;
+/// Requests of the long run.
+const LONG: u64 = 3000;
+/// The largest increase over the baseline the gate lets through.
+const TOLERANCE: f64 = 0.05;
+/// Ids start here so that every id has the same number of digits.
+const FIRST_ID: u64 = 1_000_000;
+
+/// The `_meta` every 2026-07-28 request carries (as the load generator sends).
+const META: &str = concat!(
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"snodo-bench","version":"0.1.0"}}"#
+);
+
+/// One kind of request measured.
+struct Workload {
+    name: &'static str,
+    what: &'static str,
+    validated: bool,
+    body: fn(u64) -> String,
+    expect: fn(u64) -> String,
+}
+
+const WORKLOADS: &[Workload] = &[
+    Workload {
+        name: "tools_call_echo",
+        what: "tools/call echo (text result), no validator",
+        validated: false,
+        body: |id| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
+            )
+        },
+        expect: |id| format!(r#""text":"echo-{id}""#),
+    },
+    Workload {
+        name: "tools_call_echo_basic",
+        what: "tools/call echo, arguments checked by the Basic validator",
+        validated: true,
+        body: |id| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
+            )
+        },
+        expect: |id| format!(r#""text":"echo-{id}""#),
+    },
+    Workload {
+        name: "tools_call_add",
+        what: "tools/call add (structured result checked against the output schema)",
+        validated: false,
+        body: |id| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},{META}}}}}"#
+            )
+        },
+        expect: |id| format!(r#""sum":{}"#, id + 1),
+    },
+    Workload {
+        name: "tools_list",
+        what: "tools/list (52 tools, one page)",
+        validated: false,
+        body: |id| {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{META}}}}}"#)
+        },
+        expect: |_| r#""name":"inert_49""#.to_string(),
+    },
+];
+
+fn workload(name: &str) -> Result<&'static Workload, String> {
+    WORKLOADS.iter().find(|w| w.name == name).ok_or_else(|| {
+        let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
+        format!("no workload {name:?} (one of {})", names.join(", "))
+    })
+}
+
+/// Builds the server and dispatches `n` requests of `w`, checking each reply.
+fn measure(w: &Workload, n: u64) -> Result<(), String> {
+    let mut builder = bench_snodo_tools::builder();
+    if w.validated {
+        builder = builder.validator(Basic);
+    }
+    let server = builder.build().map_err(|e| e.to_string())?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        for id in FIRST_ID..FIRST_ID + n {
+            let body = (w.body)(id);
+            let out = server
+                .dispatch(body.as_bytes(), TransportInfo::default())
+                .await;
+            let Dispatched::Reply(reply) = out else {
+                return Err(format!("request {id}: not a plain reply"));
+            };
+            let text = std::str::from_utf8(&reply.body).map_err(|e| e.to_string())?;
+            if reply.status != 200 || !text.contains(&(w.expect)(id)) || text.contains("isError") {
+                return Err(format!("request {id}: unexpected reply {text}"));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Instructions callgrind counted for `measure w n` in a child process.
+fn instructions(w: &Workload, n: u64) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let dir = std::env::temp_dir().join(format!("snodo-callgrind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let out = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!(
+            "--callgrind-out-file={}",
+            dir.join("callgrind.out").display()
+        ))
+        .arg(&exe)
+        .args(["measure", w.name, &n.to_string()])
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.map_err(|e| format!("valgrind: {e} (is valgrind installed?)"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("{} {n} under callgrind failed:\n{stderr}", w.name));
+    }
+    stderr
+        .lines()
+        .find_map(|l| {
+            l.split_once("Collected : ")
+                .map(|(_, n)| n.trim().to_owned())
+        })
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("no instruction total in callgrind's output:\n{stderr}"))
+}
+
+/// Instructions per request of `w`.
+fn per_request(w: &Workload) -> Result<f64, String> {
+    let short = instructions(w, SHORT)?;
+    let long = instructions(w, LONG)?;
+    let extra = long
+        .checked_sub(short)
+        .ok_or_else(|| format!("{}: the long run counted fewer instructions", w.name))?;
+    Ok(extra as f64 / (LONG - SHORT) as f64)
+}
+
+fn rustc_version() -> String {
+    Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn count_all() -> Result<Vec<(&'static Workload, f64)>, String> {
+    WORKLOADS
+        .iter()
+        .map(|w| {
+            let n = per_request(w)?;
+            eprintln!("  {:<24} {n:>10.0} instructions/request", w.name);
+            Ok((w, n))
+        })
+        .collect()
+}
+
+fn update(path: &Path) -> Result<(), String> {
+    let counts = count_all()?;
+    let mut per = serde_json::Map::new();
+    let mut what = serde_json::Map::new();
+    for (w, n) in &counts {
+        per.insert(w.name.into(), json!(n.round() as u64));
+        what.insert(w.name.into(), json!(w.what));
+    }
+    let doc = json!({
+        "tool": "valgrind --tool=callgrind (instructions, Ir)",
+        "rustc": rustc_version(),
+        "short_run": SHORT,
+        "long_run": LONG,
+        "instructions_per_request": per,
+        "workloads": what,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// How one count compares with its baseline.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Within the tolerance.
+    Ok,
+    /// Cheaper by more than the tolerance: the baseline should move too.
+    Faster,
+    /// Dearer by more than the tolerance: the gate fails.
+    Regressed,
+}
+
+fn judge(base: f64, now: f64) -> Verdict {
+    let change = now / base - 1.0;
+    if change > TOLERANCE {
+        Verdict::Regressed
+    } else if change < -TOLERANCE {
+        Verdict::Faster
+    } else {
+        Verdict::Ok
+    }
+}
+
+/// Compares with the baseline; `Ok(false)` when a count regressed.
+fn check(path: &Path) -> Result<bool, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let baseline: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let rustc = rustc_version();
+    if baseline["rustc"].as_str() != Some(rustc.as_str()) {
+        println!(
+            "note: the baseline was counted with {}, this is {rustc}; a new toolchain moves the counts (update the baseline in its own commit)",
+            baseline["rustc"]
+        );
+    }
+    let (mut passed, mut failed) = (0, 0);
+    println!("| workload | baseline | now | change | verdict |\n|---|--:|--:|--:|---|");
+    for w in WORKLOADS {
+        let now = per_request(w)?;
+        let Some(base) = baseline["instructions_per_request"][w.name].as_f64() else {
+            println!("| {} | - | {now:.0} | - | no baseline: FAILED |", w.name);
+            failed += 1;
+            continue;
+        };
+        let verdict = match judge(base, now) {
+            Verdict::Regressed => {
+                failed += 1;
+                "REGRESSED (over 5 %): FAILED"
+            }
+            Verdict::Faster => {
+                passed += 1;
+                "faster: update the baseline in the commit that earns it"
+            }
+            Verdict::Ok => {
+                passed += 1;
+                "ok"
+            }
+        };
+        println!(
+            "| {} | {base:.0} | {now:.0} | {:+.1} % | {verdict} |",
+            w.name,
+            (now / base - 1.0) * 100.0
+        );
+    }
+    println!("callgrind: {passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
+
+/// The comparison's own checks (no valgrind needed): a count 6 % over its
+/// baseline fails, 4 % over passes, 10 % under asks for a new baseline.
+fn self_test() -> Result<(), String> {
+    let cases = [
+        (1000.0, 1000.0, Verdict::Ok),
+        (1000.0, 1040.0, Verdict::Ok),
+        (1000.0, 1060.0, Verdict::Regressed),
+        (1000.0, 900.0, Verdict::Faster),
+        (1000.0, 960.0, Verdict::Ok),
+    ];
+    for (base, now, want) in &cases {
+        let got = judge(*base, *now);
+        if got != *want {
+            return Err(format!(
+                "judge({base}, {now}) is {got:?}, expected {want:?}"
+            ));
+        }
+    }
+    for w in WORKLOADS {
+        let id = FIRST_ID;
+        serde_json::from_str::<Value>(&(w.body)(id))
+            .map_err(|e| format!("{}: the request is not JSON: {e}", w.name))?;
+    }
+    println!("the gate's comparison holds for {} cases", cases.len());
+    Ok(())
+}
+
+fn usage() -> String {
+    "usage: snodo-callgrind count | check BASELINE | update BASELINE | self-test | measure WORKLOAD N"
+        .into()
+}
+
+fn run(args: &[String]) -> Result<bool, String> {
+    match args {
+        [cmd] if cmd == "count" => {
+            for (w, n) in count_all()? {
+                println!("{}: {n:.0}", w.name);
+            }
+            Ok(true)
+        }
+        [cmd, path] if cmd == "check" => check(Path::new(path)),
+        [cmd] if cmd == "self-test" => self_test().map(|()| true),
+        [cmd, path] if cmd == "update" => update(Path::new(path)).map(|()| true),
+        [cmd, name, n] if cmd == "measure" => {
+            let n = n.parse().map_err(|_| format!("not a count: {n:?}"))?;
+            measure(workload(name)?, n).map(|()| true)
+        }
+        _ => Err(usage()),
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("snodo-callgrind: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
