@@ -50,6 +50,7 @@ struct Options {
     variants: Option<Vec<String>>,
     listeners: usize,
     buses: Vec<String>,
+    update_docs: bool,
     args: Vec<String>,
 }
 
@@ -61,12 +62,15 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --rounds N            rounds (default 5, quick 2)
   --measure SECS        measured seconds per run (default 2, quick 0.8)
   --warmup SECS         warm-up seconds per run (default 0.5, quick 0.2)
-  --servers LIST        comma-separated subset of snodo,rmcp,tower-mcp,ceiling
+  --servers LIST        comma-separated subset of
+                        snodo,snodo-axum,rmcp,rmcp-doc,tower-mcp,ceiling
   --workloads LIST      comma-separated subset of the workloads (see README)
   --no-pin              do not pin the servers and the load generator to CPUs
   --no-wait-idle        start each round at once, even if other processes use the CPUs
   --show-server-stderr  let the servers' stderr through
   --no-build            do not build the server binaries first
+  --update-docs         write the report into README.md, bench/README.md (between
+                        their marker lines) and bench/results/latest.md
   --fanout              instead: events fanned out to listen streams on three
                         `snodo demo` nodes joined by each bus (see README)
   --telemetry           instead: what the instrumentation costs, snodo built
@@ -101,6 +105,7 @@ fn parse_args() -> Result<Options, String> {
         variants: None,
         listeners: 1000,
         buses: vec!["redis".into(), "postgres".into()],
+        update_docs: false,
         args: args.clone(),
     };
     let (mut rounds, mut warmup, mut measure) = (None, None, None);
@@ -151,6 +156,7 @@ fn parse_args() -> Result<Options, String> {
             "--no-wait-idle" => o.wait_idle = false,
             "--show-server-stderr" => o.show_stderr = true,
             "--no-build" => o.build = false,
+            "--update-docs" => o.update_docs = true,
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
             "--baseline" => o.baseline = Some(it.next().ok_or("--baseline needs a git revision")?),
@@ -245,7 +251,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
     }
     let launcher = Launcher {
         dir,
-        server_cpu: pinned.then_some(SERVER_CPU),
+        server_cpu: pinned.then(|| SERVER_CPU.to_string()),
         show_stderr: options.show_stderr,
     };
     let before_launcher = before_dir.map(|dir| Launcher {
@@ -618,7 +624,7 @@ fn real_main(mut options: Options) -> Result<(), String> {
     };
     let launcher = Launcher {
         dir,
-        server_cpu: options.pin.then_some(SERVER_CPU),
+        server_cpu: options.pin.then(|| SERVER_CPU.to_string()),
         show_stderr: options.show_stderr,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -632,18 +638,36 @@ fn real_main(mut options: Options) -> Result<(), String> {
     let load_after = loadavg();
 
     let runs = report::summarize(&samples, &options.servers, &options.workloads);
+    let goals = report::goals(&runs);
+    let (commit, rustc, lock) = (
+        harness::provenance::commit(),
+        harness::provenance::rustc(),
+        harness::provenance::lockfile_sha256(),
+    );
     let mut md = String::new();
+    let shown_args: Vec<&str> = options
+        .args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| *a != "--update-docs")
+        .collect();
     md.push_str(&format!(
         "Command: `cargo run --release -p snodo-bench --{}{}`\n\n",
-        if options.args.is_empty() { "" } else { " " },
-        options.args.join(" ")
+        if shown_args.is_empty() { "" } else { " " },
+        shown_args.join(" ")
     ));
     md.push_str(&format!(
-        "Machine: {} × {}, {}; pinning: {pinning}. {} rounds, {:.1} s warm-up + {:.1} s measured per run, medians. \
+        "Commit `{commit}`, {rustc}, `Cargo.lock` SHA-256 `{}…`.\n\n",
+        &lock[..lock.len().min(16)]
+    ));
+    md.push_str(&format!(
+        "Machine: {} × {}, {}; pinning: {pinning}; the load generator is one thread (two in the shared-CPU workload): this machine has no CPU to give it more. \
+         {} rounds, servers in a random order each round, {:.1} s warm-up + {:.1} s measured per run; medians, ±: half the min-max spread of the per-round rates; \
+         server CPU per request and the CPU use over the measured window. \
          Load average before/after: {load_before} / {load_after}; {}. Took {:.0} s.\n\n",
         cpus,
-        cpu_model(),
-        kernel(),
+        harness::provenance::cpu_model(),
+        harness::provenance::kernel(),
         options.rounds,
         options.warmup.as_secs_f64(),
         options.measure.as_secs_f64(),
@@ -651,10 +675,10 @@ fn real_main(mut options: Options) -> Result<(), String> {
             "background CPU use not checked".to_string()
         } else {
             format!(
-                "other processes' share of the CPUs during each round: {}; {retries} runs measured again",
+                "other load's share of the CPUs during each round (of which the hypervisor's steal): {}; {retries} runs measured again",
                 background
                     .iter()
-                    .map(|b| format!("{:.0} %", b * 100.0))
+                    .map(|(b, steal)| format!("{:.0} % ({:.0} %)", b * 100.0, steal * 100.0))
                     .collect::<Vec<_>>()
                     .join(", ")
             )
@@ -663,15 +687,36 @@ fn real_main(mut options: Options) -> Result<(), String> {
     ));
     md.push_str(&report::table(&runs));
     md.push_str("\nGoals:\n\n");
-    md.push_str(&report::goals(&runs));
+    md.push_str(&report::goals_markdown(&goals));
     let notes = report::notes(&runs);
     if !notes.is_empty() {
         md.push_str("\nNotes:\n\n");
         md.push_str(&notes);
     }
     println!("{md}");
+    if options.update_docs {
+        harness::docs::update(&harness::provenance::workspace_root(), &md)?;
+    }
     if let Some(path) = &options.json {
-        let doc = Document { runs };
+        let meta = serde_json::json!({
+            "commit": commit,
+            "rustc": rustc,
+            "cargo_lock_sha256": lock,
+            "cpus": cpus,
+            "cpu_model": harness::provenance::cpu_model(),
+            "kernel": harness::provenance::kernel(),
+            "pinning": pinning,
+            "rounds": options.rounds,
+            "warmup_s": options.warmup.as_secs_f64(),
+            "measure_s": options.measure.as_secs_f64(),
+            "load_average_before": load_before,
+            "load_average_after": load_after,
+            "background_cpu_share_per_round": background.iter().map(|b| b.0).collect::<Vec<_>>(),
+            "steal_share_per_round": background.iter().map(|b| b.1).collect::<Vec<_>>(),
+            "runs_measured_again": retries,
+            "seconds": elapsed.as_secs_f64(),
+        });
+        let doc = Document { meta, runs, goals };
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("wrote {}", path.display());
@@ -687,16 +732,22 @@ fn selected(options: &Options) -> Vec<Spec> {
 }
 
 fn expect_for(spec: &Spec) -> Expect {
-    if spec.name == "ceiling" {
-        Expect::Ceiling
-    } else {
-        Expect::Echo
+    expect_of(spec, Work::Echo)
+}
+
+/// How `spec`'s answers to `work` are judged (the ceiling's are fixed).
+fn expect_of(spec: &Spec, work: Work) -> Expect {
+    match (spec.name, work) {
+        ("ceiling", _) => Expect::Ceiling,
+        (_, Work::Add) => Expect::Add,
+        (_, Work::List) => Expect::List,
+        (_, Work::Echo) => Expect::Echo,
     }
 }
 
-/// CPU time of the server and of the harness, to turn into utilisation.
+/// CPU time of the server, of the harness and of the machine at the start
+/// of a run, to tell how much other processes used during it.
 struct CpuMark {
-    at: Instant,
     server: Option<u64>,
     harness: Option<u64>,
     machine: Option<(u64, u64)>,
@@ -705,7 +756,6 @@ struct CpuMark {
 impl CpuMark {
     fn now(pid: u32) -> Self {
         Self {
-            at: Instant::now(),
             server: procs::cpu_ns(pid),
             harness: procs::cpu_ns(std::process::id()),
             machine: machine_ticks(),
@@ -724,17 +774,6 @@ impl CpuMark {
             + procs::cpu_ns(std::process::id())?.saturating_sub(self.harness?);
         Some(((busy - ours as f64) / total).max(0.0))
     }
-    /// (server %, load generator %) of one CPU since this mark.
-    fn since(&self, pid: u32) -> (Option<f64>, Option<f64>) {
-        let wall = self.at.elapsed().as_nanos() as f64;
-        let pct = |before: Option<u64>, after: Option<u64>| {
-            Some(after?.saturating_sub(before?) as f64 * 100.0 / wall)
-        };
-        (
-            pct(self.server, procs::cpu_ns(pid)),
-            pct(self.harness, procs::cpu_ns(std::process::id())),
-        )
-    }
 }
 
 /// A run during which other processes used more than this share of all CPUs
@@ -752,8 +791,9 @@ macro_rules! measured {
         loop {
             attempt += 1;
             let mark = CpuMark::now($pid);
+            let window = procs::WindowCpu::spawn($pid, $options.warmup, $options.measure);
             let out = $run;
-            let sample = sample_of(&out, Some($pid), Some(&mark));
+            let sample = sample_of(&out, Some($pid), window.join());
             let others = mark.others($pid);
             match others {
                 Some(o)
@@ -776,18 +816,20 @@ macro_rules! measured {
     }};
 }
 
-fn sample_of(out: &http_load::Outcome, pid: Option<u32>, mark: Option<&CpuMark>) -> Sample {
+fn sample_of(out: &http_load::Outcome, pid: Option<u32>, cpu: Option<procs::CpuUse>) -> Sample {
     let has = out.completed > 0;
-    let (server_cpu, loadgen_cpu) = match (mark, pid) {
-        (Some(m), Some(pid)) => m.since(pid),
-        _ => (None, None),
-    };
+    let pct = |ns: u64, c: &procs::CpuUse| ns as f64 * 100.0 / c.wall.as_nanos().max(1) as f64;
     Sample {
-        server_cpu,
-        loadgen_cpu,
+        server_cpu: cpu.as_ref().map(|c| pct(c.server_ns, c)),
+        loadgen_cpu: cpu.as_ref().map(|c| pct(c.harness_ns, c)),
+        cpu_us_per_req: cpu
+            .filter(|_| has)
+            .map(|c| c.server_ns as f64 / 1000.0 / out.completed as f64),
+        target_rps: None,
         rps: has.then(|| out.rps()),
         p50_us: has.then(|| out.hist.percentile(50.0) as f64 / 1000.0),
         p99_us: has.then(|| out.hist.percentile(99.0) as f64 / 1000.0),
+        p999_us: has.then(|| out.hist.percentile(99.9) as f64 / 1000.0),
         peak_rss_kb: pid.and_then(procs::memory_kb).map(|(_, hwm)| hwm),
         errors: out.errors,
         bytes_per_response: has.then(|| out.bytes as f64 / out.completed as f64),
@@ -917,6 +959,14 @@ fn machine_ticks() -> Option<(u64, u64)> {
 struct Interference {
     own: Option<u64>,
     machine: Option<(u64, u64)>,
+    steal: Option<u64>,
+}
+
+/// Ticks the hypervisor gave to other guests while this machine's CPUs
+/// wanted to run (`steal` in `/proc/stat`).
+fn steal_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    stat.lines().next()?.split_whitespace().nth(8)?.parse().ok()
 }
 
 impl Interference {
@@ -924,7 +974,17 @@ impl Interference {
         Self {
             own: own_ticks(),
             machine: machine_ticks(),
+            steal: steal_ticks(),
         }
+    }
+
+    /// The hypervisor's steal as a share of all CPUs since `start` (part of
+    /// what [`Interference::others`] counts).
+    fn steal(&self) -> Option<f64> {
+        let (_, total0) = self.machine?;
+        let (_, total1) = machine_ticks()?;
+        let total = total1.checked_sub(total0).filter(|t| *t > 0)?;
+        Some(steal_ticks()?.saturating_sub(self.steal?) as f64 / total as f64)
     }
 
     /// Others' share of all CPUs since `start`.
@@ -941,7 +1001,7 @@ impl Interference {
 async fn bench(
     options: &Options,
     launcher: &Launcher,
-) -> Result<(Samples, Vec<f64>, usize), String> {
+) -> Result<(Samples, Vec<(f64, f64)>, usize), String> {
     let mut samples = Samples::default();
     let mut background = Vec::new();
     let mut retries = 0;
@@ -959,9 +1019,18 @@ async fn bench(
             "http_call_c1",
             "http_call_c16",
             "http_call_c64",
+            "http_add_c64",
+            "http_open_50",
+            "http_open_80",
             "http_list_c16",
         ]) {
             http_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
+        }
+        if any(&["http_call_validated_c64"]) {
+            validated_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
+        }
+        if any(&["http_call_c64_2cpu"]) && options.pin {
+            two_cpu_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
         if any(&["http_call_auth_c16", "http_call_jwt_sig_c16"]) {
             auth_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
@@ -990,17 +1059,27 @@ async fn bench(
             session_round(options, launcher, &specs, round, &mut samples, &mut retries).await;
         }
         if let Some(o) = mark.others() {
+            let steal = mark.steal().unwrap_or(0.0);
             eprintln!(
-                "  other processes used {:.0} % of the CPUs during round {round}",
-                o * 100.0
+                "  other processes used {:.0} % of the CPUs during round {round} (the hypervisor's steal: {:.0} %)",
+                o * 100.0,
+                steal * 100.0
             );
-            background.push(o);
+            background.push((o, steal));
         }
     }
     Ok((samples, background, retries))
 }
 
-/// Workloads 1 and 2, and the idle and peak memory.
+/// The order servers run in this round: random, so that none always runs
+/// first (or right after a given peer).
+fn order(n: usize, round: usize) -> Vec<usize> {
+    harness::telemetry::shuffled(n, round)
+}
+
+/// The closed-loop `tools/call` workloads, the open-loop ones (at a share
+/// of each server's own `http_call_c64` rate of this round), `tools/list`,
+/// and the idle and peak memory.
 async fn http_round(
     options: &Options,
     launcher: &Launcher,
@@ -1022,15 +1101,21 @@ async fn http_round(
         samples.add("rss_idle_http", spec.name, idle);
         servers.push((*spec, server));
     }
-    for (workload, concurrency) in [
-        ("http_call_c1", 1),
-        ("http_call_c16", 16),
-        ("http_call_c64", 64),
+    let mut own_max: Vec<Option<f64>> = vec![None; servers.len()];
+    for (workload, work, concurrency) in [
+        ("http_call_c1", Work::Echo, 1),
+        ("http_call_c16", Work::Echo, 16),
+        ("http_call_c64", Work::Echo, 64),
+        ("http_add_c64", Work::Add, 64),
     ] {
         if !options.workloads.contains(&workload) {
             continue;
         }
-        for (spec, server) in &servers {
+        for i in order(servers.len(), round) {
+            let (spec, server) = &servers[i];
+            if report::not_applicable(workload, spec.name).is_some() {
+                continue;
+            }
             let s = measured!(
                 options,
                 retries,
@@ -1038,47 +1123,218 @@ async fn http_round(
                 format!("{workload} {}", spec.name),
                 http_load::run(
                     &server.target,
-                    Work::Echo,
-                    expect_for(spec),
+                    work,
+                    expect_of(spec, work),
                     concurrency,
                     options.warmup,
                     options.measure,
                 )
                 .await
             );
+            if workload == "http_call_c64" && s.errors == 0 {
+                own_max[i] = s.rps;
+            }
             log_sample(round, workload, spec.name, &s);
             samples.add(workload, spec.name, s);
         }
     }
-    for (spec, server) in &servers {
-        if report::not_applicable("http_list_c16", spec.name).is_some()
-            || !options.workloads.contains(&"http_list_c16")
-        {
+    for (workload, share) in [("http_open_50", 0.5), ("http_open_80", 0.8)] {
+        if !options.workloads.contains(&workload) {
             continue;
         }
-        // The peak RSS of workload 1 was read above; this one includes lists.
-        let s = measured!(
-            options,
-            retries,
-            server.pid,
-            format!("http_list_c16 {}", spec.name),
-            http_load::run(
-                &server.target,
-                Work::List,
-                Expect::List,
-                16,
-                options.warmup,
-                options.measure,
-            )
-            .await
-        );
-        log_sample(round, "http_list_c16", spec.name, &s);
-        samples.add("http_list_c16", spec.name, s);
+        for i in order(servers.len(), round) {
+            let (spec, server) = &servers[i];
+            if report::not_applicable(workload, spec.name).is_some() {
+                continue;
+            }
+            let Some(max) = own_max[i] else {
+                let s = failed(format!(
+                    "{workload} needs this round's http_call_c64 rate (run that workload too)"
+                ));
+                samples.add(workload, spec.name, s);
+                continue;
+            };
+            let rate = max * share;
+            let mut s = measured!(
+                options,
+                retries,
+                server.pid,
+                format!("{workload} {}", spec.name),
+                harness::open_load::run(
+                    &server.target,
+                    Work::Echo,
+                    expect_for(spec),
+                    rate,
+                    64,
+                    options.warmup,
+                    options.measure,
+                )
+                .await
+            );
+            s.target_rps = Some(rate);
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+        }
+    }
+    if options.workloads.contains(&"http_list_c16") {
+        for i in order(servers.len(), round) {
+            let (spec, server) = &servers[i];
+            if report::not_applicable("http_list_c16", spec.name).is_some() {
+                continue;
+            }
+            let s = measured!(
+                options,
+                retries,
+                server.pid,
+                format!("http_list_c16 {}", spec.name),
+                http_load::run(
+                    &server.target,
+                    Work::List,
+                    Expect::List,
+                    16,
+                    options.warmup,
+                    options.measure,
+                )
+                .await
+            );
+            log_sample(round, "http_list_c16", spec.name, &s);
+            samples.add("http_list_c16", spec.name, s);
+        }
     }
     for (_, server) in servers {
         server.stop().await;
     }
     Ok(())
+}
+
+/// `tools/call` at 64 connections with arguments validated: each library's
+/// validating setup, checked first to really refuse an argument that breaks
+/// the schema (and that the handler would accept).
+async fn validated_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    const WORKLOAD: &str = "http_call_validated_c64";
+    for i in order(specs.len(), round) {
+        let spec = &specs[i];
+        if report::not_applicable(WORKLOAD, spec.name).is_some() {
+            continue;
+        }
+        let server = launcher.http_validated(spec).await?;
+        let s = match http_load::refuses_invalid(&server.target).await {
+            Ok(true) => measured!(
+                options,
+                retries,
+                server.pid,
+                format!("{WORKLOAD} {}", spec.name),
+                http_load::run(
+                    &server.target,
+                    Work::Echo,
+                    expect_for(spec),
+                    64,
+                    options.warmup,
+                    options.measure,
+                )
+                .await
+            ),
+            Ok(false) => failed(format!(
+                "{}: the validating build accepted a limit over the schema's maximum",
+                spec.name
+            )),
+            Err(e) => failed(format!("{}: validation probe: {e}", spec.name)),
+        };
+        log_sample(round, WORKLOAD, spec.name, &s);
+        samples.add(WORKLOAD, spec.name, s);
+        server.stop().await;
+    }
+    Ok(())
+}
+
+/// The CPUs both sides share in the several-core workload.
+const ALL_CPUS: &str = "0,1";
+
+/// `tools/call` at 64 connections with the server on both CPUs and the
+/// load generator (two threads of 32 connections) sharing them.
+async fn two_cpu_round(
+    options: &Options,
+    launcher: &Launcher,
+    specs: &[Spec],
+    round: usize,
+    samples: &mut Samples,
+    retries: &mut usize,
+) -> Result<(), String> {
+    const WORKLOAD: &str = "http_call_c64_2cpu";
+    let wide = Launcher {
+        server_cpu: Some(ALL_CPUS.into()),
+        ..launcher.clone()
+    };
+    for i in order(specs.len(), round) {
+        let spec = &specs[i];
+        if report::not_applicable(WORKLOAD, spec.name).is_some() {
+            continue;
+        }
+        let server = wide.http(spec).await?;
+        http_load::one(&server.target, Work::Echo, expect_for(spec), 1)
+            .await
+            .map_err(|e| format!("{}: first request failed: {e}", spec.name))?;
+        let s = measured!(
+            options,
+            retries,
+            server.pid,
+            format!("{WORKLOAD} {}", spec.name),
+            two_threads(&server.target, expect_for(spec), options)
+        );
+        log_sample(round, WORKLOAD, spec.name, &s);
+        samples.add(WORKLOAD, spec.name, s);
+        server.stop().await;
+    }
+    Ok(())
+}
+
+/// Two load generator threads on both CPUs, 32 connections each; blocks
+/// until both finish.
+fn two_threads(
+    target: &http_load::Target,
+    expect: Expect,
+    options: &Options,
+) -> http_load::Outcome {
+    let (warmup, measure) = (options.warmup, options.measure);
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let target = target.clone();
+            std::thread::spawn(move || {
+                procs::pin_this_thread(ALL_CPUS)?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                Ok::<_, String>(runtime.block_on(http_load::run(
+                    &target,
+                    Work::Echo,
+                    expect,
+                    32,
+                    warmup,
+                    measure,
+                )))
+            })
+        })
+        .collect();
+    let mut total = http_load::Outcome {
+        window: measure,
+        ..http_load::Outcome::default()
+    };
+    for t in threads {
+        match t.join() {
+            Ok(Ok(part)) => total.merge(part),
+            Ok(Err(e)) => total.error(e),
+            Err(_) => total.error("a load generator thread panicked".into()),
+        }
+    }
+    total
 }
 
 /// The protected workload: snodo's resource server checking a JWT on every
@@ -1219,7 +1475,8 @@ async fn stdio_round(
         if !options.workloads.contains(&workload) {
             continue;
         }
-        for (spec, server) in &mut servers {
+        for i in order(servers.len(), round) {
+            let (spec, server) = &mut servers[i];
             let pid = server.pid;
             let s = measured!(
                 options,
@@ -1247,10 +1504,10 @@ async fn startup_round(
     samples: &mut Samples,
 ) {
     for _ in 0..options.startup_reps {
-        for spec in specs
-            .iter()
-            .filter(|_| options.workloads.contains(&"startup_http"))
-        {
+        for spec in specs.iter().filter(|s| {
+            options.workloads.contains(&"startup_http")
+                && report::not_applicable("startup_http", s.name).is_none()
+        }) {
             let t0 = Instant::now();
             let result = async {
                 let server = launcher.http(spec).await?;
@@ -1270,10 +1527,11 @@ async fn startup_round(
             log_sample(round, "startup_http", spec.name, &s);
             samples.add("startup_http", spec.name, s);
         }
-        for spec in specs
-            .iter()
-            .filter(|s| s.stdio && options.workloads.contains(&"startup_stdio"))
-        {
+        for spec in specs.iter().filter(|s| {
+            s.stdio
+                && options.workloads.contains(&"startup_stdio")
+                && report::not_applicable("startup_stdio", s.name).is_none()
+        }) {
             let t0 = Instant::now();
             let result = async {
                 let mut server = launcher.stdio(spec)?;
@@ -1300,7 +1558,10 @@ async fn startup_round(
 
 /// Workload 5b: RSS with 1 000 open listen streams, on a fresh server.
 async fn listen_round(launcher: &Launcher, specs: &[Spec], round: usize, samples: &mut Samples) {
-    for spec in specs.iter().filter(|s| s.listen) {
+    for spec in specs
+        .iter()
+        .filter(|s| s.listen && report::not_applicable("rss_listen_1000", s.name).is_none())
+    {
         let s = fresh_rss(launcher.http(spec).await, |target| async move {
             http_load::one(&target, Work::Echo, Expect::Echo, 1).await?;
             let streams = http_load::open_listen_streams(&target, LISTEN_STREAMS).await?;
@@ -1405,21 +1666,4 @@ fn loadavg() -> String {
         .ok()
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "?".into())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
-}
-
-fn kernel() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| format!("Linux {}", s.trim()))
-        .unwrap_or_else(|_| "unknown kernel".into())
 }

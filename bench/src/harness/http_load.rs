@@ -72,6 +72,8 @@ pub(crate) struct Outcome {
     pub(crate) window: Duration,
     /// Response body bytes of the counted responses.
     pub(crate) bytes: u64,
+    /// Open-loop runs: the requests scheduled inside the window.
+    pub(crate) scheduled: Option<u64>,
 }
 
 impl Outcome {
@@ -80,7 +82,8 @@ impl Outcome {
         self.completed as f64 / self.window.as_secs_f64()
     }
 
-    fn error(&mut self, message: String) {
+    /// Counts one error, keeping the first message.
+    pub(crate) fn error(&mut self, message: String) {
         self.errors += 1;
         if self.first_error.is_none() {
             self.first_error = Some(message);
@@ -99,10 +102,11 @@ impl Outcome {
     }
 }
 
+/// The sending half of one client connection.
+pub(crate) type Sender = SendRequest<Full<Bytes>>;
+
 /// Opens one HTTP/1.1 connection.
-pub(crate) async fn connect(
-    target: &Target,
-) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), String> {
+pub(crate) async fn connect(target: &Target) -> Result<(Sender, JoinHandle<()>), String> {
     let stream = TcpStream::connect(target.addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
@@ -140,8 +144,9 @@ pub(crate) fn request(
         .expect("a valid request")
 }
 
-/// Sends one request and checks its answer.
-async fn exchange(
+/// Sends one request and checks its answer: `Err` when the connection
+/// broke, `Ok(Err)` for a wrong answer, else the body's size.
+pub(crate) async fn exchange(
     sender: &mut SendRequest<Full<Bytes>>,
     req: Request<Full<Bytes>>,
     expect: Expect,
@@ -167,6 +172,12 @@ async fn exchange(
             parts.status,
             String::from_utf8_lossy(&body[..body.len().min(300)])
         )));
+    }
+    // 2026-07-28 is stateless: a session id on its answers is a wrong answer.
+    if expect != Expect::SessionEcho && parts.headers.contains_key("mcp-session-id") {
+        return Ok(Err(
+            "an Mcp-Session-Id header on a 2026-07-28 response".into()
+        ));
     }
     let ct = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
     let payload = match wire::http_payload(ct, &body) {
@@ -357,6 +368,39 @@ pub(crate) async fn one(
     drop(sender);
     driver.abort();
     result?.map(|_| ())
+}
+
+/// Whether the server refuses arguments that break a tool's `inputSchema`
+/// but that its handler would accept: `inert_00` with `limit` 1000 (the
+/// schema's maximum is 100; the handler ignores its arguments). A JSON-RPC
+/// error or an `isError` result is a refusal; `Ok(false)` means the call ran.
+pub(crate) async fn refuses_invalid(target: &Target) -> Result<bool, String> {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"inert_00","arguments":{{"query":"x","limit":1000}},{}}}}}"#,
+        wire::META
+    );
+    let (mut sender, driver) = connect(target).await?;
+    let req = request(target, "tools/call", Some("inert_00"), body);
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("request: {e}"))?;
+    let (parts, body) = response.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    driver.abort();
+    let ct = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
+    let payload = wire::http_payload(ct, &body)?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&payload).map_err(|e| format!("bad JSON: {e}"))?;
+    Ok(v.get("error").is_some() || v["result"]["isError"] == serde_json::Value::Bool(true))
 }
 
 /// An open `subscriptions/listen` stream, held open by keeping its parts.

@@ -1,10 +1,13 @@
 //! The harness behind `snodo-bench`: processes, load generators, report.
 
+pub(crate) mod docs;
 pub(crate) mod fanout;
 pub(crate) mod histogram;
 pub(crate) mod http_load;
 pub(crate) mod issuer;
+pub(crate) mod open_load;
 pub(crate) mod procs;
+pub(crate) mod provenance;
 pub(crate) mod report;
 pub(crate) mod stdio_load;
 pub(crate) mod task_load;

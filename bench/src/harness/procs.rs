@@ -18,38 +18,79 @@ pub(crate) struct Spec {
     pub(crate) name: &'static str,
     /// Its binary, next to the harness.
     pub(crate) bin: &'static str,
+    /// Environment that selects the variant (the same binary serves several).
+    pub(crate) env: &'static [(&'static str, &'static str)],
+    /// The binary and environment of the validated workload (arguments
+    /// checked against `inputSchema`), if the library can validate.
+    pub(crate) validated: Option<(&'static str, &'static [(&'static str, &'static str)])>,
     /// Whether it serves stdio.
     pub(crate) stdio: bool,
     /// Whether it implements `subscriptions/listen`.
     pub(crate) listen: bool,
 }
 
-/// The servers, in report (and alternation) order.
-pub(crate) const SERVERS: [Spec; 4] = [
+/// The servers, in report order (each round runs them in a random order).
+pub(crate) const SERVERS: [Spec; 6] = [
     Spec {
         name: "snodo",
         bin: "bench-server-snodo",
+        env: &[],
+        validated: Some(("bench-server-snodo", &[("SNODO_BENCH_VALIDATE", "basic")])),
         stdio: true,
+        listen: true,
+    },
+    Spec {
+        name: "snodo-axum",
+        bin: "bench-server-snodo",
+        env: &[("SNODO_BENCH_AXUM", "1")],
+        validated: Some((
+            "bench-server-snodo",
+            &[("SNODO_BENCH_AXUM", "1"), ("SNODO_BENCH_VALIDATE", "basic")],
+        )),
+        stdio: false,
         listen: true,
     },
     Spec {
         name: "rmcp",
         bin: "bench-server-rmcp",
+        env: &[],
+        validated: None,
         stdio: true,
         listen: true,
     },
     Spec {
+        name: "rmcp-doc",
+        bin: "bench-server-rmcp",
+        env: &[("SNODO_BENCH_RMCP_STYLE", "documented")],
+        validated: None,
+        stdio: true,
+        listen: false,
+    },
+    Spec {
         name: "tower-mcp",
         bin: "bench-server-tower-mcp",
+        env: &[],
+        validated: Some(("bench-server-tower-mcp-validated", &[])),
         stdio: true,
         listen: true,
     },
     Spec {
         name: "ceiling",
         bin: "bench-server-ceiling",
+        env: &[],
+        validated: None,
         stdio: true,
         listen: false,
     },
+];
+
+/// The packages to build (one cargo invocation each).
+pub(crate) const PACKAGES: [&str; 5] = [
+    "bench-server-snodo",
+    "bench-server-rmcp",
+    "bench-server-tower-mcp",
+    "bench-server-tower-mcp-validated",
+    "bench-server-ceiling",
 ];
 
 /// The snodo server with every `tracing` span and event compiled out (the
@@ -57,6 +98,8 @@ pub(crate) const SERVERS: [Spec; 4] = [
 pub(crate) const SNODO_BARE: Spec = Spec {
     name: "snodo-bare",
     bin: "bench-server-snodo-bare",
+    env: &[],
+    validated: None,
     stdio: true,
     listen: true,
 };
@@ -66,24 +109,29 @@ pub(crate) const SNODO_BARE: Spec = Spec {
 pub(crate) struct Launcher {
     /// The directory holding the server binaries.
     pub(crate) dir: PathBuf,
-    /// The CPU servers are pinned to, with `taskset -c`.
-    pub(crate) server_cpu: Option<usize>,
+    /// The CPUs the servers are pinned to (`taskset -c LIST`).
+    pub(crate) server_cpu: Option<String>,
     /// Whether server stderr is shown (else discarded).
     pub(crate) show_stderr: bool,
 }
 
 impl Launcher {
     fn command(&self, spec: &Spec, arg: &str) -> Command {
-        let bin = self.dir.join(spec.bin);
-        let mut cmd = match self.server_cpu {
-            Some(cpu) => {
+        self.command_of(spec.bin, spec.env, arg)
+    }
+
+    fn command_of(&self, bin: &str, env: &[(&str, &str)], arg: &str) -> Command {
+        let bin = self.dir.join(bin);
+        let mut cmd = match &self.server_cpu {
+            Some(cpus) => {
                 // taskset execs the server: the child's pid is the server's.
                 let mut c = Command::new("taskset");
-                c.arg("-c").arg(cpu.to_string()).arg(&bin);
+                c.arg("-c").arg(cpus).arg(&bin);
                 c
             }
             None => Command::new(&bin),
         };
+        cmd.envs(env.iter().copied());
         cmd.arg(arg)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -129,6 +177,15 @@ impl Launcher {
             cmd.env(k, v);
         }
         self.http_spawned(spec, cmd).await
+    }
+
+    /// Starts the validating build of `spec` (`--http`), if it has one.
+    pub(crate) async fn http_validated(&self, spec: &Spec) -> Result<HttpServer, String> {
+        let (bin, env) = spec
+            .validated
+            .ok_or_else(|| format!("{} cannot validate arguments", spec.name))?;
+        self.http_spawned(spec, self.command_of(bin, env, "--http"))
+            .await
     }
 
     /// Starts `spec --http` with its tasks in `store` (`SNODO_BENCH_TASKS`).
@@ -314,19 +371,25 @@ pub(crate) fn exe_dir() -> Result<PathBuf, String> {
 /// invocation per server package, so that features never unify across
 /// libraries (tower-mcp turns on serde_json's `preserve_order`).
 pub(crate) fn build_servers(dir: &Path) -> Result<(), String> {
-    build_these(dir, &SERVERS)
+    build_packages(dir, &PACKAGES)
 }
 
 /// Builds these servers' binaries, one cargo invocation each.
 pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
+    let packages: Vec<&str> = specs.iter().map(|s| s.bin).collect();
+    build_packages(dir, &packages)
+}
+
+/// Builds these packages (each named as its binary), one cargo invocation each.
+fn build_packages(dir: &Path, packages: &[&str]) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
     let release = dir.file_name().is_some_and(|n| n == "release");
     let started = Instant::now();
-    for spec in specs {
+    for package in packages {
         let mut cmd = std::process::Command::new(&cargo);
-        cmd.args(["build", "--quiet", "-p", spec.bin]);
+        cmd.args(["build", "--quiet", "-p", package]);
         if release {
             cmd.arg("--release");
         }
@@ -335,7 +398,7 @@ pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
         }
         let status = cmd.status().map_err(|e| format!("cargo build: {e}"))?;
         if !status.success() {
-            return Err(format!("building {} failed", spec.bin));
+            return Err(format!("building {package} failed"));
         }
     }
     if started.elapsed() > Duration::from_secs(3) {
@@ -346,15 +409,69 @@ pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
 
 /// Checks that every server binary exists.
 pub(crate) fn check_binaries(dir: &Path) -> Result<(), String> {
-    for spec in SERVERS {
-        let path = dir.join(spec.bin);
+    for bin in PACKAGES {
+        let path = dir.join(bin);
         if !path.is_file() {
             return Err(format!(
-                "{} not found (build it with `cargo build --release -p {}`)",
+                "{} not found (build it with `cargo build --release -p {bin}`)",
                 path.display(),
-                spec.bin
             ));
         }
     }
     Ok(())
+}
+
+/// CPU time of a server and of the harness over one measured window.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CpuUse {
+    /// The server's CPU time, ns.
+    pub(crate) server_ns: u64,
+    /// The harness's (load generator's) CPU time, ns.
+    pub(crate) harness_ns: u64,
+    /// The window's wall time.
+    pub(crate) wall: Duration,
+}
+
+/// Reads [`CpuUse`] at the start and the end of a window, from a thread of
+/// its own (so that a busy load generator does not delay the readings).
+#[derive(Debug)]
+pub(crate) struct WindowCpu(std::thread::JoinHandle<Option<CpuUse>>);
+
+impl WindowCpu {
+    /// Starts watching `pid` over `warmup` .. `warmup + measure` from now.
+    pub(crate) fn spawn(pid: u32, warmup: Duration, measure: Duration) -> Self {
+        let from = Instant::now() + warmup;
+        let to = from + measure;
+        Self(std::thread::spawn(move || {
+            std::thread::sleep(from.saturating_duration_since(Instant::now()));
+            let (s0, h0, t0) = (cpu_ns(pid)?, cpu_ns(std::process::id())?, Instant::now());
+            std::thread::sleep(to.saturating_duration_since(Instant::now()));
+            let (s1, h1, t1) = (cpu_ns(pid)?, cpu_ns(std::process::id())?, Instant::now());
+            Some(CpuUse {
+                server_ns: s1.saturating_sub(s0),
+                harness_ns: h1.saturating_sub(h0),
+                wall: t1 - t0,
+            })
+        }))
+    }
+
+    /// The readings (`None` if `/proc` could not be read).
+    pub(crate) fn join(self) -> Option<CpuUse> {
+        self.0.join().ok().flatten()
+    }
+}
+
+/// Pins the calling thread to `cpus` (a `taskset` list such as `0,1`).
+pub(crate) fn pin_this_thread(cpus: &str) -> Result<(), String> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").map_err(|e| e.to_string())?;
+    let tid = stat.split_whitespace().next().ok_or("no thread id")?;
+    let out = std::process::Command::new("taskset")
+        .args(["-p", "-c", cpus, tid])
+        .output()
+        .map_err(|e| format!("taskset: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
 }

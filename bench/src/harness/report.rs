@@ -17,6 +17,26 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
     ("http_call_c16", "HTTP `tools/call echo`, 16 connections"),
     ("http_call_c64", "HTTP `tools/call echo`, 64 connections"),
     (
+        "http_add_c64",
+        "HTTP `tools/call add`, 64 connections: structured content, checked against the output schema by each server",
+    ),
+    (
+        "http_call_validated_c64",
+        "HTTP `tools/call echo`, 64 connections, arguments validated against `inputSchema` (snodo with `Basic`, tower-mcp with its `schema-validation` feature; rmcp has no argument validation)",
+    ),
+    (
+        "http_open_50",
+        "HTTP `tools/call echo` at a fixed arrival rate of 50 % of the server's own `http_call_c64` rate in the same round, 64 connections, latency from the scheduled send time",
+    ),
+    (
+        "http_open_80",
+        "HTTP `tools/call echo` at 80 % of the server's own `http_call_c64` rate, as above",
+    ),
+    (
+        "http_call_c64_2cpu",
+        "HTTP `tools/call echo`, 64 connections, the server on both CPUs and the load generator (two threads) sharing them",
+    ),
+    (
         "http_call_auth_c16",
         "HTTP `tools/call echo`, 16 connections, a JWT access token on every call (keys cached, a verified token remembered; snodo only)",
     ),
@@ -74,8 +94,9 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
     ),
 ];
 
-/// One measurement of one workload on one server in one round.
-#[derive(Debug, Clone, Default)]
+/// One measurement of one workload on one server in one round (the raw
+/// per-round samples of the JSON document).
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Sample {
     /// Requests (round trips) per second.
     pub(crate) rps: Option<f64>,
@@ -83,18 +104,27 @@ pub(crate) struct Sample {
     pub(crate) p50_us: Option<f64>,
     /// 99th-percentile latency, µs.
     pub(crate) p99_us: Option<f64>,
+    /// 99.9th-percentile latency, µs.
+    pub(crate) p999_us: Option<f64>,
     /// `VmHWM` after the workload (or `VmRSS`, see [`WORKLOADS`]), KiB.
     pub(crate) peak_rss_kb: Option<u64>,
     /// Wrong answers and failures.
     pub(crate) errors: u64,
     /// Mean response size in bytes.
+    #[serde(skip)]
     pub(crate) bytes_per_response: Option<f64>,
     /// The first error seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) first_error: Option<String>,
-    /// The server's CPU use during the run, % of one CPU.
+    /// The server's CPU use over the measured window, % of one CPU.
     pub(crate) server_cpu: Option<f64>,
-    /// The load generator's CPU use during the run, % of one CPU.
+    /// The load generator's CPU use over the measured window, % of one CPU.
     pub(crate) loadgen_cpu: Option<f64>,
+    /// Server CPU time per completed request over the measured window, µs.
+    pub(crate) cpu_us_per_req: Option<f64>,
+    /// Open-loop runs: the arrival rate asked for, requests per second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) target_rps: Option<f64>,
 }
 
 /// Samples by (workload, server).
@@ -113,7 +143,8 @@ impl Samples {
     }
 }
 
-/// One entry of the JSON document: medians over rounds.
+/// One entry of the JSON document: medians over rounds, the spread, and the
+/// per-round samples.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Run {
     /// The workload's name (see [`WORKLOADS`]).
@@ -126,6 +157,8 @@ pub(crate) struct Run {
     pub(crate) p50_us: Option<f64>,
     /// Median of the per-round 99th percentiles, µs.
     pub(crate) p99_us: Option<f64>,
+    /// Median of the per-round 99.9th percentiles, µs.
+    pub(crate) p999_us: Option<f64>,
     /// Median peak RSS, KiB.
     pub(crate) peak_rss_kb: Option<u64>,
     /// Wrong answers and failures, summed over rounds.
@@ -133,21 +166,55 @@ pub(crate) struct Run {
     /// Why figures are missing, or what was measured instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) note: Option<String>,
+    /// The lowest and highest per-round requests per second.
+    pub(crate) rps_min: Option<f64>,
+    /// See `rps_min`.
+    pub(crate) rps_max: Option<f64>,
+    /// Median server CPU per request over the measured window, µs.
+    pub(crate) cpu_us_per_req: Option<f64>,
+    /// Median server CPU use, % of one CPU.
+    pub(crate) server_cpu_pct: Option<f64>,
+    /// Median load generator CPU use, % of one CPU.
+    pub(crate) loadgen_cpu_pct: Option<f64>,
+    /// Which side limited the run: `server`, `load generator`, `both` or
+    /// `neither` (from the CPU use; closed-loop runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bottleneck: Option<&'static str>,
+    /// Open-loop runs: the median arrival rate asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) target_rps: Option<f64>,
+    /// Every round's sample.
+    pub(crate) samples: Vec<Sample>,
     #[serde(skip)]
     bytes_per_response: Option<f64>,
     #[serde(skip)]
     first_error: Option<String>,
-    #[serde(skip)]
-    server_cpu: Option<f64>,
-    #[serde(skip)]
-    loadgen_cpu: Option<f64>,
 }
 
 /// The JSON document.
 #[derive(Debug, Serialize)]
 pub(crate) struct Document {
+    /// What was measured with what: commit, toolchain, lockfile, machine,
+    /// options.
+    pub(crate) meta: serde_json::Value,
     /// One entry per workload and server.
     pub(crate) runs: Vec<Run>,
+    /// Each goal, its figure and whether it was met.
+    pub(crate) goals: Vec<Goal>,
+}
+
+/// One goal's verdict.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Goal {
+    /// What the goal asks.
+    pub(crate) goal: String,
+    /// The figure it is judged on.
+    pub(crate) figure: Option<f64>,
+    /// Whether it was met (`None`: figures missing).
+    pub(crate) met: Option<bool>,
+    /// Why it is not met, or what else to know.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
 }
 
 fn median_f(values: impl Iterator<Item = f64>) -> Option<f64> {
@@ -168,6 +235,9 @@ fn round1(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
+/// Workloads that use the machine's CPUs differently: not judged on CPU.
+const OPEN_LOOP: [&str; 2] = ["http_open_50", "http_open_80"];
+
 /// Why a server has no figures for a workload, if it cannot run it.
 pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static str> {
     if (workload == "http_call_auth_c16" || workload == "http_call_jwt_sig_c16")
@@ -178,15 +248,67 @@ pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static st
     if workload.starts_with("http_task_") && server != "snodo" {
         return Some("the task workloads measure snodo's own task stores");
     }
-    if server != "ceiling" {
-        return None;
+    if workload == "http_call_validated_c64" {
+        return match server {
+            "snodo" | "snodo-axum" | "tower-mcp" => None,
+            "rmcp" | "rmcp-doc" => Some("rmcp does not validate arguments against inputSchema"),
+            _ => Some("the ceiling parses nothing"),
+        };
     }
-    match workload {
-        "http_list_c16" => Some("the ceiling answers tools/call only"),
-        "rss_listen_1000" => Some("the ceiling has no subscriptions/listen"),
-        "http_session_call_c64" | "rss_sessions_1000" => Some("the ceiling has no sessions"),
+    let core = matches!(
+        workload,
+        "http_call_c1"
+            | "http_call_c16"
+            | "http_call_c64"
+            | "http_add_c64"
+            | "http_open_50"
+            | "http_open_80"
+            | "http_call_c64_2cpu"
+            | "rss_idle_http"
+    );
+    match server {
+        "snodo-axum" if !core && workload != "http_list_c16" => {
+            Some("the axum-mounted variant runs the HTTP tools workloads")
+        }
+        "rmcp-doc" if !core && !workload.starts_with("stdio_call") => Some(
+            "the documented style has only its #[tool] methods (no runtime tools, no listen): tools/call workloads only",
+        ),
+        "ceiling" => match workload {
+            "http_list_c16" => Some("the ceiling answers tools/call only"),
+            "rss_listen_1000" => Some("the ceiling has no subscriptions/listen"),
+            "http_session_call_c64" | "rss_sessions_1000" => Some("the ceiling has no sessions"),
+            "http_open_50" | "http_open_80" => {
+                Some("the ceiling's closed-loop maximum is the load generator's")
+            }
+            _ => None,
+        },
         _ => None,
     }
+}
+
+/// Which side limited a closed-loop run, from the CPU use (% of one CPU) and
+/// the CPUs each side had.
+fn bottleneck(workload: &str, server: Option<f64>, loadgen: Option<f64>) -> Option<&'static str> {
+    if OPEN_LOOP.contains(&workload)
+        || (!workload.starts_with("http_") && !workload.starts_with("stdio_"))
+    {
+        return None;
+    }
+    let (server, loadgen) = (server?, loadgen?);
+    if workload.ends_with("_2cpu") {
+        // Both sides share two CPUs.
+        return Some(if server + loadgen >= 180.0 {
+            "both (the two CPUs are full)"
+        } else {
+            "neither"
+        });
+    }
+    Some(match (server >= 90.0, loadgen >= 90.0) {
+        (true, true) => "both",
+        (true, false) => "server",
+        (false, true) => "load generator",
+        (false, false) => "neither (latency-bound)",
+    })
 }
 
 /// Medians per (workload, server), in report order.
@@ -214,6 +336,13 @@ pub(crate) fn summarize(
             let rps = median_f(list.iter().filter_map(|s| s.rps)).map(round1);
             let p50 = median_f(list.iter().filter_map(|s| s.p50_us)).map(round1);
             let p99 = median_f(list.iter().filter_map(|s| s.p99_us)).map(round1);
+            let p999 = median_f(list.iter().filter_map(|s| s.p999_us)).map(round1);
+            let rps_all = list.iter().filter_map(|s| s.rps);
+            let rps_min = rps_all.clone().reduce(f64::min).map(round1);
+            let rps_max = rps_all.reduce(f64::max).map(round1);
+            let cpu_per_req = median_f(list.iter().filter_map(|s| s.cpu_us_per_req))
+                .map(|c| (c * 100.0).round() / 100.0);
+            let target_rps = median_f(list.iter().filter_map(|s| s.target_rps)).map(round1);
             let rss = median_f(list.iter().filter_map(|s| s.peak_rss_kb.map(|k| k as f64)))
                 .map(|k| k.round() as u64);
             let errors = list.iter().map(|s| s.errors).sum();
@@ -227,13 +356,20 @@ pub(crate) fn summarize(
                 rps,
                 p50_us: p50,
                 p99_us: p99,
+                p999_us: p999,
                 peak_rss_kb: rss,
                 errors,
                 note,
+                rps_min,
+                rps_max,
+                cpu_us_per_req: cpu_per_req,
+                server_cpu_pct: server_cpu.map(round1),
+                loadgen_cpu_pct: loadgen_cpu.map(round1),
+                bottleneck: bottleneck(workload, server_cpu, loadgen_cpu),
+                target_rps,
+                samples: list.to_vec(),
                 bytes_per_response: bytes,
                 first_error,
-                server_cpu,
-                loadgen_cpu,
             });
         }
     }
@@ -250,8 +386,11 @@ enum Field {
     Rps,
     P50,
     P99,
+    P999,
     Rss,
     StartMs,
+    CpuPerReq,
+    Bottleneck,
 }
 
 fn value(run: &Run, field: Field) -> Option<f64> {
@@ -259,22 +398,26 @@ fn value(run: &Run, field: Field) -> Option<f64> {
         Field::Rps => run.rps,
         Field::P50 => run.p50_us,
         Field::P99 => run.p99_us,
+        Field::P999 => run.p999_us,
         Field::Rss => run.peak_rss_kb.map(|k| k as f64),
         Field::StartMs => run.p50_us.map(|us| us / 1000.0),
+        Field::CpuPerReq => run.cpu_us_per_req,
+        Field::Bottleneck => None,
     }
 }
 
 fn fmt_value(v: f64, field: Field) -> String {
     match field {
         Field::Rps | Field::Rss => group_thousands(v.round() as u64),
-        Field::P50 | Field::P99 => {
+        Field::P50 | Field::P99 | Field::P999 => {
             if v >= 100.0 {
                 group_thousands(v.round() as u64)
             } else {
                 format!("{v:.1}")
             }
         }
-        Field::StartMs => format!("{v:.1}"),
+        Field::StartMs | Field::CpuPerReq => format!("{v:.1}"),
+        Field::Bottleneck => String::new(),
     }
 }
 
@@ -299,12 +442,6 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         true,
     ),
     (
-        "HTTP tools/call, c=1: p50 µs",
-        "http_call_c1",
-        Field::P50,
-        false,
-    ),
-    (
         "HTTP tools/call, c=1: p99 µs",
         "http_call_c1",
         Field::P99,
@@ -317,22 +454,112 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         true,
     ),
     (
-        "HTTP tools/call, c=16: p50 µs",
-        "http_call_c16",
-        Field::P50,
-        false,
-    ),
-    (
-        "HTTP tools/call, c=16: p99 µs",
-        "http_call_c16",
-        Field::P99,
-        false,
-    ),
-    (
         "HTTP tools/call, c=64: req/s",
         "http_call_c64",
         Field::Rps,
         true,
+    ),
+    (
+        "HTTP tools/call, c=64: server CPU µs/request",
+        "http_call_c64",
+        Field::CpuPerReq,
+        false,
+    ),
+    (
+        "HTTP tools/call, c=64: bottleneck",
+        "http_call_c64",
+        Field::Bottleneck,
+        false,
+    ),
+    (
+        "HTTP tools/call, c=64: p99 µs (closed loop)",
+        "http_call_c64",
+        Field::P99,
+        false,
+    ),
+    (
+        "HTTP tools/call add (output schema), c=64: req/s",
+        "http_add_c64",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call add, c=64: server CPU µs/request",
+        "http_add_c64",
+        Field::CpuPerReq,
+        false,
+    ),
+    (
+        "HTTP tools/call add, c=64: bottleneck",
+        "http_add_c64",
+        Field::Bottleneck,
+        false,
+    ),
+    (
+        "HTTP tools/call, arguments validated, c=64: req/s",
+        "http_call_validated_c64",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call, arguments validated, c=64: server CPU µs/request",
+        "http_call_validated_c64",
+        Field::CpuPerReq,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 50 % of own max: p50 µs",
+        "http_open_50",
+        Field::P50,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 50 %: p99 µs",
+        "http_open_50",
+        Field::P99,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 50 %: p99.9 µs",
+        "http_open_50",
+        Field::P999,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 80 % of own max: req/s achieved",
+        "http_open_80",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call, open loop at 80 %: p50 µs",
+        "http_open_80",
+        Field::P50,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 80 %: p99 µs",
+        "http_open_80",
+        Field::P99,
+        false,
+    ),
+    (
+        "HTTP tools/call, open loop at 80 %: p99.9 µs",
+        "http_open_80",
+        Field::P999,
+        false,
+    ),
+    (
+        "HTTP tools/call, c=64, both CPUs shared: req/s",
+        "http_call_c64_2cpu",
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call, c=64, both CPUs shared: server CPU µs/request",
+        "http_call_c64_2cpu",
+        Field::CpuPerReq,
+        false,
     ),
     (
         "HTTP tools/call with a JWT, c=16: req/s",
@@ -345,18 +572,6 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         "http_call_jwt_sig_c16",
         Field::Rps,
         true,
-    ),
-    (
-        "HTTP tools/call, c=64: p50 µs",
-        "http_call_c64",
-        Field::P50,
-        false,
-    ),
-    (
-        "HTTP tools/call, c=64: p99 µs",
-        "http_call_c64",
-        Field::P99,
-        false,
     ),
     (
         "HTTP tools/list, c=16: req/s",
@@ -380,6 +595,12 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         "stdio tools/call, 1 in flight: p99 µs",
         "stdio_call_f1",
         Field::P99,
+        false,
+    ),
+    (
+        "stdio tools/call, 1 in flight: server CPU µs/request",
+        "stdio_call_f1",
+        Field::CpuPerReq,
         false,
     ),
     (
@@ -413,8 +634,8 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         false,
     ),
     (
-        "peak RSS under HTTP tools/call (c=1, 16, 64): KiB",
-        "http_call_c64",
+        "peak RSS under HTTP tools/call (c=1, 16, 64, add): KiB",
+        "http_add_c64",
         Field::Rss,
         false,
     ),
@@ -450,6 +671,9 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
     ),
 ];
 
+/// The peers snodo's ratio columns divide by.
+const RATIO_PEERS: [&str; 4] = ["rmcp", "rmcp-doc", "tower-mcp", "ceiling"];
+
 fn cell(runs: &[Run], workload: &str, server: &str, field: Field) -> String {
     let Some(run) = find(runs, workload, server) else {
         return "n/a".into();
@@ -457,18 +681,35 @@ fn cell(runs: &[Run], workload: &str, server: &str, field: Field) -> String {
     if run.note.is_some() && run.errors == 0 {
         return "n/a".into();
     }
+    if field == Field::Bottleneck {
+        return match (run.bottleneck, run.server_cpu_pct, run.loadgen_cpu_pct) {
+            (Some(b), Some(s), Some(l)) => format!("{b} ({s:.0}/{l:.0} %)"),
+            _ => "n/a".into(),
+        };
+    }
     let mut text = value(run, field).map_or_else(|| "n/a".to_string(), |v| fmt_value(v, field));
+    if field == Field::Rps
+        && let (Some(median), Some(lo), Some(hi)) = (run.rps, run.rps_min, run.rps_max)
+        && median > 0.0
+        && run.samples.len() > 1
+    {
+        let _ = write!(text, " ±{:.0} %", (hi - lo) / 2.0 / median * 100.0);
+    }
     if run.errors > 0 {
         let _ = write!(text, " ({} err)", run.errors);
     }
     text
 }
 
-fn ratio(runs: &[Run], workload: &str, peer: &str, field: Field) -> Option<f64> {
-    let a = find(runs, workload, "snodo").filter(|r| r.note.is_none())?;
-    let b = find(runs, workload, peer).filter(|r| r.note.is_none())?;
+fn ratio_of(runs: &[Run], workload: &str, a: &str, b: &str, field: Field) -> Option<f64> {
+    let a = find(runs, workload, a).filter(|r| r.note.is_none())?;
+    let b = find(runs, workload, b).filter(|r| r.note.is_none())?;
     let (a, b) = (value(a, field)?, value(b, field)?);
     (b > 0.0).then(|| a / b)
+}
+
+fn ratio(runs: &[Run], workload: &str, peer: &str, field: Field) -> Option<f64> {
+    ratio_of(runs, workload, "snodo", peer, field)
 }
 
 fn fmt_ratio(r: Option<f64>) -> String {
@@ -477,100 +718,242 @@ fn fmt_ratio(r: Option<f64>) -> String {
 
 /// The markdown table.
 pub(crate) fn table(runs: &[Run]) -> String {
-    let mut out = String::new();
-    out.push_str("| Metric | better | snodo | rmcp | tower-mcp | ceiling | snodo/rmcp | snodo/tower-mcp | snodo/ceiling |\n");
-    out.push_str("|---|:-:|--:|--:|--:|--:|--:|--:|--:|\n");
+    let mut out = String::from("| Metric | better |");
+    for spec in SERVERS {
+        let _ = write!(out, " {} |", spec.name);
+    }
+    for peer in RATIO_PEERS {
+        let _ = write!(out, " snodo/{peer} |");
+    }
+    out.push_str("\n|---|:-:|");
+    out.push_str(&"--:|".repeat(SERVERS.len() + RATIO_PEERS.len()));
+    out.push('\n');
     for (label, workload, field, higher) in ROWS {
-        let _ = write!(out, "| {label} | {} |", if *higher { "↑" } else { "↓" });
+        let arrow = match field {
+            Field::Bottleneck => "",
+            _ if *higher => "↑",
+            _ => "↓",
+        };
+        let _ = write!(out, "| {label} | {arrow} |");
         for spec in SERVERS {
             let _ = write!(out, " {} |", cell(runs, workload, spec.name, *field));
         }
-        for peer in ["rmcp", "tower-mcp", "ceiling"] {
-            let _ = write!(out, " {} |", fmt_ratio(ratio(runs, workload, peer, *field)));
+        for peer in RATIO_PEERS {
+            let r = match field {
+                Field::Bottleneck => "".to_string(),
+                _ => fmt_ratio(ratio(runs, workload, peer, *field)),
+            };
+            let _ = write!(out, " {r} |");
         }
         out.push('\n');
     }
     out
 }
 
-/// The goals of the issue, each with its figure and whether it is met.
-pub(crate) fn goals(runs: &[Run]) -> String {
-    let mut out = String::new();
-    let mut line = |name: &str, r: Option<f64>, ok: Option<bool>| {
-        let verdict = match ok {
-            Some(true) => "met",
-            Some(false) => "NOT met",
-            None => "unknown (missing figures)",
-        };
-        let _ = writeln!(out, "- {name}: {} → **{verdict}**", fmt_ratio(r));
+/// Collects the goals' verdicts.
+struct Goals<'a> {
+    runs: &'a [Run],
+    list: Vec<Goal>,
+}
+
+impl Goals<'_> {
+    fn add(
+        &mut self,
+        goal: String,
+        figure: Option<f64>,
+        met: Option<bool>,
+        reason: Option<String>,
+    ) {
+        self.list.push(Goal {
+            goal,
+            figure,
+            met,
+            reason: if met == Some(true) { None } else { reason },
+        });
+    }
+
+    fn cpu(&self, workload: &str, server: &str) -> Option<f64> {
+        find(self.runs, workload, server).and_then(|r| r.cpu_us_per_req)
+    }
+
+    fn cpu_text(&self, workload: &str, servers: &[&str]) -> String {
+        servers
+            .iter()
+            .map(|s| {
+                self.cpu(workload, s)
+                    .map_or(format!("{s} n/a"), |c| format!("{s} {c:.1} µs"))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The goals, each with its figure, its verdict and, when not met, why.
+/// Any error anywhere in the run fails every verdict.
+pub(crate) fn goals(runs: &[Run]) -> Vec<Goal> {
+    let mut g = Goals {
+        runs,
+        list: Vec::new(),
     };
+    for workload in ["http_call_c64", "http_add_c64"] {
+        for peer in ["rmcp", "rmcp-doc", "tower-mcp"] {
+            let r = ratio(runs, workload, peer, Field::Rps);
+            let reason = format!(
+                "server CPU per request: {}; the ceiling is {} {peer}",
+                g.cpu_text(workload, &["snodo", peer, "ceiling"]),
+                fmt_ratio(ratio_of(runs, workload, "ceiling", peer, Field::Rps)),
+            );
+            g.add(
+                format!("{workload} throughput, snodo ≥ 3× {peer}"),
+                r,
+                r.map(|r| r >= 3.0),
+                Some(reason),
+            );
+        }
+        // CPU per request: the ceiling's over snodo's (higher is better).
+        let r = ratio_of(runs, workload, "ceiling", "snodo", Field::CpuPerReq);
+        g.add(
+            format!("{workload} server CPU per request, snodo ≤ 1.4× the ceiling's (ceiling/snodo ≥ 0.7)"),
+            r,
+            r.map(|r| r >= 0.7),
+            Some(g.cpu_text(workload, &["snodo", "ceiling"])),
+        );
+    }
+    {
+        let validated = find(runs, "http_call_validated_c64", "snodo").and_then(|r| r.rps);
+        let plain = find(runs, "http_call_c64", "snodo").and_then(|r| r.rps);
+        let r = validated
+            .zip(plain)
+            .filter(|(_, p)| *p > 0.0)
+            .map(|(v, p)| v / p);
+        g.add(
+            "http_call_validated_c64: snodo with Basic ≥ 0.9× snodo without".into(),
+            r,
+            r.map(|r| r >= 0.9),
+            Some(g.cpu_text("http_call_validated_c64", &["snodo"])),
+        );
+    }
+    for peer in ["rmcp", "rmcp-doc", "tower-mcp"] {
+        let r = ratio(runs, "http_open_80", peer, Field::P99);
+        g.add(
+            format!("open-loop p99 at 80 % of own max, snodo below {peer} (ratio < 1)"),
+            r,
+            r.map(|r| r < 1.0),
+            None,
+        );
+    }
+    {
+        let r = ratio(runs, "stdio_call_f1", "rmcp", Field::Rps);
+        let floor = ratio_of(runs, "stdio_call_f1", "ceiling", "rmcp", Field::Rps);
+        let reason = floor.map(|f| {
+            format!(
+                "the stdio ceiling, which parses nothing and answers a fixed line, reaches {f:.2}× rmcp in this run{}; server CPU per round trip: {}",
+                if f < 1.5 { ", so 1.5× is below the floor of a pipe round trip here" } else { "" },
+                g.cpu_text("stdio_call_f1", &["snodo", "rmcp", "ceiling"])
+            )
+        });
+        g.add(
+            "stdio_call_f1 round trips/s, snodo ≥ 1.5× rmcp".into(),
+            r,
+            r.map(|r| r >= 1.5),
+            reason,
+        );
+    }
+    {
+        let r = ratio(runs, "stdio_call_f64", "rmcp", Field::Rps);
+        g.add(
+            "stdio_call_f64 round trips/s, snodo ≥ 1.5× rmcp".into(),
+            r,
+            r.map(|r| r >= 1.5),
+            None,
+        );
+    }
+    for (workload, what) in [
+        ("http_add_c64", "peak RSS under HTTP load"),
+        ("rss_listen_1000", "RSS with 1 000 listen streams"),
+    ] {
+        for peer in ["rmcp", "tower-mcp"] {
+            let r = ratio(runs, workload, peer, Field::Rss);
+            g.add(
+                format!("{what}, snodo below {peer} (ratio < 1)"),
+                r,
+                r.map(|r| r < 1.0),
+                None,
+            );
+        }
+    }
+    for peer in ["rmcp", "tower-mcp"] {
+        let r = ratio(runs, "http_call_c1", peer, Field::P99);
+        g.add(
+            format!("http_call_c1 p99, snodo ≤ {peer}"),
+            r,
+            r.map(|r| r <= 1.0),
+            None,
+        );
+    }
     {
         // Not a ratio between servers: snodo protected against snodo open.
-        let protected =
-            find(runs, "http_call_auth_c16", "snodo").and_then(|r| value(r, Field::Rps));
-        let open = find(runs, "http_call_c16", "snodo").and_then(|r| value(r, Field::Rps));
+        let protected = find(runs, "http_call_auth_c16", "snodo").and_then(|r| r.rps);
+        let open = find(runs, "http_call_c16", "snodo").and_then(|r| r.rps);
         let r = protected
             .zip(open)
             .filter(|(_, o)| *o > 0.0)
             .map(|(p, o)| p / o);
-        line(
-            "HTTP tools/call c=16 with a JWT on every call, ≥ 0.8× snodo without",
+        g.add(
+            "http_call_auth_c16: a JWT on every call ≥ 0.8× snodo without".into(),
             r,
             r.map(|r| r >= 0.8),
-        );
-    }
-    for (peer, min) in [("rmcp", 1.5), ("tower-mcp", 1.5), ("ceiling", 0.6)] {
-        let r = ratio(runs, "http_call_c64", peer, Field::Rps);
-        line(
-            &format!("HTTP tools/call c=64 throughput, snodo ≥ {min}× {peer}"),
-            r,
-            r.map(|r| r >= min),
-        );
-    }
-    for peer in ["rmcp", "tower-mcp"] {
-        let r = ratio(runs, "http_call_c1", peer, Field::P99);
-        line(
-            &format!("HTTP tools/call c=1 p99 latency, snodo ≤ {peer} (ratio ≤ 1)"),
-            r,
-            r.map(|r| r <= 1.0),
-        );
-    }
-    for workload in ["stdio_call_f1", "stdio_call_f64"] {
-        let r = ratio(runs, workload, "rmcp", Field::Rps);
-        line(
-            &format!("stdio round trips/s ({workload}), snodo ≥ 1.5× rmcp"),
-            r,
-            r.map(|r| r >= 1.5),
-        );
-    }
-    for peer in ["rmcp", "tower-mcp"] {
-        let r = ratio(runs, "http_call_c64", peer, Field::Rss);
-        line(
-            &format!("peak RSS under HTTP load, snodo ≤ {peer} (ratio ≤ 1)"),
-            r,
-            r.map(|r| r <= 1.0),
+            None,
         );
     }
     for peer in ["rmcp", "tower-mcp"] {
         let r = ratio(runs, "http_session_call_c64", peer, Field::Rps);
-        line(
-            &format!("HTTP 2025-11-25 session tools/call c=64 throughput, snodo ≥ 1.5× {peer}"),
+        g.add(
+            format!("http_session_call_c64 throughput, snodo ≥ 1.5× {peer}"),
             r,
             r.map(|r| r >= 1.5),
+            None,
         );
-    }
-    for peer in ["rmcp", "tower-mcp"] {
         let r = ratio(runs, "rss_sessions_1000", peer, Field::Rss);
-        line(
-            &format!("RSS of 1 000 idle sessions, snodo < {peer} (ratio < 1)"),
+        g.add(
+            format!("RSS of 1 000 idle sessions, snodo below {peer}"),
             r,
             r.map(|r| r < 1.0),
+            None,
         );
+    }
+    let errors: u64 = runs.iter().map(|r| r.errors).sum();
+    if errors > 0 {
+        for goal in &mut g.list {
+            if goal.met.is_some() {
+                goal.met = Some(false);
+                goal.reason = Some(format!("{errors} errors in this run fail every verdict"));
+            }
+        }
+    }
+    g.list
+}
+
+/// The goals as markdown lines.
+pub(crate) fn goals_markdown(goals: &[Goal]) -> String {
+    let mut out = String::new();
+    for g in goals {
+        let verdict = match g.met {
+            Some(true) => "met",
+            Some(false) => "NOT met",
+            None => "unknown (missing figures)",
+        };
+        let _ = write!(out, "- {}: {} → **{verdict}**", g.goal, fmt_ratio(g.figure));
+        if let Some(reason) = &g.reason {
+            let _ = write!(out, " ({reason})");
+        }
+        out.push('\n');
     }
     out
 }
 
-/// Errors, notes and response sizes worth reading under the table.
+/// Errors, the open-loop rates, and response sizes worth reading under the
+/// table.
 pub(crate) fn notes(runs: &[Run]) -> String {
     let mut out = String::new();
     for run in runs {
@@ -585,55 +968,43 @@ pub(crate) fn notes(runs: &[Run]) -> String {
             );
         }
     }
-    for workload in [
-        "http_call_c64",
-        "http_list_c16",
-        "stdio_call_f64",
-        "http_session_call_c64",
-    ] {
-        let cpu: Vec<String> = runs
+    for workload in OPEN_LOOP {
+        let rates: Vec<String> = runs
             .iter()
             .filter(|r| r.workload == workload)
             .filter_map(|r| {
                 Some(format!(
-                    "{} {:.0} % / {:.0} %",
-                    r.server, r.server_cpu?, r.loadgen_cpu?
+                    "{} {} asked, {} achieved",
+                    r.server,
+                    group_thousands(r.target_rps?.round() as u64),
+                    group_thousands(r.rps?.round() as u64)
                 ))
             })
             .collect();
-        if !cpu.is_empty() {
+        if !rates.is_empty() {
             let _ = writeln!(
                 out,
-                "- CPU use during {workload} (server / load generator, % of one CPU): {}",
-                cpu.join(", ")
+                "- {workload} arrival rates (req/s): {}",
+                rates.join(", ")
             );
         }
     }
-    let sizes: Vec<String> = runs
-        .iter()
-        .filter(|r| r.workload == "http_list_c16")
-        .filter_map(|r| {
-            r.bytes_per_response
-                .map(|b| format!("{} {}", r.server, group_thousands(b.round() as u64)))
-        })
-        .collect();
-    if !sizes.is_empty() {
-        let _ = writeln!(out, "- `tools/list` response bytes: {}", sizes.join(", "));
-    }
-    let sizes: Vec<String> = runs
-        .iter()
-        .filter(|r| r.workload == "http_call_c64")
-        .filter_map(|r| {
-            r.bytes_per_response
-                .map(|b| format!("{} {}", r.server, group_thousands(b.round() as u64)))
-        })
-        .collect();
-    if !sizes.is_empty() {
-        let _ = writeln!(
-            out,
-            "- `tools/call echo` response bytes: {}",
-            sizes.join(", ")
-        );
+    for (workload, what) in [
+        ("http_list_c16", "`tools/list`"),
+        ("http_call_c64", "`tools/call echo`"),
+        ("http_add_c64", "`tools/call add`"),
+    ] {
+        let sizes: Vec<String> = runs
+            .iter()
+            .filter(|r| r.workload == workload)
+            .filter_map(|r| {
+                r.bytes_per_response
+                    .map(|b| format!("{} {}", r.server, group_thousands(b.round() as u64)))
+            })
+            .collect();
+        if !sizes.is_empty() {
+            let _ = writeln!(out, "- {what} response bytes: {}", sizes.join(", "));
+        }
     }
     out
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use snodo_bench_common::{PROTOCOL_VERSION, TOTAL_TOOLS};
 
 /// The `_meta` member every request carries.
-const META: &str = concat!(
+pub(crate) const META: &str = concat!(
     r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
     r#""io.modelcontextprotocol/clientCapabilities":{},"#,
     r#""io.modelcontextprotocol/clientInfo":{"name":"snodo-bench","version":"0.1.0"}}"#
@@ -26,13 +26,16 @@ pub(crate) enum Work {
     Echo,
     /// `tools/list`: all 52 tools, in one page, with cache hints.
     List,
+    /// `tools/call add {a: <id>, b: 1}`: `structuredContent.sum` must be
+    /// `id + 1` (the servers check it against the output schema).
+    Add,
 }
 
 impl Work {
     /// The `Mcp-Method` header value.
     pub(crate) fn method(self) -> &'static str {
         match self {
-            Work::Echo => "tools/call",
+            Work::Echo | Work::Add => "tools/call",
             Work::List => "tools/list",
         }
     }
@@ -41,6 +44,7 @@ impl Work {
     pub(crate) fn name(self) -> Option<&'static str> {
         match self {
             Work::Echo => Some("echo"),
+            Work::Add => Some("add"),
             Work::List => None,
         }
     }
@@ -50,6 +54,9 @@ impl Work {
         match self {
             Work::Echo => format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
+            ),
+            Work::Add => format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},{META}}}}}"#
             ),
             Work::List => {
                 format!(
@@ -109,6 +116,21 @@ struct CallResult<'a> {
 }
 
 #[derive(Deserialize)]
+struct AddResult<'a> {
+    #[serde(rename = "resultType", borrow)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(rename = "structuredContent")]
+    structured: Option<Sum>,
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Sum {
+    sum: u64,
+}
+
+#[derive(Deserialize)]
 struct Block<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
@@ -147,6 +169,8 @@ pub(crate) enum Expect {
     Ceiling,
     /// The full tool list.
     List,
+    /// `{"sum": id + 1}` as structured content.
+    Add,
     /// The echo text inside an initialize-era session: no `resultType`.
     SessionEcho,
 }
@@ -228,6 +252,26 @@ pub(crate) fn check(expect: Expect, sent: Option<u64>, json: &[u8]) -> Result<Ve
             } else {
                 id
             }))
+        }
+        Expect::Add => {
+            let env: Envelope<'_, AddResult<'_>> =
+                serde_json::from_slice(json).map_err(|e| format!("bad JSON: {e}"))?;
+            if env.method.is_some() && env.id.is_none() {
+                return Ok(Verdict::Notification);
+            }
+            let id = envelope_checks(&env, sent)?;
+            let result = env.result.ok_or("no result")?;
+            if result.result_type.as_deref() != Some("complete") {
+                return Err(format!("resultType is {:?}", result.result_type));
+            }
+            if result.is_error == Some(true) {
+                return Err("isError is true".into());
+            }
+            let sum = result.structured.ok_or("no structuredContent")?.sum;
+            if Some(sum) != id.checked_add(1) {
+                return Err(format!("sum {sum} does not answer request {id}"));
+            }
+            Ok(Verdict::Response(id))
         }
         Expect::List => {
             let env: Envelope<'_, ListResult<'_>> =
@@ -351,6 +395,16 @@ mod tests {
     }
 
     #[test]
+    fn add_round_trip() {
+        let ok = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"{\"sum\":8}"}],"structuredContent":{"sum":8}}}"#;
+        assert_eq!(check(Expect::Add, Some(7), ok), Ok(Verdict::Response(7)));
+        let wrong = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[],"structuredContent":{"sum":7}}}"#;
+        assert!(check(Expect::Add, Some(7), wrong).is_err());
+        let unstructured = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"8"}]}}"#;
+        assert!(check(Expect::Add, Some(7), unstructured).is_err());
+    }
+
+    #[test]
     fn sse_payload() {
         let body = b"retry: 3000\n\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n";
         let p = http_payload(Some(b"text/event-stream"), body).unwrap();
@@ -360,7 +414,7 @@ mod tests {
     #[test]
     fn bodies_are_json() {
         for id in [1, 1 << 40] {
-            for w in [Work::Echo, Work::List] {
+            for w in [Work::Echo, Work::List, Work::Add] {
                 serde_json::from_str::<Value>(&w.body(id)).unwrap();
             }
             serde_json::from_str::<Value>(&listen_body(id)).unwrap();

@@ -11,6 +11,9 @@
 //! any case. The service factory clones a handler whose router was built once
 //! (`Arc`), as the README advises ("keep shared state in a Clone handle").
 //! stdio: `handler.serve(stdio())`.
+//!
+//! With `SNODO_BENCH_RMCP_STYLE=documented`, the `#[tool_router(server_handler)]`
+//! style instead (see [`Documented`]).
 
 use std::sync::Arc;
 
@@ -118,10 +121,43 @@ impl ServerHandler for Bench {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let mode = mode_from_args("bench-server-rmcp");
-    let handler = Bench::new();
+/// The same two tools in the style rmcp's documentation leads with:
+/// `#[tool_router(server_handler)]`, whose generated `ServerHandler` builds
+/// the router (`Self::tool_router()`) on every request. It has only the
+/// `#[tool]` methods (runtime tools need a stored router), so it serves the
+/// `tools/call` workloads only.
+#[derive(Clone)]
+struct Documented;
+
+#[tool_router(server_handler)]
+impl Documented {
+    #[tool(
+        description = "Returns its text argument unchanged",
+        annotations(read_only_hint = true)
+    )]
+    async fn echo(&self, Parameters(EchoParams { text }): Parameters<EchoParams>) -> String {
+        text
+    }
+
+    #[tool(
+        description = "Adds two integers and returns their sum as structured content",
+        annotations(read_only_hint = true)
+    )]
+    async fn add(
+        &self,
+        Parameters(AddParams { a, b }): Parameters<AddParams>,
+    ) -> Result<Json<Sum>, String> {
+        a.checked_add(b)
+            .map(|sum| Json(Sum { sum }))
+            .ok_or_else(|| "The sum does not fit in a 64-bit integer".to_string())
+    }
+}
+
+/// Serves `handler` over stdio or Streamable HTTP, as `mode` says.
+async fn serve<H: ServerHandler + Clone>(
+    mode: Mode,
+    handler: H,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match mode {
         Mode::Stdio => {
             handler.serve(stdio()).await?.waiting().await?;
@@ -159,4 +195,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
     }
     Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mode = mode_from_args("bench-server-rmcp");
+    // `SNODO_BENCH_RMCP_STYLE=documented`: the documentation's style.
+    if std::env::var("SNODO_BENCH_RMCP_STYLE").is_ok_and(|s| s == "documented") {
+        serve(mode, Documented).await
+    } else {
+        serve(mode, Bench::new()).await
+    }
 }

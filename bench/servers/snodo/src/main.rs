@@ -1,7 +1,9 @@
 //! The benchmark server written with snodo: the tool set of
 //! `bench-snodo-tools` (`echo` and `add` with the `#[snodo::tool]` macro, the
 //! inert tools with `tool::from_fn`), served by `HttpListener` or
-//! `Server::serve_stdio`.
+//! `Server::serve_stdio`; with `SNODO_BENCH_AXUM` set, its tower service
+//! mounted in `axum::serve` instead of the listener; with
+//! `SNODO_BENCH_VALIDATE` set, arguments checked by the `Basic` validator.
 
 use snodo::prelude::*;
 use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
@@ -42,6 +44,10 @@ async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
 
 fn server(tasks: Option<snodo::task::TaskOptions>) -> Server {
     let mut builder = bench_snodo_tools::builder();
+    if std::env::var_os("SNODO_BENCH_VALIDATE").is_some() {
+        // The validated workload: arguments checked by the bundled subset.
+        builder = builder.validator(Basic);
+    }
     if let Some(tasks) = tasks {
         builder = builder.tool(echo_task).tasks(tasks);
     }
@@ -64,6 +70,22 @@ fn telemetry() -> Option<snodo::telemetry::otlp::Exporter> {
     Some(exporter)
 }
 
+/// The same server's tower service mounted in `axum::serve`, as the peers
+/// are served (`TCP_NODELAY` set the same way), instead of snodo's own
+/// listener.
+async fn serve_in_axum(server: &Server) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let app = axum::Router::new().route_service("/mcp", server.http_service());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    announce(&format!("http://{}/mcp", listener.local_addr()?));
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(stdin_closed())
+        .await
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mode = mode_from_args("bench-server-snodo");
@@ -77,6 +99,9 @@ async fn main() -> std::io::Result<()> {
         Mode::Stdio => server.serve_stdio().await,
         // One setup serves both eras: 2026-07-28 statelessly, the
         // initialize era with sessions.
+        Mode::Http | Mode::HttpSessions if std::env::var_os("SNODO_BENCH_AXUM").is_some() => {
+            serve_in_axum(&server).await
+        }
         Mode::Http | Mode::HttpSessions => {
             let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a valid address");
             let listener = match std::env::var("SNODO_BENCH_ISSUER") {
