@@ -826,6 +826,7 @@ fn sample_of(out: &http_load::Outcome, pid: Option<u32>, cpu: Option<procs::CpuU
             .filter(|_| has)
             .map(|c| c.server_ns as f64 / 1000.0 / out.completed as f64),
         target_rps: None,
+        scheduler_late_p99_us: out.scheduler_late_p99_ns.map(|n| n as f64 / 1000.0),
         rps: has.then(|| out.rps()),
         p50_us: has.then(|| out.hist.percentile(50.0) as f64 / 1000.0),
         p99_us: has.then(|| out.hist.percentile(99.0) as f64 / 1000.0),

@@ -74,6 +74,10 @@ pub(crate) struct Outcome {
     pub(crate) bytes: u64,
     /// Open-loop runs: the requests scheduled inside the window.
     pub(crate) scheduled: Option<u64>,
+    /// Open-loop runs: the 99th percentile of how late the load generator
+    /// itself queued a request after its scheduled time (its own stalls,
+    /// which the latency figures charge to the server), in ns.
+    pub(crate) scheduler_late_p99_ns: Option<u64>,
 }
 
 impl Outcome {

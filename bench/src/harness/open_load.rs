@@ -92,6 +92,7 @@ pub(crate) async fn run(
                 .collect();
             let interval = Duration::from_secs_f64(1.0 / rate.max(1.0));
             let mut scheduled_in_window = 0u64;
+            let mut late = super::histogram::Histogram::default();
             let mut seq = 0u64;
             loop {
                 let due = start + interval.mul_f64(seq as f64);
@@ -107,6 +108,7 @@ pub(crate) async fn run(
                 }
                 if due >= measure_from {
                     scheduled_in_window += 1;
+                    late.record((Instant::now() - due).as_nanos() as u64);
                 }
                 shared.queue.borrow_mut().push_back((seq, due));
                 shared.ready.notify_one();
@@ -123,6 +125,7 @@ pub(crate) async fn run(
                 }
             }
             out.scheduled = Some(scheduled_in_window);
+            out.scheduler_late_p99_ns = Some(late.percentile(99.0));
             out
         })
         .await

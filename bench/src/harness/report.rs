@@ -125,6 +125,10 @@ pub(crate) struct Sample {
     /// Open-loop runs: the arrival rate asked for, requests per second.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) target_rps: Option<f64>,
+    /// Open-loop runs: p99 of the load generator's own lateness in queueing
+    /// a request, µs (its stalls, charged to the server's latency).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) scheduler_late_p99_us: Option<f64>,
 }
 
 /// Samples by (workload, server).
@@ -973,11 +977,13 @@ pub(crate) fn notes(runs: &[Run]) -> String {
             .iter()
             .filter(|r| r.workload == workload)
             .filter_map(|r| {
+                let late = median_f(r.samples.iter().filter_map(|s| s.scheduler_late_p99_us));
                 Some(format!(
-                    "{} {} asked, {} achieved",
+                    "{} {} asked, {} achieved, the load generator's own lateness p99 {} µs",
                     r.server,
                     group_thousands(r.target_rps?.round() as u64),
-                    group_thousands(r.rps?.round() as u64)
+                    group_thousands(r.rps?.round() as u64),
+                    late.map_or("?".into(), |l| format!("{l:.0}"))
                 ))
             })
             .collect();
