@@ -166,6 +166,18 @@ impl Server {
     /// Encodes a routed outcome as a reply.
     pub(super) fn finish(&self, id: &RequestId, out: Result<Routed, Failure>) -> Reply {
         match out {
+            // The usual result carries neither member of the stamp: it is
+            // encoded with the stamp's bytes appended (no copy of the server
+            // info into the map, no re-encoding of it).
+            Ok(Routed::Object(result))
+                if !result.contains_key("_meta") && !result.contains_key("resultType") =>
+            {
+                Reply::ok(wire::encode_result_with_tail(
+                    id,
+                    &result,
+                    self.inner.result_tail.as_bytes(),
+                ))
+            }
             Ok(Routed::Object(mut result)) => {
                 protocol::stamp_result(&mut result, &self.inner.info);
                 Reply::ok(wire::encode_result(id, &result))

@@ -40,6 +40,33 @@ pub fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     })
 }
 
+/// Encodes a successful response whose result object gains `tail`: members
+/// already encoded, without a leading comma (the server's stamp, encoded
+/// once). `result` must not hold any member `tail` holds.
+pub(crate) fn encode_result_with_tail(
+    id: &RequestId,
+    result: &serde_json::Map<String, Value>,
+    tail: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(192 + tail.len());
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    let encoded = serde_json::to_writer(&mut out, id).and_then(|()| {
+        out.extend_from_slice(br#","result":"#);
+        serde_json::to_writer(&mut out, result)
+    });
+    if encoded.is_err() {
+        return encode_error(Some(id), &Error::internal("Result could not be serialized"));
+    }
+    // The result object's closing brace gives way to the tail.
+    out.pop();
+    if !result.is_empty() {
+        out.push(b',');
+    }
+    out.extend_from_slice(tail);
+    out.extend_from_slice(b"}}");
+    out
+}
+
 /// Encodes a successful response around an already encoded result object.
 pub fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
     let id = serde_json::to_vec(id).unwrap_or_default();
@@ -70,4 +97,32 @@ pub fn encode_notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
         params,
     };
     serde_json::to_vec(&frame).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    #[test]
+    fn the_tail_joins_the_result_object() {
+        let tail = br#""resultType":"complete","_meta":{"k":{"name":"s"}}"#;
+        let id = RequestId::Number(7);
+        let full = json!({"content": [{"type": "text", "text": "a\"b"}], "isError": false});
+        let out = encode_result_with_tail(&id, full.as_object().unwrap(), tail);
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v,
+            json!({"jsonrpc": "2.0", "id": 7, "result": {
+                "content": [{"type": "text", "text": "a\"b"}], "isError": false,
+                "resultType": "complete", "_meta": {"k": {"name": "s"}}}})
+        );
+        let empty = serde_json::Map::new();
+        let out = encode_result_with_tail(&id, &empty, tail);
+        assert_eq!(
+            out,
+            br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","_meta":{"k":{"name":"s"}}}}"#
+        );
+    }
 }
