@@ -32,7 +32,7 @@ leg "cargo test (every crate but the bench harness, all features)" cargo test --
 leg "several nodes: faults (restarts the local Redis and PostgreSQL, one test at a time)" \
     cargo test --all-features --test nodes_faults -- --ignored --test-threads=1
 leg "callgrind: instructions per request within 5 % of bench/callgrind-baseline.json" \
-    bash -c 'cargo build --release --quiet -p bench-snodo-tools && target/release/snodo-callgrind self-test && target/release/snodo-callgrind check bench/callgrind-baseline.json'
+    scripts/callgrind.sh
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # scripts/tools.sh - installs the non-Rust tools that snodo's tests use, from the
-# npm registry, PyPI and crates.io only, into a per-user cache outside the clone.
+# npm registry, PyPI and crates.io, into a per-user cache outside the clone
+# (valgrind, from Debian's packages, into the system).
 #
 #   Node 22 (npm package `node@22`)          -> <cache>/node22
 #   MCP conformance runner (conformance/)    -> conformance/node_modules  (npm ci)
 #   MCP Inspector v2 + server-everything     -> interop/node/node_modules (npm ci)
 #   Python `mcp` SDK (interop/python/)       -> <cache>/py-mcp-<version>  (venv)
 #   cargo-fuzz (crates.io, scripts/fuzz.sh)   -> <cache>/cargo-fuzz-<version>
+#   valgrind (Debian's packages, apt-get)     -> the system (scripts/callgrind.sh)
 #   npm and pip download caches              -> <cache>/npm, <cache>/pip
 #
 # <cache> is ${SNODO_TOOLS_DIR:-$HOME/.cache/snodo-tools}.
@@ -281,6 +283,27 @@ ensure_cargo_fuzz() (
     printf '%s\n' "$root/bin"
 )
 
+# Makes sure valgrind (the callgrind regression gate, scripts/callgrind.sh) is
+# installed: from Debian's packages (apt-get, as root or through sudo) when it
+# is not on PATH. Prints the path of the `valgrind` binary.
+ensure_valgrind() (
+    _snodo_strict
+    if ! command -v valgrind >/dev/null 2>&1; then
+        local sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        command -v apt-get >/dev/null 2>&1 ||
+            _snodo_die "valgrind is needed for the callgrind gate; install it with the system's package manager"
+        _snodo_lock "valgrind"
+        if ! command -v valgrind >/dev/null 2>&1; then
+            _snodo_log "installing valgrind from Debian's packages"
+            $sudo apt-get install -y --no-install-recommends valgrind >&2 ||
+                { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends valgrind >&2; } ||
+                _snodo_die "could not install valgrind with apt-get"
+        fi
+    fi
+    command -v valgrind
+)
+
 # Runs one of the tools with Node 22 on PATH: conformance, inspector,
 # server-everything, python, node, npm, npx.
 snodo_run_tool() (
@@ -316,8 +339,9 @@ _snodo_tools_main() (
             printf 'python_mcp=%s\n' "$(ensure_python_mcp)"
             printf 'oidc_provider=%s\n' "$(ensure_oidc_provider)"
             printf 'cargo_fuzz_bin=%s\n' "$(ensure_cargo_fuzz)"
+            printf 'valgrind=%s\n' "$(ensure_valgrind)"
             ;;
-        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_oidc_provider | ensure_cargo_fuzz)
+        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_oidc_provider | ensure_cargo_fuzz | ensure_valgrind)
             [[ $# -eq 1 ]] || _snodo_die "$1 takes no arguments"
             "$1"
             ;;
