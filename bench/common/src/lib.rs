@@ -26,6 +26,14 @@ use serde_json::{Value, json};
 /// The protocol revision every request carries.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 
+/// The `_meta` member (with its name) every 2026-07-28 request of the load
+/// generators carries: protocol version, no client capabilities, client info.
+pub const REQUEST_META: &str = concat!(
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+    r#""io.modelcontextprotocol/clientInfo":{"name":"snodo-bench","version":"0.1.0"}}"#
+);
+
 /// How many inert tools each server registers.
 pub const INERT_TOOLS: usize = 50;
 

@@ -156,20 +156,7 @@ pub(crate) async fn exchange(
     expect: Expect,
     id: u64,
 ) -> Result<Result<u64, String>, String> {
-    sender
-        .ready()
-        .await
-        .map_err(|e| format!("connection: {e}"))?;
-    let response = sender
-        .send_request(req)
-        .await
-        .map_err(|e| format!("request: {e}"))?;
-    let (parts, body) = response.into_parts();
-    let body = body
-        .collect()
-        .await
-        .map_err(|e| format!("body: {e}"))?
-        .to_bytes();
+    let (parts, body) = send(sender, req).await?;
     if parts.status != StatusCode::OK {
         return Ok(Err(format!(
             "HTTP {}: {}",
@@ -196,6 +183,29 @@ pub(crate) async fn exchange(
             String::from_utf8_lossy(&payload[..payload.len().min(300)])
         )),
     })
+}
+
+/// Sends one request and reads its whole answer (`Err` when the connection
+/// broke).
+async fn send(
+    sender: &mut Sender,
+    req: Request<Full<Bytes>>,
+) -> Result<(http::response::Parts, Bytes), String> {
+    sender
+        .ready()
+        .await
+        .map_err(|e| format!("connection: {e}"))?;
+    let response = sender
+        .send_request(req)
+        .await
+        .map_err(|e| format!("request: {e}"))?;
+    let (parts, body) = response.into_parts();
+    let body = body
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    Ok((parts, body))
 }
 
 /// What a connection sends.
@@ -385,21 +395,9 @@ pub(crate) async fn refuses_invalid(target: &Target) -> Result<bool, String> {
     );
     let (mut sender, driver) = connect(target).await?;
     let req = request(target, "tools/call", Some("inert_00"), body);
-    sender
-        .ready()
-        .await
-        .map_err(|e| format!("connection: {e}"))?;
-    let response = sender
-        .send_request(req)
-        .await
-        .map_err(|e| format!("request: {e}"))?;
-    let (parts, body) = response.into_parts();
-    let body = body
-        .collect()
-        .await
-        .map_err(|e| format!("body: {e}"))?
-        .to_bytes();
+    let answer = send(&mut sender, req).await;
     driver.abort();
+    let (parts, body) = answer?;
     let ct = parts.headers.get(CONTENT_TYPE).map(HeaderValue::as_bytes);
     let payload = wire::http_payload(ct, &body)?;
     let v: serde_json::Value =

@@ -334,11 +334,14 @@ pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
 /// Pins this process (before it starts any thread) to `cpu` with `taskset -p`;
 /// threads started later inherit the mask.
 pub(crate) fn pin_self(cpu: usize) -> Result<(), String> {
+    pin_task(&cpu.to_string(), &std::process::id().to_string())
+}
+
+/// `taskset -p -c CPUS ID`: pins one thread (a process id names its main
+/// thread).
+fn pin_task(cpus: &str, id: &str) -> Result<(), String> {
     let out = std::process::Command::new("taskset")
-        .arg("-p")
-        .arg("-c")
-        .arg(cpu.to_string())
-        .arg(std::process::id().to_string())
+        .args(["-p", "-c", cpus, id])
         .output()
         .map_err(|e| format!("taskset: {e}"))?;
     if out.status.success() {
@@ -465,13 +468,5 @@ impl WindowCpu {
 pub(crate) fn pin_this_thread(cpus: &str) -> Result<(), String> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").map_err(|e| e.to_string())?;
     let tid = stat.split_whitespace().next().ok_or("no thread id")?;
-    let out = std::process::Command::new("taskset")
-        .args(["-p", "-c", cpus, tid])
-        .output()
-        .map_err(|e| format!("taskset: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
+    pin_task(cpus, tid)
 }

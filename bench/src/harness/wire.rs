@@ -10,11 +10,7 @@ use serde_json::Value;
 use snodo_bench_common::{PROTOCOL_VERSION, TOTAL_TOOLS};
 
 /// The `_meta` member every request carries.
-pub(crate) const META: &str = concat!(
-    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
-    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
-    r#""io.modelcontextprotocol/clientInfo":{"name":"snodo-bench","version":"0.1.0"}}"#
-);
+pub(crate) const META: &str = snodo_bench_common::REQUEST_META;
 
 /// The text the ceiling answers with.
 pub(crate) const CEILING_TEXT: &str = "ceiling";

@@ -35,11 +35,19 @@ const TOLERANCE: f64 = 0.05;
 const FIRST_ID: u64 = 1_000_000;
 
 /// The `_meta` every 2026-07-28 request carries (as the load generator sends).
-const META: &str = concat!(
-    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
-    r#""io.modelcontextprotocol/clientCapabilities":{},"#,
-    r#""io.modelcontextprotocol/clientInfo":{"name":"snodo-bench","version":"0.1.0"}}"#
-);
+const META: &str = snodo_bench_common::REQUEST_META;
+
+/// `tools/call echo` with request id `id`.
+fn echo_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
+    )
+}
+
+/// The text `echo` must answer request `id` with.
+fn echo_expect(id: u64) -> String {
+    format!(r#""text":"echo-{id}""#)
+}
 
 /// One kind of request measured.
 struct Workload {
@@ -55,23 +63,15 @@ const WORKLOADS: &[Workload] = &[
         name: "tools_call_echo",
         what: "tools/call echo (text result), no validator",
         validated: false,
-        body: |id| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
-            )
-        },
-        expect: |id| format!(r#""text":"echo-{id}""#),
+        body: echo_body,
+        expect: echo_expect,
     },
     Workload {
         name: "tools_call_echo_basic",
         what: "tools/call echo, arguments checked by the Basic validator",
         validated: true,
-        body: |id| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
-            )
-        },
-        expect: |id| format!(r#""text":"echo-{id}""#),
+        body: echo_body,
+        expect: echo_expect,
     },
     Workload {
         name: "tools_call_add",
