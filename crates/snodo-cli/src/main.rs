@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 mod demo;
+mod serve;
 mod telemetry;
 
 /// snodo: build and call Model Context Protocol servers.
@@ -26,6 +27,10 @@ struct Cli {
 enum Command {
     /// Serve the demo server (tools greet, add, lookup, count, confirm_delete, report, announce; resources; a prompt).
     Demo(DemoArgs),
+    /// Serve another MCP server (a command line or a URL) over Streamable
+    /// HTTP or stdio, to clients of every revision (2026-07-28 and the
+    /// initialize era), translating between them.
+    Serve(serve::ServeArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
 }
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match command {
             Command::Demo(args) => run_demo(args).await,
+            Command::Serve(args) => serve::run(args).await,
             Command::Client(_) => Ok(()),
         }
     });

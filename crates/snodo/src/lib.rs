@@ -98,6 +98,9 @@ pub mod keyring;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod proxy;
 pub mod resource;
 pub mod schema;
 pub mod server;

@@ -136,6 +136,69 @@ impl Server {
         Ok(true)
     }
 
+    /// Replaces the components of one owner (a proxy's backend) in a single
+    /// change: those `old` names are removed and the new ones added, and
+    /// `list_changed` is announced for each kind either side has. A
+    /// component that breaks a rule is left out and its error returned
+    /// with the others; a clash with another owner's component fails the
+    /// whole change, which leaves the catalog as it was.
+    pub(crate) fn replace_group<T: Tool, R: Resource, P: Prompt>(
+        &self,
+        old: &Group,
+        tools: Vec<T>,
+        resources: Vec<R>,
+        prompts: Vec<P>,
+    ) -> Result<(Group, Vec<BuildError>), BuildError> {
+        let mut refused = Vec::new();
+        let mut group = Group::default();
+        let tools: Vec<Arc<ToolEntry>> = tools
+            .into_iter()
+            .filter_map(|t| {
+                kept(
+                    &mut refused,
+                    ToolEntry::new(t, self.inner.validator.as_ref()),
+                )
+            })
+            .map(Arc::new)
+            .collect();
+        let resources: Vec<ResourceEntry> = resources
+            .into_iter()
+            .filter_map(|r| kept(&mut refused, ResourceEntry::new(r)))
+            .collect();
+        let prompts: Vec<PromptEntry> = prompts
+            .into_iter()
+            .filter_map(|p| kept(&mut refused, PromptEntry::new(p)))
+            .collect();
+        group.tools = tools.iter().map(|t| t.definition.name.clone()).collect();
+        group.resources = resources.iter().map(resource_key).collect();
+        group.prompts = prompts.iter().map(|p| p.name.clone()).collect();
+        let changed = (
+            !(old.tools.is_empty() && group.tools.is_empty()),
+            !(old.resources.is_empty() && group.resources.is_empty()),
+            !(old.prompts.is_empty() && group.prompts.is_empty()),
+        );
+        self.change(|all_tools, all_resources, all_prompts| {
+            all_tools.retain(|t| !old.tools.contains(&t.definition.name));
+            all_resources.retain(|r| !old.resources.contains(&resource_key(r)));
+            all_prompts.retain(|p| !old.prompts.contains(&p.name));
+            all_tools.extend(tools);
+            all_resources.extend(resources);
+            all_prompts.extend(prompts);
+            Ok(true)
+        })?;
+        let events = &self.inner.events;
+        if changed.0 {
+            events.tools_changed();
+        }
+        if changed.1 {
+            events.resources_changed();
+        }
+        if changed.2 {
+            events.prompts_changed();
+        }
+        Ok((group, refused))
+    }
+
     /// Adds a tool at runtime, invalidates `tools/list` cursors and announces
     /// `notifications/tools/list_changed` to listeners.
     pub fn add_tool<T: Tool>(&self, tool: T) -> Result<(), BuildError> {
@@ -214,4 +277,30 @@ impl Server {
         }
         removed
     }
+}
+
+/// The names of the components one owner registered (see
+/// [`Server::replace_group`]): tool and prompt names, resource URIs and
+/// URI templates.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Group {
+    pub(crate) tools: Vec<String>,
+    pub(crate) resources: Vec<String>,
+    pub(crate) prompts: Vec<String>,
+}
+
+/// A resource's URI or URI template, as listed.
+fn resource_key(r: &ResourceEntry) -> String {
+    let listed = &r.listed;
+    listed
+        .get("uri")
+        .or_else(|| listed.get("uriTemplate"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The value, or `None` with the error kept in `refused`.
+fn kept<E>(refused: &mut Vec<BuildError>, r: Result<E, BuildError>) -> Option<E> {
+    r.map_err(|e| refused.push(e)).ok()
 }

@@ -1,0 +1,90 @@
+//! `snodo serve`: any MCP server (a command line or a URL) served over
+//! Streamable HTTP or stdio, to clients of every revision snodo serves.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Args;
+use snodo::client::{Client, StderrMode, StdioCommand, Target};
+
+/// The arguments of `snodo serve`.
+#[derive(Args)]
+#[group(skip)]
+#[command(group(
+    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http"])
+))]
+pub(crate) struct ServeArgs {
+    /// Serve over stdio (newline-delimited JSON on stdin and stdout).
+    #[arg(long)]
+    stdio: bool,
+    /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// The server to expose: a command line (run as a child process over
+    /// stdio) or an http(s):// URL.
+    #[arg(value_name = "TARGET")]
+    target: String,
+    /// Per-request timeout towards TARGET in seconds (progress restarts it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    timeout: f64,
+    /// An extra HTTP header sent to a TARGET URL, e.g. -H 'Authorization: Bearer TOKEN' (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// What happens to a TARGET command's stderr: inherit (the default:
+    /// it goes to this command's stderr) or quiet.
+    #[arg(long, value_name = "MODE", default_value = "inherit")]
+    server_stderr: String,
+}
+
+/// Connects to the target, then serves it until stopped.
+pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
+    let client = connect(&args).await?;
+    let proxy = snodo::proxy::bridge(client)
+        .await
+        .map_err(std::io::Error::other)?;
+    let server = proxy.server().clone();
+    if let Some(addr) = args.http {
+        return crate::serve_http(server, addr, None, None).await;
+    }
+    let stop = crate::stop_signal();
+    tokio::select! {
+        served = server.serve_stdio() => served,
+        _ = stop => Ok(()),
+    }
+}
+
+async fn connect(args: &ServeArgs) -> std::io::Result<Client> {
+    let usage = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        return Err(usage(
+            "--timeout must be a positive number of seconds".into(),
+        ));
+    }
+    let mut b = Client::builder()
+        .client_info("snodo-serve", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(args.timeout))
+        .reset_timeout_on_progress(true);
+    for header in &args.headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| usage(format!("expected 'Name: value', got {header:?}")))?;
+        b = b.header(name.trim(), value.trim());
+    }
+    let stderr = match args.server_stderr.as_str() {
+        "inherit" => StderrMode::Inherit,
+        "quiet" | "null" => StderrMode::Null,
+        other => return Err(usage(format!("--server-stderr: unknown mode {other:?}"))),
+    };
+    let target = if Target::is_url(&args.target) {
+        Target::from(args.target.as_str())
+    } else {
+        Target::Stdio(
+            StdioCommand::parse(&args.target)
+                .map_err(|e| usage(e.to_string()))?
+                .stderr(stderr),
+        )
+    };
+    b.connect(target)
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot connect to {}: {e}", args.target)))
+}

@@ -1,0 +1,231 @@
+//! A backend's answers turned into the proxy server's: results with the
+//! backend's protocol members taken off, `input_required` rebuilt, errors
+//! kept as they were sent.
+
+use serde_json::{Map, Value};
+
+use super::naming::Naming;
+use crate::client::ClientError;
+use crate::error::{BoxError, code};
+use crate::mrtr::InputRequired;
+use crate::prompt::{PromptMessage, PromptResult};
+use crate::protocol::keys;
+use crate::resource::{ReadResult, ResourceContents};
+use crate::{Content, Error};
+
+/// A failed request to backend `id`: a JSON-RPC error the backend sent is
+/// passed on as it is (code, message, data); any other failure (the
+/// backend is gone, timed out, broke the protocol) is an internal error
+/// naming the backend.
+pub(crate) fn error(id: &str, e: ClientError) -> BoxError {
+    match e {
+        ClientError::Rpc { error, .. } => Box::new(error),
+        other => Box::new(Error::new(
+            code::INTERNAL_ERROR,
+            format!("backend {id:?} failed: {other}"),
+        )),
+    }
+}
+
+/// Takes the members the proxy's own server sets off a backend result:
+/// `resultType`, and the backend's server info in `_meta`.
+pub(crate) fn strip(map: &mut Map<String, Value>) {
+    map.remove("resultType");
+    if let Some(Value::Object(meta)) = map.get_mut("_meta") {
+        meta.remove(keys::SERVER_INFO);
+        if meta.is_empty() {
+            map.remove("_meta");
+        }
+    }
+}
+
+/// The `input_required` answer of a backend, as the proxy's own.
+pub(crate) fn input_required(result: &Map<String, Value>) -> Result<InputRequired, BoxError> {
+    let mut out = InputRequired::new();
+    if let Some(Value::Object(requests)) = result.get("inputRequests") {
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str);
+            let Some(method) = method else {
+                return Err(protocol(format!("input request {key:?} has no method")));
+            };
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            out = out.request(key.clone(), method, params);
+        }
+    }
+    if let Some(state) = result.get("requestState").and_then(Value::as_str) {
+        out = out.state(state);
+    }
+    Ok(out)
+}
+
+/// A backend result that broke the protocol.
+pub(crate) fn protocol(message: String) -> BoxError {
+    Box::new(Error::new(
+        code::INTERNAL_ERROR,
+        format!("the backend sent a malformed result: {message}"),
+    ))
+}
+
+/// A `resources/read` result, its URIs as the proxy's clients see them.
+pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, BoxError> {
+    let Value::Object(mut map) = result else {
+        return Err(protocol("a read result that is not an object".into()));
+    };
+    if crate::client::is_input_required(&Value::Object(map.clone())) {
+        return Ok(ReadResult::input_required(input_required(&map)?));
+    }
+    let Some(Value::Array(items)) = map.remove("contents") else {
+        return Err(protocol("a read result without contents".into()));
+    };
+    let mut contents = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Object(item) = item else {
+            return Err(protocol("read contents that are not an object".into()));
+        };
+        let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
+        let uri = naming.uri(uri);
+        let mut out = match (item.get("text"), item.get("blob")) {
+            (Some(Value::String(t)), None) => ResourceContents::text(uri, t.clone()),
+            (None, Some(Value::String(b))) => ResourceContents::blob(uri, b.clone()),
+            _ => return Err(protocol("read contents without one text or blob".into())),
+        };
+        for (k, v) in item {
+            if !matches!(k.as_str(), "uri" | "text" | "blob") {
+                out = out.with(&k, v);
+            }
+        }
+        contents.push(out);
+    }
+    Ok(ReadResult::contents(contents))
+}
+
+/// A `prompts/get` result.
+pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, BoxError> {
+    let Value::Object(map) = result else {
+        return Err(protocol("a prompt result that is not an object".into()));
+    };
+    if map.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Ok(PromptResult::input_required(input_required(&map)?));
+    }
+    let Some(Value::Array(items)) = map.get("messages") else {
+        return Err(protocol("a prompt result without messages".into()));
+    };
+    let mut messages = Vec::with_capacity(items.len());
+    for item in items {
+        let content: Content = item
+            .get("content")
+            .cloned()
+            .and_then(|c| serde_json::from_value(c).ok())
+            .ok_or_else(|| protocol("a prompt message without valid content".into()))?;
+        messages.push(match item.get("role").and_then(Value::as_str) {
+            Some("user") => PromptMessage::user(content),
+            Some("assistant") => PromptMessage::assistant(content),
+            other => return Err(protocol(format!("a prompt message with role {other:?}"))),
+        });
+    }
+    let mut out = PromptResult::new(messages);
+    if let Some(d) = map.get("description").and_then(Value::as_str) {
+        out = out.with_description(d);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn rpc_errors_pass_through_and_other_failures_name_the_backend() {
+        let sent = Error::new(-32602, "Unknown tool: nope").with_data(json!({"x": 1}));
+        let e = error(
+            "demo",
+            ClientError::Rpc {
+                error: sent,
+                status: None,
+            },
+        );
+        let e = e.downcast::<Error>().unwrap();
+        assert_eq!((e.code(), e.message()), (-32602, "Unknown tool: nope"));
+        assert_eq!(e.data(), Some(&json!({"x": 1})));
+        let gone = ClientError::invalid_argument("closed");
+        let e = error("demo", gone).downcast::<Error>().unwrap();
+        assert_eq!(e.code(), -32603);
+        assert!(
+            e.message().contains("backend \"demo\" failed"),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn the_backends_protocol_members_are_taken_off() {
+        let mut m = json!({
+            "content": [],
+            "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "b"}},
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        strip(&mut m);
+        assert_eq!(Value::Object(m), json!({"content": []}));
+    }
+
+    #[test]
+    fn input_required_keeps_requests_and_state() {
+        let m = json!({
+            "resultType": "input_required",
+            "inputRequests": {"ok": {"method": "elicitation/create", "params": {"message": "Sure?"}}},
+            "requestState": "s1",
+        });
+        let ir = input_required(m.as_object().unwrap()).unwrap();
+        assert_eq!(ir.request_state(), Some("s1"));
+        assert_eq!(ir.requests()["ok"]["method"], "elicitation/create");
+        let bad = json!({"inputRequests": {"k": {"params": {}}}});
+        assert!(input_required(bad.as_object().unwrap()).is_err());
+    }
+
+    #[test]
+    fn read_results_are_renamed_and_checked() {
+        let naming = Naming::prefixed("fs", ".");
+        let r = read_result(
+            json!({"contents": [{"uri": "file:///a", "text": "hi", "mimeType": "text/plain"}]}),
+            &naming,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            ReadResult::contents([
+                ResourceContents::text("fs+file:///a", "hi").with_mime_type("text/plain")
+            ])
+        );
+        assert!(read_result(json!({"contents": [{"uri": "x:y"}]}), &naming).is_err());
+        assert!(read_result(json!([]), &naming).is_err());
+    }
+
+    #[test]
+    fn prompt_results_keep_roles_and_description() {
+        let p = prompt_result(json!({
+            "description": "d",
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "a"}},
+                {"role": "assistant", "content": {"type": "text", "text": "b"}},
+            ],
+        }))
+        .unwrap();
+        let want = PromptResult::new([
+            PromptMessage::user_text("a"),
+            PromptMessage::assistant(Content::text("b")),
+        ])
+        .with_description("d");
+        assert_eq!(p, want);
+        assert!(
+            prompt_result(
+                json!({"messages": [{"role": "system", "content": {"type": "text", "text": "a"}}]})
+            )
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,454 @@
+//! Proxies and bridges: a [`Server`] whose components forward to other MCP
+//! servers through [`Client`]s (the `client` feature).
+//!
+//! A backend is any server a [`Client`] reaches: a child process over
+//! stdio, a URL, on any revision the client negotiates. Its tools,
+//! prompts, resources and resource templates are registered on the proxy's
+//! server as forwarding components, so the proxy serves them on every
+//! transport and revision the server serves: a 2025-era host can use a
+//! 2026-07-28 backend and the reverse, and several backends appear as one
+//! server.
+//!
+//! What crosses the proxy, both ways:
+//!
+//! - results as the backend sent them (`isError` results stay results,
+//!   `structuredContent` is kept), and JSON-RPC errors with their code,
+//!   message and data; a backend that cannot be reached is a `-32603`
+//!   error naming it;
+//! - progress the backend reports, to a caller that asked for it;
+//! - cancellation: a cancelled caller cancels the backend's request;
+//! - multi round-trip input: a backend's `input_required` answer goes to
+//!   the caller (which the server turns into elicitation, sampling or roots
+//!   requests for an initialize-era host), and the caller's answers go back;
+//! - completion, routed to the backend that owns the prompt or template;
+//! - list changes: when a backend announces one, its components are listed
+//!   again and the proxy announces the change to its own listeners.
+//!
+//! Names are kept as they are ([`Proxy::verbatim`], a bridge to one
+//! backend) or namespaced by backend id ([`Proxy::namespaced`]): tools and
+//! prompts as `<id><separator><name>`, resource URIs and templates under
+//! the scheme `<id>+<scheme>`.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use snodo::client::Client;
+//! use snodo::proxy::Proxy;
+//!
+//! let server = snodo::Server::builder("gateway", "1.0.0").build()?;
+//! let proxy = Proxy::namespaced(server, ".")?;
+//! proxy.add_backend("files", Client::spawn("my-files-server --stdio").await?).await?;
+//! proxy.add_backend("search", Client::http("http://127.0.0.1:8080/mcp").await?).await?;
+//! // `files.read`, `search.query`, ... on every transport:
+//! proxy.server().serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+mod convert;
+mod error;
+mod forward;
+mod naming;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use serde_json::Value;
+
+pub use self::error::ProxyError;
+use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+use self::naming::Naming;
+pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
+use crate::Server;
+use crate::client::{Client, ClientError, ListenFilter};
+use crate::server::Group;
+
+/// The most backends one proxy holds.
+pub const MAX_BACKENDS: usize = 64;
+
+/// A server whose components forward to backends. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Proxy {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    server: Server,
+    /// `None`: names kept as they are.
+    separator: Option<String>,
+    backends: Mutex<BTreeMap<String, Backend>>,
+}
+
+struct Backend {
+    link: Arc<Link>,
+    group: Group,
+    watcher: Option<tokio::task::AbortHandle>,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("id", &self.link.id)
+            .field("group", &self.group)
+            .finish()
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        if let Some(w) = &self.watcher {
+            w.abort();
+        }
+    }
+}
+
+/// What one listing of a backend registered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Synced {
+    /// Tools registered.
+    pub tools: usize,
+    /// Resources and resource templates registered.
+    pub resources: usize,
+    /// Prompts registered.
+    pub prompts: usize,
+    /// Components the proxy's server refused, each with the reason.
+    pub refused: Vec<String>,
+}
+
+impl Proxy {
+    /// A proxy that keeps its backends' names as they are (a bridge to one
+    /// backend, or several whose names do not clash).
+    pub fn verbatim(server: Server) -> Self {
+        Self::with(server, None)
+    }
+
+    /// A proxy that namespaces each backend's names by its id:
+    /// `<id><separator><name>` for tools and prompts, `<id>+<uri>` for
+    /// resources.
+    pub fn namespaced(server: Server, separator: &str) -> Result<Self, ProxyError> {
+        check_separator(separator)?;
+        Ok(Self::with(server, Some(separator.to_owned())))
+    }
+
+    fn with(server: Server, separator: Option<String>) -> Self {
+        Proxy {
+            shared: Arc::new(Shared {
+                server,
+                separator,
+                backends: Mutex::new(BTreeMap::new()),
+            }),
+        }
+    }
+
+    /// The server that serves the backends' components.
+    pub fn server(&self) -> &Server {
+        &self.shared.server
+    }
+
+    /// The ids of the backends, in order.
+    pub fn backends(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
+    }
+
+    /// Adds a backend under `id`: lists its components, registers them and
+    /// follows its list changes until it is removed.
+    pub async fn add_backend(&self, id: &str, client: Client) -> Result<Synced, ProxyError> {
+        check_id(id)?;
+        let naming = match &self.shared.separator {
+            Some(sep) => Naming::prefixed(id, sep),
+            None => Naming::Verbatim,
+        };
+        let completes = client.server_capabilities().get("completions").is_some();
+        let link = Arc::new(Link {
+            id: id.to_owned(),
+            client,
+            naming,
+            completes,
+        });
+        {
+            let mut backends = self.lock();
+            if backends.contains_key(id) {
+                return Err(ProxyError::config(format!(
+                    "two backends have the id {id:?}"
+                )));
+            }
+            if backends.len() >= MAX_BACKENDS {
+                return Err(ProxyError::config(format!(
+                    "a proxy holds at most {MAX_BACKENDS} backends"
+                )));
+            }
+            backends.insert(
+                id.to_owned(),
+                Backend {
+                    link: link.clone(),
+                    group: Group::default(),
+                    watcher: None,
+                },
+            );
+        }
+        match self.sync(&link).await {
+            Ok(synced) => {
+                let watcher = watch(Arc::downgrade(&self.shared), link.clone());
+                if let Some(b) = self.lock().get_mut(id) {
+                    b.watcher = Some(watcher);
+                }
+                Ok(synced)
+            }
+            Err(e) => {
+                self.lock().remove(id);
+                Err(e)
+            }
+        }
+    }
+
+    /// Lists backend `id` again and replaces its components.
+    pub async fn refresh(&self, id: &str) -> Result<Synced, ProxyError> {
+        let link = self
+            .lock()
+            .get(id)
+            .map(|b| b.link.clone())
+            .ok_or_else(|| ProxyError::config(format!("no backend {id:?}")))?;
+        self.sync(&link).await
+    }
+
+    /// Removes backend `id` and its components (announcing the change);
+    /// returns whether there was one. Its client is closed once no request
+    /// uses it any more.
+    pub fn remove_backend(&self, id: &str) -> bool {
+        let Some(backend) = self.lock().remove(id) else {
+            return false;
+        };
+        let none = Vec::<ForwardTool>::new();
+        let _ = self.shared.server.replace_group(
+            &backend.group,
+            none,
+            Vec::<ForwardResource>::new(),
+            Vec::<ForwardPrompt>::new(),
+        );
+        true
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Backend>> {
+        self.shared.lock()
+    }
+
+    async fn sync(&self, link: &Arc<Link>) -> Result<Synced, ProxyError> {
+        sync(&self.shared, link).await
+    }
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Backend>> {
+        self.backends.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The components of a backend, listed now.
+struct Listing {
+    tools: Vec<ForwardTool>,
+    resources: Vec<ForwardResource>,
+    prompts: Vec<ForwardPrompt>,
+}
+
+async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
+    let client = &link.client;
+    let caps = client.server_capabilities();
+    let naming = &link.naming;
+    let mut out = Listing {
+        tools: Vec::new(),
+        resources: Vec::new(),
+        prompts: Vec::new(),
+    };
+    if caps.get("tools").is_some() {
+        for mut definition in client.list_tools().await? {
+            let remote = std::mem::take(&mut definition.name);
+            definition.name = naming.name(&remote);
+            out.tools.push(ForwardTool {
+                link: link.clone(),
+                definition,
+                remote,
+            });
+        }
+    }
+    if caps.get("prompts").is_some() {
+        for listed in client.list_prompts().await? {
+            let Value::Object(listed) = listed else {
+                continue;
+            };
+            let Some(remote) = listed.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let arguments = listed
+                .get("arguments")
+                .cloned()
+                .and_then(|a| serde_json::from_value(a).ok())
+                .unwrap_or_default();
+            out.prompts.push(ForwardPrompt {
+                link: link.clone(),
+                name: naming.name(remote),
+                remote: remote.to_owned(),
+                arguments,
+                listed: listed.clone(),
+            });
+        }
+    }
+    if caps.get("resources").is_some() {
+        let fixed = client.list_resources().await?;
+        let templates = client.list_resource_templates().await?;
+        for (listed, template) in fixed
+            .into_iter()
+            .map(|r| (r, false))
+            .chain(templates.into_iter().map(|t| (t, true)))
+        {
+            if let Some(r) = resource(link, listed, template) {
+                out.resources.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn resource(link: &Arc<Link>, listed: Value, template: bool) -> Option<ForwardResource> {
+    let Value::Object(listed) = listed else {
+        return None;
+    };
+    let key = if template { "uriTemplate" } else { "uri" };
+    let remote = listed.get(key).and_then(Value::as_str)?.to_owned();
+    let name = listed
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or(&remote)
+        .to_owned();
+    Some(ForwardResource {
+        link: link.clone(),
+        uri: link.naming.uri(&remote),
+        remote,
+        template,
+        name,
+        listed,
+    })
+}
+
+async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
+    let listing = list(link)
+        .await
+        .map_err(|e| ProxyError::backend(&link.id, e))?;
+    let mut backends = shared.lock();
+    let Some(current) = backends
+        .get(&link.id)
+        .filter(|b| Arc::ptr_eq(&b.link, link))
+    else {
+        // Removed (or replaced) while it was being listed.
+        return Ok(Synced::default());
+    };
+    check_clashes(&backends, &link.id, &listing)?;
+    let old = current.group.clone();
+    let counts = (
+        listing.tools.len(),
+        listing.resources.len(),
+        listing.prompts.len(),
+    );
+    let (group, refused) = shared
+        .server
+        .replace_group(&old, listing.tools, listing.resources, listing.prompts)
+        .map_err(|e| ProxyError::config(format!("backend {:?}: {e}", link.id)))?;
+    let refused: Vec<String> = refused.iter().map(ToString::to_string).collect();
+    for r in &refused {
+        tracing::warn!(target: "snodo::proxy", backend = %link.id, "component refused: {r}");
+    }
+    let synced = Synced {
+        tools: group.tools.len(),
+        resources: group.resources.len(),
+        prompts: group.prompts.len(),
+        refused,
+    };
+    debug_assert!(
+        synced.tools <= counts.0 && synced.resources <= counts.1 && synced.prompts <= counts.2
+    );
+    if let Some(b) = backends.get_mut(&link.id) {
+        b.group = group;
+    }
+    Ok(synced)
+}
+
+/// Refuses a listing whose names another backend already has, naming both.
+fn check_clashes(
+    backends: &BTreeMap<String, Backend>,
+    id: &str,
+    listing: &Listing,
+) -> Result<(), ProxyError> {
+    for (other, b) in backends.iter().filter(|(other, _)| *other != id) {
+        let clash = |kind: &str, name: &str| {
+            ProxyError::config(format!(
+                "{kind} {name:?} of backend {id:?} clashes with the same {kind} of backend {other:?}"
+            ))
+        };
+        if let Some(t) = listing
+            .tools
+            .iter()
+            .find(|t| b.group.tools.contains(&t.definition.name))
+        {
+            return Err(clash("tool", &t.definition.name));
+        }
+        if let Some(p) = listing
+            .prompts
+            .iter()
+            .find(|p| b.group.prompts.contains(&p.name))
+        {
+            return Err(clash("prompt", &p.name));
+        }
+        if let Some(r) = listing
+            .resources
+            .iter()
+            .find(|r| b.group.resources.contains(&r.uri))
+        {
+            return Err(clash("resource", &r.uri));
+        }
+    }
+    Ok(())
+}
+
+/// Follows a backend's list changes: each one lists it again.
+fn watch(shared: Weak<Shared>, link: Arc<Link>) -> tokio::task::AbortHandle {
+    tokio::spawn(async move {
+        let mut subscription = match link.client.listen(ListenFilter::all_lists()).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, "no list changes from this backend");
+                return;
+            }
+        };
+        while let Some(change) = subscription.next().await {
+            let Some(shared) = shared.upgrade() else { return };
+            tracing::debug!(target: "snodo::proxy", backend = %link.id, method = %change.method, "backend list changed");
+            if let Err(e) = sync(&shared, &link).await {
+                tracing::warn!(target: "snodo::proxy", backend = %link.id, "listing the backend again failed: {e}");
+            }
+        }
+    })
+    .abort_handle()
+}
+
+/// A proxy for one backend with its names unchanged: the server takes the
+/// backend's name, version, title and instructions, and serves every
+/// revision this library serves.
+pub async fn bridge(client: Client) -> Result<Proxy, ProxyError> {
+    let info = client.server_info().unwrap_or(Value::Null);
+    let text = |key: &str| info.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut builder = Server::builder(
+        text("name").unwrap_or_else(|| "snodo-bridge".into()),
+        text("version").unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
+    );
+    if let Some(title) = text("title") {
+        builder = builder.title(title);
+    }
+    if let Some(instructions) = client.instructions() {
+        builder = builder.instructions(instructions);
+    }
+    let server = builder
+        .build()
+        .map_err(|e| ProxyError::config(e.to_string()))?;
+    let proxy = Proxy::verbatim(server);
+    proxy.add_backend("backend", client).await?;
+    Ok(proxy)
+}
