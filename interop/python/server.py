@@ -8,6 +8,9 @@ initialize-era revisions the SDK also speaks) and exposes:
     tools     add(a: int, b: int) -> int
               echo(message: str) -> str
               count(n: int): reports progress n times, returns "counted to <n>"
+              confirm_delete(item: str): asks the user to confirm (elicitation, a
+                        multi round-trip request on 2026-07-28), returns "deleted <item>"
+                        or "kept <item>"
     resource  interop://greeting (text/plain): "Hello from the Python SDK"
     prompt    summarize(topic: str): "Please summarize <topic> in one paragraph."
 
@@ -25,8 +28,11 @@ import json
 import socket
 import sys
 
+from typing import Annotated
+
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from pydantic import BaseModel
 
 mcp = MCPServer(
     name="snodo-interop-python",
@@ -52,6 +58,19 @@ async def count(n: int, ctx: Context) -> str:
         await ctx.report_progress(i, n, f"step {i} of {n}")
         await anyio.sleep(0.05)
     return f"counted to {n}"
+
+
+class Confirmation(BaseModel):
+    confirm: bool
+
+
+def ask_confirmation(item: str) -> Elicit[Confirmation]:
+    return Elicit(f"Delete {item}?", Confirmation)
+
+
+@mcp.tool(description="Delete an item once the user confirms (asks through elicitation)")
+def confirm_delete(item: str, answer: Annotated[Confirmation, Resolve(ask_confirmation)]) -> str:
+    return f"deleted {item}" if answer.confirm else f"kept {item}"
 
 
 @mcp.resource(

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Args;
-use snodo::client::{Client, StderrMode, StdioCommand, Target};
+use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
 
 /// The arguments of `snodo serve`.
 #[derive(Args)]
@@ -20,10 +20,11 @@ pub(crate) struct ServeArgs {
     /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
-    /// The server to expose: a command line (run as a child process over
-    /// stdio) or an http(s):// URL.
-    #[arg(value_name = "TARGET")]
-    target: String,
+    /// The server to expose: an http(s):// URL, or a command run as a child
+    /// process over stdio, given as one quoted command line or, after `--`,
+    /// as the program and its arguments.
+    #[arg(value_name = "TARGET", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    target: Vec<String>,
     /// Per-request timeout towards TARGET in seconds (progress restarts it).
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     timeout: f64,
@@ -38,10 +39,10 @@ pub(crate) struct ServeArgs {
 
 /// Connects to the target, then serves it until stopped.
 pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
-    let client = connect(&args).await?;
-    let proxy = snodo::proxy::bridge(client)
-        .await
-        .map_err(std::io::Error::other)?;
+    let (builder, target) = client(&args)?;
+    let proxy = snodo::proxy::bridge(builder, target).await.map_err(|e| {
+        std::io::Error::other(format!("cannot serve {}: {e}", args.target.join(" ")))
+    })?;
     let server = proxy.server().clone();
     if let Some(addr) = args.http {
         return crate::serve_http(server, addr, None, None).await;
@@ -53,7 +54,8 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
     }
 }
 
-async fn connect(args: &ServeArgs) -> std::io::Result<Client> {
+/// The client towards the target, and the target.
+fn client(args: &ServeArgs) -> std::io::Result<(ClientBuilder, Target)> {
     let usage = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         return Err(usage(
@@ -75,16 +77,12 @@ async fn connect(args: &ServeArgs) -> std::io::Result<Client> {
         "quiet" | "null" => StderrMode::Null,
         other => return Err(usage(format!("--server-stderr: unknown mode {other:?}"))),
     };
-    let target = if Target::is_url(&args.target) {
-        Target::from(args.target.as_str())
-    } else {
-        Target::Stdio(
-            StdioCommand::parse(&args.target)
-                .map_err(|e| usage(e.to_string()))?
-                .stderr(stderr),
-        )
+    let command = match args.target.as_slice() {
+        [url] if Target::is_url(url) => return Ok((b, Target::from(url.as_str()))),
+        [line] => StdioCommand::parse(line).map_err(|e| usage(e.to_string()))?,
+        [program, rest @ ..] => StdioCommand::new(program, rest),
+        [] => return Err(usage("TARGET is missing".into())),
     };
-    b.connect(target)
-        .await
-        .map_err(|e| std::io::Error::other(format!("cannot connect to {}: {e}", args.target)))
+    let target = Target::Stdio(command.stderr(stderr));
+    Ok((b, target))
 }

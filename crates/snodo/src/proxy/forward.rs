@@ -11,8 +11,10 @@ use tokio::sync::mpsc;
 
 use super::convert;
 use super::naming::Naming;
+use super::relay::{self, Relay};
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
 use crate::error::BoxError;
+use crate::mrtr::InputRequired;
 use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
 use crate::resource::{ReadRequest, ReadResult, Resource};
 use crate::tool::{Arguments, CallResult, Tool, ToolDefinition, ToolResult};
@@ -26,13 +28,14 @@ pub(crate) struct Link {
     pub(crate) naming: Naming,
     /// Whether the backend offers completions.
     pub(crate) completes: bool,
+    /// Where the backend's own requests are routed.
+    pub(crate) relay: Relay,
 }
 
 /// The options of a forwarded request: input requests come back to the
-/// proxy (its own client answers them, or the backend's `input_required`
-/// goes to the caller), the caller's answers of an earlier round go on, and
-/// progress is sent to `progress`.
-fn options(cx: &Context, progress: Option<mpsc::UnboundedSender<Progress>>) -> RequestOptions {
+/// proxy (the backend's `input_required` goes to the caller), the caller's
+/// answers of an earlier round go on, and progress is sent to `progress`.
+fn options(cx: &Context, progress: mpsc::UnboundedSender<Progress>) -> RequestOptions {
     let mut opts = RequestOptions::new().answer_input(false);
     let state = cx.request_state().map(str::to_owned);
     if let Some(responses) = cx.input_responses() {
@@ -40,44 +43,77 @@ fn options(cx: &Context, progress: Option<mpsc::UnboundedSender<Progress>>) -> R
     } else if state.is_some() {
         opts = opts.input_responses(Map::new(), state);
     }
-    if let Some(tx) = progress {
-        opts = opts.on_progress(move |p| {
-            let _ = tx.send(p);
-        });
-    }
-    opts
+    opts.on_progress(move |p| {
+        let _ = progress.send(p);
+    })
 }
 
-/// Runs the request `make` builds, passing the backend's progress on to
-/// the caller while it runs; the caller's cancellation drops it (which
-/// cancels it at the backend).
-async fn run<T, F>(
+/// Runs the request `make` builds at the backend, or resumes the one the
+/// caller's `requestState` names, and waits for its answer: the result, or
+/// the input the caller must give (a request the backend sent its client
+/// while it ran, the request then parked until the caller answers). The
+/// backend's progress goes to the caller meanwhile; the caller's
+/// cancellation cancels the backend's request.
+async fn run<F>(
     link: &Link,
     cx: &Context,
     make: impl FnOnce(RequestOptions) -> F,
-) -> Result<T, BoxError>
+) -> Result<Result<Value, InputRequired>, BoxError>
 where
-    F: Future<Output = Result<T, ClientError>>,
+    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    let (tx, mut rx) = if cx.wants_progress() {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (Some(tx), Some(rx))
-    } else {
-        (None, None)
-    };
-    let request = make(options(cx, tx));
-    tokio::pin!(request);
-    loop {
-        let progress = async {
-            match &mut rx {
-                Some(rx) => rx.recv().await,
-                None => std::future::pending().await,
+    let parked = cx
+        .request_state()
+        .filter(|s| s.starts_with(relay::STATE_PREFIX));
+    let mut flight = match parked {
+        Some(state) => {
+            let mut flight = link.relay.resume(state).ok_or_else(|| {
+                Error::invalid_params(
+                    "the requestState names no request waiting for input (it ended, or waited too long)",
+                )
+            })?;
+            if let Some((key, reply)) = flight.waiting.take() {
+                let Some(answer) = cx.input_response(&key) else {
+                    return Err(Box::new(Error::invalid_params(format!(
+                        "inputResponses has no answer {key:?}"
+                    ))));
+                };
+                let _ = reply.send(Ok(answer.clone()));
             }
-        };
+            flight
+        }
+        None => {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let task = tokio::spawn(make(options(cx, tx)));
+            link.relay.start(task, rx)
+        }
+    };
+    loop {
         tokio::select! {
-            out = &mut request => return out.map_err(|e| convert::error(&link.id, e)),
-            Some(p) = progress => {
-                let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+            out = &mut flight.task => {
+                return match out {
+                    Ok(Ok(value)) if crate::client::is_input_required(&value) => {
+                        let Value::Object(map) = &value else { unreachable!() };
+                        Ok(Err(convert::input_required(map)?))
+                    }
+                    Ok(Ok(value)) => Ok(Ok(value)),
+                    Ok(Err(e)) => Err(convert::error(&link.id, e)),
+                    Err(e) => Err(Box::new(Error::internal(format!(
+                        "the request to backend {:?} ended: {e}", link.id
+                    )))),
+                };
+            }
+            Some(ask) = flight.asks.recv() => {
+                let key = format!("{}-{}", ask.method.replace('/', "-"), link.relay.round());
+                let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
+                flight.waiting = Some((key, ask.reply));
+                let state = link.relay.park(flight);
+                return Ok(Err(input.state(state)));
+            }
+            Some(p) = flight.progress.recv() => {
+                if cx.wants_progress() {
+                    let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+                }
             }
             () = cx.cancellation().cancelled() => {
                 return Err(Box::new(Error::internal("the request was cancelled")));
@@ -130,19 +166,21 @@ impl Tool for ForwardTool {
 
     async fn call(&self, args: Arguments, cx: Context) -> CallResult {
         let arguments = args.as_value().clone();
-        let client = &self.link.client;
-        let result = run(&self.link, &cx, |opts| {
-            client.call_tool_with(&self.remote, arguments, opts)
+        let (client, remote) = (self.link.client.clone(), self.remote.clone());
+        let result = run(&self.link, &cx, move |opts| async move {
+            let result = client.call_tool_with(&remote, arguments, opts).await?;
+            Ok(result.to_wire())
         })
         .await?;
-        let Value::Object(mut map) = result.to_wire() else {
+        let value = match result {
+            Ok(value) => value,
+            Err(input) => return Ok(ToolResult::input_required(input)),
+        };
+        let Value::Object(mut map) = value else {
             return Err(convert::protocol(
                 "a tool result that is not an object".into(),
             ));
         };
-        if map.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Ok(ToolResult::input_required(convert::input_required(&map)?));
-        }
         convert::strip(&mut map);
         Ok(ToolResult::raw(map))
     }
@@ -195,12 +233,17 @@ impl Prompt for ForwardPrompt {
             .iter()
             .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
             .collect();
-        let client = &self.link.client;
-        let result = run(&self.link, &cx, |opts| {
-            client.get_prompt_with(&self.remote, Value::Object(arguments), opts)
+        let (client, remote) = (self.link.client.clone(), self.remote.clone());
+        let result = run(&self.link, &cx, move |opts| async move {
+            client
+                .get_prompt_with(&remote, Value::Object(arguments), opts)
+                .await
         })
         .await?;
-        convert::prompt_result(result)
+        match result {
+            Ok(value) => convert::prompt_result(value),
+            Err(input) => Ok(PromptResult::input_required(input)),
+        }
     }
 
     fn completes(&self) -> bool {
@@ -286,9 +329,15 @@ impl Resource for ForwardResource {
                 req.uri, self.link.id
             ))));
         };
-        let client = &self.link.client;
-        let result = run(&self.link, &cx, |opts| client.read_resource_with(uri, opts)).await?;
-        convert::read_result(result, naming)
+        let (client, uri) = (self.link.client.clone(), uri.to_owned());
+        let result = run(&self.link, &cx, move |opts| async move {
+            client.read_resource_with(&uri, opts).await
+        })
+        .await?;
+        match result {
+            Ok(value) => convert::read_result(value, naming),
+            Err(input) => Ok(ReadResult::input_required(input)),
+        }
     }
 
     fn completes(&self) -> bool {

@@ -47,6 +47,7 @@ mod convert;
 mod error;
 mod forward;
 mod naming;
+mod relay;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -57,8 +58,9 @@ pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
+pub use self::relay::{MAX_PARKED, PARKED_TTL, Relay};
 use crate::Server;
-use crate::client::{Client, ClientError, ListenFilter};
+use crate::client::{Client, ClientBuilder, ClientError, ListenFilter, Target};
 use crate::server::Group;
 
 /// The most backends one proxy holds.
@@ -153,6 +155,19 @@ impl Proxy {
     /// Adds a backend under `id`: lists its components, registers them and
     /// follows its list changes until it is removed.
     pub async fn add_backend(&self, id: &str, client: Client) -> Result<Synced, ProxyError> {
+        self.add_relayed_backend(id, client, Relay::new()).await
+    }
+
+    /// Adds a backend whose client has `relay` installed
+    /// ([`Relay::install`]): the elicitation, sampling and roots requests an
+    /// initialize-era backend sends while a forwarded request runs go to
+    /// that request's caller (as an `input_required` answer).
+    pub async fn add_relayed_backend(
+        &self,
+        id: &str,
+        client: Client,
+        relay: Relay,
+    ) -> Result<Synced, ProxyError> {
         check_id(id)?;
         let naming = match &self.shared.separator {
             Some(sep) => Naming::prefixed(id, sep),
@@ -164,6 +179,7 @@ impl Proxy {
             client,
             naming,
             completes,
+            relay,
         });
         {
             let mut backends = self.lock();
@@ -429,26 +445,42 @@ fn watch(shared: Weak<Shared>, link: Arc<Link>) -> tokio::task::AbortHandle {
     .abort_handle()
 }
 
-/// A proxy for one backend with its names unchanged: the server takes the
-/// backend's name, version, title and instructions, and serves every
-/// revision this library serves.
-pub async fn bridge(client: Client) -> Result<Proxy, ProxyError> {
+/// How long a request to a bridge may run (see
+/// [`ServerBuilder::request_timeout`](crate::server::ServerBuilder::request_timeout)).
+pub const BRIDGE_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// A proxy for one backend with its names unchanged: connects `builder`
+/// to `target` with a [`Relay`] installed (so that an initialize-era
+/// backend's elicitation, sampling and roots requests reach the caller),
+/// and builds a server that takes the backend's name, version, title and
+/// instructions and serves every revision this library serves.
+pub async fn bridge(
+    builder: ClientBuilder,
+    target: impl Into<Target>,
+) -> Result<Proxy, ProxyError> {
+    let relay = Relay::new();
+    let client = relay
+        .install(builder)
+        .connect(target)
+        .await
+        .map_err(|e| ProxyError::backend("backend", e))?;
     let info = client.server_info().unwrap_or(Value::Null);
     let text = |key: &str| info.get(key).and_then(Value::as_str).map(str::to_owned);
-    let mut builder = Server::builder(
+    let mut server = Server::builder(
         text("name").unwrap_or_else(|| "snodo-bridge".into()),
         text("version").unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
-    );
+    )
+    .request_timeout(BRIDGE_REQUEST_TIMEOUT);
     if let Some(title) = text("title") {
-        builder = builder.title(title);
+        server = server.title(title);
     }
     if let Some(instructions) = client.instructions() {
-        builder = builder.instructions(instructions);
+        server = server.instructions(instructions);
     }
-    let server = builder
+    let server = server
         .build()
         .map_err(|e| ProxyError::config(e.to_string()))?;
     let proxy = Proxy::verbatim(server);
-    proxy.add_backend("backend", client).await?;
+    proxy.add_relayed_backend("backend", client, relay).await?;
     Ok(proxy)
 }

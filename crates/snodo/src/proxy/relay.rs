@@ -1,0 +1,229 @@
+//! Requests a backend sends its client while one of the proxy's calls runs
+//! (initialize-era elicitation, sampling and roots): each is routed to the
+//! call in flight, which hands it to its own caller as an `input_required`
+//! answer and waits, parked, for the caller to come back with the answer.
+//!
+//! The initialize-era wire does not say which request a server request
+//! belongs to, so a request is routed only while exactly one forwarded
+//! request of its backend is in flight; otherwise it is refused with an
+//! error saying so.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::client::{ClientBuilder, ClientError, Progress, Root};
+use crate::error::BoxError;
+use crate::mrtr::ElicitResponse;
+
+/// How long a parked request waits for its caller's answer.
+pub const PARKED_TTL: Duration = Duration::from_secs(600);
+/// The most requests parked at once per backend; past it the oldest is
+/// dropped (and cancelled at the backend).
+pub const MAX_PARKED: usize = 256;
+/// The prefix of the `requestState` that names a parked request.
+pub(crate) const STATE_PREFIX: &str = "snodo-proxy-parked:";
+
+/// One request the backend asked the proxy's client.
+pub(crate) struct Ask {
+    pub(crate) method: &'static str,
+    pub(crate) params: Value,
+    pub(crate) reply: oneshot::Sender<Result<Value, BoxError>>,
+}
+
+/// Routes a backend's requests to the forwarded request that is in flight.
+/// Install it on the backend's client builder ([`Relay::install`]) and hand
+/// it to [`Proxy::add_relayed_backend`](super::Proxy::add_relayed_backend).
+#[derive(Clone, Default)]
+pub struct Relay {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Relay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Relay")
+            .field("in_flight", &self.inner.lock().len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    next: AtomicU64,
+    flights: Mutex<HashMap<u64, mpsc::UnboundedSender<Ask>>>,
+    parked: Mutex<Vec<(String, Instant, Flight)>>,
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, mpsc::UnboundedSender<Ask>>> {
+        self.flights.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Relay {
+    /// A relay with nothing in flight.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Installs the relay as `builder`'s elicitation (form and URL),
+    /// sampling and roots handlers, which declares those capabilities to
+    /// the backend.
+    pub fn install(&self, builder: ClientBuilder) -> ClientBuilder {
+        let (form, url, sampling, roots) = (self.clone(), self.clone(), self.clone(), self.clone());
+        builder
+            .on_elicit_form(move |req| {
+                let relay = form.clone();
+                async move { elicited(relay.ask("elicitation/create", req.params).await?) }
+            })
+            .on_elicit_url(move |req| {
+                let relay = url.clone();
+                async move { elicited(relay.ask("elicitation/create", req.params).await?) }
+            })
+            .on_sampling(move |params| {
+                let relay = sampling.clone();
+                async move { relay.ask("sampling/createMessage", params).await }
+            })
+            .on_roots(move || {
+                let relay = roots.clone();
+                async move { listed_roots(relay.ask("roots/list", json!({})).await?) }
+            })
+    }
+
+    /// Hands a backend request to the one request in flight and waits for
+    /// its caller's answer.
+    async fn ask(&self, method: &'static str, params: Value) -> Result<Value, BoxError> {
+        let tx = {
+            let flights = self.inner.lock();
+            let mut open = flights.values();
+            match (open.next(), open.next()) {
+                (Some(tx), None) => tx.clone(),
+                (None, _) => {
+                    return Err(format!("{method}: no request of the proxy is in flight").into());
+                }
+                (Some(_), Some(_)) => {
+                    return Err(format!(
+                        "{method}: {} requests of the proxy are in flight and this revision does not say which one asks",
+                        flights.len()
+                    )
+                    .into());
+                }
+            }
+        };
+        let (reply, answer) = oneshot::channel();
+        tx.send(Ask {
+            method,
+            params,
+            reply,
+        })
+        .map_err(|_| "the request that asked has ended")?;
+        answer.await.map_err(|_| "the caller did not answer")?
+    }
+
+    /// Registers a forwarded request: backend requests reach `Flight::asks`
+    /// until it is dropped.
+    pub(crate) fn start(
+        &self,
+        task: tokio::task::JoinHandle<Result<Value, ClientError>>,
+        progress: mpsc::UnboundedReceiver<Progress>,
+    ) -> Flight {
+        let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, asks) = mpsc::unbounded_channel();
+        self.inner.lock().insert(id, tx);
+        Flight {
+            task,
+            asks,
+            progress,
+            waiting: None,
+            _registration: Registration {
+                relay: self.clone(),
+                id,
+            },
+        }
+    }
+
+    /// Parks `flight` until its caller answers; returns the `requestState`
+    /// that names it.
+    pub(crate) fn park(&self, flight: Flight) -> String {
+        let mut bytes = [0u8; 16];
+        let _ = getrandom::fill(&mut bytes);
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let token = format!("{STATE_PREFIX}{token}");
+        let now = Instant::now();
+        let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
+        parked.retain(|(_, since, _)| now.duration_since(*since) < PARKED_TTL);
+        if parked.len() >= MAX_PARKED {
+            parked.remove(0);
+        }
+        parked.push((token.clone(), now, flight));
+        token
+    }
+
+    /// A number for the next input request's key.
+    pub(crate) fn round(&self) -> u64 {
+        self.inner.next.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The flight parked under `state`, taken out.
+    pub(crate) fn resume(&self, state: &str) -> Option<Flight> {
+        let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
+        let i = parked.iter().position(|(t, _, _)| t == state)?;
+        let (_, since, flight) = parked.remove(i);
+        (since.elapsed() < PARKED_TTL).then_some(flight)
+    }
+}
+
+/// A forwarded request running at the backend.
+pub(crate) struct Flight {
+    pub(crate) task: tokio::task::JoinHandle<Result<Value, ClientError>>,
+    pub(crate) asks: mpsc::UnboundedReceiver<Ask>,
+    pub(crate) progress: mpsc::UnboundedReceiver<Progress>,
+    /// The backend request the caller was asked to answer, and its key.
+    pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
+    _registration: Registration,
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        // A flight dropped before its end (cancelled, parked too long)
+        // cancels the backend's request.
+        self.task.abort();
+    }
+}
+
+/// Removes a flight from its relay when it ends.
+struct Registration {
+    relay: Relay,
+    id: u64,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.relay.inner.lock().remove(&self.id);
+    }
+}
+
+fn elicited(answer: Value) -> Result<ElicitResponse, BoxError> {
+    ElicitResponse::from_value(&answer)
+        .ok_or_else(|| "the caller's elicitation answer is not an ElicitResult".into())
+}
+
+fn listed_roots(answer: Value) -> Result<Vec<Root>, BoxError> {
+    let roots = answer
+        .get("roots")
+        .and_then(Value::as_array)
+        .ok_or("the caller's roots answer has no roots")?;
+    Ok(roots
+        .iter()
+        .filter_map(|r| {
+            Some(Root {
+                uri: r.get("uri")?.as_str()?.to_owned(),
+                name: r.get("name").and_then(Value::as_str).map(str::to_owned),
+            })
+        })
+        .collect())
+}
