@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: the Rust workspace, a smoke run of every fuzz target,
 # the official conformance suite (server and client legs), and the interop
-# checks against MCP clients and servers no one here wrote. On first run it
+# checks against MCP clients and servers no one here wrote (directly and
+# through the bridge, snodo serve). On first run it
 # installs what it needs (Node 22, the pinned npm packages, the Python SDK,
 # cargo-fuzz) into a cache outside the clone. The OAuth leg starts a real
 # OpenID Connect provider (oidc-provider, from the npm registry) on 127.0.0.1.
@@ -42,6 +43,7 @@ leg "conformance: the official suite against snodo-conformance (server leg)" con
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh
 leg "interop: our client against servers no one here wrote" interop/client_interop.sh
+leg "bridge: snodo serve between clients and servers no one here wrote" interop/bridge.sh
 
 read -r passed failed known < <(python3 - "$log" <<'PY'
 import re, sys

@@ -247,7 +247,8 @@ impl Prompt for ForwardPrompt {
     }
 
     fn completes(&self) -> bool {
-        self.link.completes
+        // A prompt without arguments has nothing to complete.
+        self.link.completes && !self.arguments.is_empty()
     }
 
     async fn complete(

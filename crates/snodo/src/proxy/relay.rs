@@ -4,19 +4,21 @@
 //! answer and waits, parked, for the caller to come back with the answer.
 //!
 //! The initialize-era wire does not say which request a server request
-//! belongs to, so a request is routed only while exactly one forwarded
-//! request of its backend is in flight; otherwise it is refused with an
-//! error saying so.
+//! belongs to, so a request is routed to the one forwarded request of its
+//! backend that is running (not parked), or, when none runs, to the one
+//! that is parked; otherwise it is refused with an error saying so. The
+//! relay does not declare roots: a backend may ask for them outside any
+//! request, where no caller could answer.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::client::{ClientBuilder, ClientError, Progress, Root};
+use crate::client::{ClientBuilder, ClientError, Progress};
 use crate::error::BoxError;
 use crate::mrtr::ElicitResponse;
 
@@ -54,12 +56,13 @@ impl std::fmt::Debug for Relay {
 #[derive(Default)]
 struct Inner {
     next: AtomicU64,
-    flights: Mutex<HashMap<u64, mpsc::UnboundedSender<Ask>>>,
+    /// Each flight's channel, and whether it is running (not parked).
+    flights: Mutex<HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>>,
     parked: Mutex<Vec<(String, Instant, Flight)>>,
 }
 
 impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, mpsc::UnboundedSender<Ask>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>> {
         self.flights.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -70,11 +73,10 @@ impl Relay {
         Self::default()
     }
 
-    /// Installs the relay as `builder`'s elicitation (form and URL),
-    /// sampling and roots handlers, which declares those capabilities to
-    /// the backend.
+    /// Installs the relay as `builder`'s elicitation (form and URL) and
+    /// sampling handlers, which declares those capabilities to the backend.
     pub fn install(&self, builder: ClientBuilder) -> ClientBuilder {
-        let (form, url, sampling, roots) = (self.clone(), self.clone(), self.clone(), self.clone());
+        let (form, url, sampling) = (self.clone(), self.clone(), self.clone());
         builder
             .on_elicit_form(move |req| {
                 let relay = form.clone();
@@ -88,10 +90,6 @@ impl Relay {
                 let relay = sampling.clone();
                 async move { relay.ask("sampling/createMessage", params).await }
             })
-            .on_roots(move || {
-                let relay = roots.clone();
-                async move { listed_roots(relay.ask("roots/list", json!({})).await?) }
-            })
     }
 
     /// Hands a backend request to the one request in flight and waits for
@@ -99,9 +97,10 @@ impl Relay {
     async fn ask(&self, method: &'static str, params: Value) -> Result<Value, BoxError> {
         let tx = {
             let flights = self.inner.lock();
-            let mut open = flights.values();
-            match (open.next(), open.next()) {
-                (Some(tx), None) => tx.clone(),
+            let running = flights.values().filter(|(_, r)| *r).count();
+            let mut candidates = flights.values().filter(|(_, r)| *r || running == 0);
+            match (candidates.next(), candidates.next()) {
+                (Some((tx, _)), None) => tx.clone(),
                 (None, _) => {
                     return Err(format!("{method}: no request of the proxy is in flight").into());
                 }
@@ -133,7 +132,7 @@ impl Relay {
     ) -> Flight {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
         let (tx, asks) = mpsc::unbounded_channel();
-        self.inner.lock().insert(id, tx);
+        self.inner.lock().insert(id, (tx, true));
         Flight {
             task,
             asks,
@@ -149,6 +148,7 @@ impl Relay {
     /// Parks `flight` until its caller answers; returns the `requestState`
     /// that names it.
     pub(crate) fn park(&self, flight: Flight) -> String {
+        self.running(&flight, false);
         let mut bytes = [0u8; 16];
         let _ = getrandom::fill(&mut bytes);
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -173,7 +173,15 @@ impl Relay {
         let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
         let i = parked.iter().position(|(t, _, _)| t == state)?;
         let (_, since, flight) = parked.remove(i);
+        drop(parked);
+        self.running(&flight, true);
         (since.elapsed() < PARKED_TTL).then_some(flight)
+    }
+
+    fn running(&self, flight: &Flight, running: bool) {
+        if let Some((_, r)) = self.inner.lock().get_mut(&flight._registration.id) {
+            *r = running;
+        }
     }
 }
 
@@ -210,20 +218,4 @@ impl Drop for Registration {
 fn elicited(answer: Value) -> Result<ElicitResponse, BoxError> {
     ElicitResponse::from_value(&answer)
         .ok_or_else(|| "the caller's elicitation answer is not an ElicitResult".into())
-}
-
-fn listed_roots(answer: Value) -> Result<Vec<Root>, BoxError> {
-    let roots = answer
-        .get("roots")
-        .and_then(Value::as_array)
-        .ok_or("the caller's roots answer has no roots")?;
-    Ok(roots
-        .iter()
-        .filter_map(|r| {
-            Some(Root {
-                uri: r.get("uri")?.as_str()?.to_owned(),
-                name: r.get("name").and_then(Value::as_str).map(str::to_owned),
-            })
-        })
-        .collect())
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The bridge: `snodo serve` between MCP clients and servers no one here wrote,
+# translating the revisions both ways:
+#   - the official TypeScript SDK v1 client (2025-11-25 only) through
+#     `snodo serve --stdio` and `--http` to the official Python SDK's server
+#     (2026-07-28; over stdio, and over Streamable HTTP): list, call, a
+#     structured result, isError, an unknown tool, progress, an elicitation
+#     (an input_required answer turned into elicitation/create), a read, a
+#     prompt (interop/node/bridge_ts_v1_python.mjs);
+#   - the official TypeScript SDK v2 client (2026-07-28) through
+#     `snodo serve --http` and `--stdio` to @modelcontextprotocol/server-everything
+#     over stdio (initialize era), including its sampling and elicitation
+#     requests (interop/node/bridge_ts_v2_everything.mjs);
+#   - the bad cases: a target that never starts, or that is not an MCP server.
+# Each client script prints `<label>: N passed, M failed`; this script prints
+# its own checks' line and fails on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/tools.sh
+source scripts/tools.sh
+
+# The features the test leg builds with, so that its artifacts are reused.
+cargo build --quiet --all-features --bin snodo
+snodo="$PWD/target/debug/snodo"
+python="$(ensure_python_mcp)"
+ensure_inspector >/dev/null
+PATH="$(ensure_node22):$PATH"
+export PATH
+everything="node $PWD/interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"
+pyserver="$python $PWD/interop/python/server.py"
+
+pass=0
+fail=0
+check() { # check NAME EXPECTED-SUBSTRING OUTPUT
+    if [[ "$3" == *"$2"* ]]; then
+        pass=$((pass + 1)); echo "ok   $1"
+    else
+        fail=$((fail + 1)); echo "FAIL $1: expected to find $2 in:"; echo "$3" | head -20
+    fi
+}
+client() { # client SCRIPT LABEL ARGS... (the script's own checks; its closing line is totalled)
+    local script=$1 label=$2; shift 2
+    local status=0
+    (cd interop/node && timeout 120 node "$script" "$@" --label "$label") || status=$?
+    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
+    return 0
+}
+
+pids=()
+dir=$(mktemp -d)
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$dir"' EXIT
+url=""
+start() { # start NAME COMMAND...: runs it in the background, sets $url from its first line
+    local name=$1; shift
+    "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
+    pids+=($!)
+    for _ in $(seq 1 300); do
+        url=$(sed -n '1s/.*"url": *"\([^"]*\)".*/\1/p' "$dir/$name.out")
+        [[ -n "$url" ]] && return 0
+        sleep 0.1
+    done
+    echo "FAIL $name printed no url:"; cat "$dir/$name.err" | head -20
+    return 1
+}
+
+# --- TypeScript SDK v1 -> snodo serve -> Python SDK (2026-07-28) ----------
+client bridge_ts_v1_python.mjs bridge-ts-v1-stdio-python-stdio \
+    --stdio "$snodo serve --stdio -- $pyserver --stdio"
+start bridge-py-http "$snodo" serve --http 127.0.0.1:0 -- $pyserver --stdio
+client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-stdio --http "$url"
+start python-http $pyserver --http 0
+python_url=$url
+start bridge-to-python-http "$snodo" serve --http 127.0.0.1:0 "$python_url"
+client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-http --http "$url"
+
+# --- TypeScript SDK v2 (2026-07-28) -> snodo serve -> server-everything ---
+start bridge-everything "$snodo" serve --http 127.0.0.1:0 --server-stderr quiet -- $everything
+client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
+client bridge_ts_v2_everything.mjs bridge-ts-v2-stdio-everything-stdio \
+    --stdio "$snodo serve --stdio --server-stderr quiet -- $everything"
+
+# --- bad targets ------------------------------------------------------------
+status=0
+out=$(timeout 30 "$snodo" serve --stdio -- /nonexistent/mcp-server 2>&1 </dev/null) || status=$?
+check "a target that never starts: exit 1" "exit 1" "exit $status"
+check "a target that never starts: the error names it" "/nonexistent/mcp-server" "$out"
+status=0
+out=$(timeout 30 "$snodo" serve --stdio -- sh -c 'echo not-json; sleep 5' 2>&1 </dev/null) || status=$?
+check "a target that writes garbage: exit 1" "exit 1" "exit $status"
+check "a target that writes garbage: a clear error" "cannot serve" "$out"
+
+echo "bridge-interop: $pass passed, $fail failed"
+[[ $fail -eq 0 ]]
