@@ -29,14 +29,25 @@
 //! prompts as `<id><separator><name>`, resource URIs and templates under
 //! the scheme `<id>+<scheme>`.
 //!
+//! The proxy's server is any [`Server`]; build it with
+//! [`ServerBuilder::declare`](crate::server::ServerBuilder::declare) for
+//! each kind of component the backends may bring, so that the capabilities
+//! a client learned stay true while backends come and go.
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use snodo::client::Client;
 //! use snodo::proxy::Proxy;
 //!
-//! let server = snodo::Server::builder("gateway", "1.0.0").build()?;
+//! use snodo::server::Capability;
+//!
+//! let server = snodo::Server::builder("gateway", "1.0.0")
+//!     .declare(Capability::Tools)
+//!     .declare(Capability::Resources)
+//!     .declare(Capability::Prompts)
+//!     .build()?;
 //! let proxy = Proxy::namespaced(server, ".")?;
-//! proxy.add_backend("files", Client::spawn("my-files-server --stdio").await?).await?;
+//! proxy.connect_backend("files", Client::builder(), "my-files-server --stdio").await?;
 //! proxy.add_backend("search", Client::http("http://127.0.0.1:8080/mcp").await?).await?;
 //! // `files.read`, `search.query`, ... on every transport:
 //! proxy.server().serve_stdio().await?;
@@ -60,8 +71,8 @@ use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
 pub use self::relay::{MAX_PARKED, PARKED_TTL, Relay};
 use crate::Server;
-use crate::client::{Client, ClientBuilder, ClientError, ListenFilter, Target};
-use crate::server::Group;
+use crate::client::{Client, ClientBuilder, ClientError, ListenFilter, Subscription, Target};
+use crate::server::{Capability, Group};
 
 /// The most backends one proxy holds.
 pub const MAX_BACKENDS: usize = 64;
@@ -153,9 +164,30 @@ impl Proxy {
     }
 
     /// Adds a backend under `id`: lists its components, registers them and
-    /// follows its list changes until it is removed.
+    /// follows its list changes until it is removed. The client declares
+    /// no elicitation or sampling capability of its own: use
+    /// [`Proxy::connect_backend`] for a backend that asks for input.
     pub async fn add_backend(&self, id: &str, client: Client) -> Result<Synced, ProxyError> {
         self.add_relayed_backend(id, client, Relay::new()).await
+    }
+
+    /// Connects `builder` to `target` with a [`Relay`] installed, and adds
+    /// that backend under `id`: the backend's elicitation and sampling
+    /// requests (and its `input_required` answers) reach the caller.
+    pub async fn connect_backend(
+        &self,
+        id: &str,
+        builder: ClientBuilder,
+        target: impl Into<Target>,
+    ) -> Result<Synced, ProxyError> {
+        check_id(id)?;
+        let relay = Relay::new();
+        let client = relay
+            .install(builder)
+            .connect(target)
+            .await
+            .map_err(|e| ProxyError::backend(id, e))?;
+        self.add_relayed_backend(id, client, relay).await
     }
 
     /// Adds a backend whose client has `relay` installed
@@ -202,11 +234,22 @@ impl Proxy {
                 },
             );
         }
+        // Subscribed before the first listing, so that no change made in
+        // between is missed.
+        let subscription = match link.client.listen(ListenFilter::all_lists()).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::debug!(target: "snodo::proxy", backend = %id, error = %e, "no list changes from this backend");
+                None
+            }
+        };
         match self.sync(&link).await {
             Ok(synced) => {
-                let watcher = watch(Arc::downgrade(&self.shared), link.clone());
-                if let Some(b) = self.lock().get_mut(id) {
-                    b.watcher = Some(watcher);
+                if let Some(subscription) = subscription {
+                    let watcher = watch(Arc::downgrade(&self.shared), link.clone(), subscription);
+                    if let Some(b) = self.lock().get_mut(id) {
+                        b.watcher = Some(watcher);
+                    }
                 }
                 Ok(synced)
             }
@@ -330,11 +373,12 @@ fn resource(link: &Arc<Link>, listed: Value, template: bool) -> Option<ForwardRe
     };
     let key = if template { "uriTemplate" } else { "uri" };
     let remote = listed.get(key).and_then(Value::as_str)?.to_owned();
-    let name = listed
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or(&remote)
-        .to_owned();
+    let name = link.naming.name(
+        listed
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(&remote),
+    );
     Some(ForwardResource {
         link: link.clone(),
         uri: link.naming.uri(&remote),
@@ -425,15 +469,12 @@ fn check_clashes(
 }
 
 /// Follows a backend's list changes: each one lists it again.
-fn watch(shared: Weak<Shared>, link: Arc<Link>) -> tokio::task::AbortHandle {
+fn watch(
+    shared: Weak<Shared>,
+    link: Arc<Link>,
+    mut subscription: Subscription,
+) -> tokio::task::AbortHandle {
     tokio::spawn(async move {
-        let mut subscription = match link.client.listen(ListenFilter::all_lists()).await {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, "no list changes from this backend");
-                return;
-            }
-        };
         while let Some(change) = subscription.next().await {
             let Some(shared) = shared.upgrade() else { return };
             tracing::debug!(target: "snodo::proxy", backend = %link.id, method = %change.method, "backend list changed");
@@ -471,6 +512,17 @@ pub async fn bridge(
         text("version").unwrap_or_else(|| env!("CARGO_PKG_VERSION").into()),
     )
     .request_timeout(BRIDGE_REQUEST_TIMEOUT);
+    let caps = client.server_capabilities();
+    for (key, capability) in [
+        ("tools", Capability::Tools),
+        ("resources", Capability::Resources),
+        ("prompts", Capability::Prompts),
+        ("completions", Capability::Completions),
+    ] {
+        if caps.get(key).is_some() {
+            server = server.declare(capability);
+        }
+    }
     if let Some(title) = text("title") {
         server = server.title(title);
     }

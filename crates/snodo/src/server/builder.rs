@@ -5,7 +5,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Map, Value};
 
-use super::catalog::{Catalog, PromptEntry, ResourceEntry};
+use super::catalog::{Capability, Catalog, Declared, PromptEntry, ResourceEntry};
 use super::error::BuildError;
 use super::extension::Extension;
 use super::policy::Policy;
@@ -70,6 +70,7 @@ pub struct ServerBuilder {
     request_timeout: Duration,
     tasks: Option<TaskOptions>,
     capture: crate::telemetry::Capture,
+    declared: Declared,
 }
 
 impl ServerBuilder {
@@ -100,6 +101,7 @@ impl ServerBuilder {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             tasks: None,
             capture: crate::telemetry::Capture::new(),
+            declared: Declared::default(),
         }
     }
 
@@ -341,6 +343,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Advertises `capability` even while the server has no component of
+    /// that kind: for a server whose components change at run time (a
+    /// proxy whose backends come and go), so that the capabilities its
+    /// clients learned stay true and its list methods keep answering.
+    pub fn declare(mut self, capability: Capability) -> Self {
+        self.declared = self.declared.with(capability);
+        self
+    }
+
     /// Checks every component and compiles the server.
     pub fn build(self) -> Result<Server, BuildError> {
         if self.page_size == 0 {
@@ -401,7 +412,14 @@ impl ServerBuilder {
                 .any(|t| t.task != crate::task::TaskSupport::Never)
                 .then(TaskOptions::memory)
         });
-        let catalog = Catalog::new(tools, resources, prompts, self.extensions, tasks.is_some())?;
+        let catalog = Catalog::new(
+            tools,
+            resources,
+            prompts,
+            self.extensions,
+            tasks.is_some(),
+            self.declared,
+        )?;
         let info = Value::Object(self.info);
         let result_tail = format!(
             "\"resultType\":\"complete\",\"_meta\":{{{}:{}}}",
@@ -429,6 +447,7 @@ impl ServerBuilder {
                 request_timeout: self.request_timeout,
                 tasks: tasks.map(|t| Arc::new(super::tasks::engine::Engine::new(t))),
                 capture: self.capture,
+                declared: self.declared,
             }),
         })
     }

@@ -253,6 +253,7 @@ impl Catalog {
         prompts: Vec<PromptEntry>,
         extensions: Vec<Arc<dyn Extension>>,
         tasks: bool,
+        declared: Declared,
     ) -> Result<Self, BuildError> {
         let tools = ToolRegistry::new(tools)?;
         let (mut fixed, mut templates): (Vec<_>, Vec<_>) =
@@ -348,19 +349,19 @@ impl Catalog {
         }
         let completes = resources_complete(&templates) || prompts.iter().any(|p| p.completes);
         let mut caps = Map::new();
-        if !tools.is_empty() {
+        if !tools.is_empty() || declared.has(Capability::Tools) {
             caps.insert("tools".into(), json!({"listChanged": true}));
         }
-        if !fixed.is_empty() || !templates.is_empty() {
+        if !fixed.is_empty() || !templates.is_empty() || declared.has(Capability::Resources) {
             caps.insert(
                 "resources".into(),
                 json!({"subscribe": true, "listChanged": true}),
             );
         }
-        if !prompts.is_empty() {
+        if !prompts.is_empty() || declared.has(Capability::Prompts) {
             caps.insert("prompts".into(), json!({"listChanged": true}));
         }
-        if completes {
+        if completes || declared.has(Capability::Completions) {
             caps.insert("completions".into(), json!({}));
         }
         caps.insert("logging".into(), json!({}));
@@ -414,4 +415,33 @@ impl Catalog {
 
 fn resources_complete(templates: &[ResourceEntry]) -> bool {
     templates.iter().any(|t| t.completes)
+}
+
+/// A kind of component a server can advertise while it has none of it
+/// ([`ServerBuilder::declare`](super::ServerBuilder::declare)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Capability {
+    /// `tools`.
+    Tools,
+    /// `resources`.
+    Resources,
+    /// `prompts`.
+    Prompts,
+    /// `completions`.
+    Completions,
+}
+
+/// The kinds declared with [`Capability`], as bits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Declared(u8);
+
+impl Declared {
+    pub(crate) fn with(self, c: Capability) -> Self {
+        Declared(self.0 | 1 << c as u8)
+    }
+
+    pub(crate) fn has(self, c: Capability) -> bool {
+        self.0 & (1 << c as u8) != 0
+    }
 }

@@ -54,6 +54,8 @@ pub(crate) struct Inner {
     pub(crate) tasks: Option<Arc<super::tasks::engine::Engine>>,
     /// What request spans record beyond the defaults.
     pub(crate) capture: crate::telemetry::Capture,
+    /// Kinds advertised even without a component.
+    pub(crate) declared: super::catalog::Declared,
 }
 
 impl std::fmt::Debug for Server {
@@ -132,7 +134,14 @@ impl Server {
             )));
         }
         let tasks = self.inner.tasks.is_some();
-        *slot = Arc::new(Catalog::new(tools, resources, prompts, extensions, tasks)?);
+        *slot = Arc::new(Catalog::new(
+            tools,
+            resources,
+            prompts,
+            extensions,
+            tasks,
+            self.inner.declared,
+        )?);
         Ok(true)
     }
 

@@ -31,6 +31,7 @@ mod tasks;
 
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
 pub use builder::{DEFAULT_REQUEST_TIMEOUT, ServerBuilder};
+pub use catalog::Capability;
 pub use complete::MAX_COMPLETION_VALUES;
 pub use error::{BuildError, RuleError};
 pub use extension::Extension;

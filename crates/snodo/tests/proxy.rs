@@ -1,0 +1,330 @@
+//! The proxy (`snodo::proxy`) in process: backends are servers reached by
+//! direct clients, and the proxy's server is driven with literal JSON-RPC
+//! requests, as a host would send them.
+
+#![cfg(all(feature = "client", feature = "macros"))]
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use snodo::client::Client;
+use snodo::prelude::*;
+use snodo::proxy::Proxy;
+use snodo::server::Capability;
+
+#[snodo::tool(
+    description = "Returns its text",
+    input_schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+)]
+async fn echo(args: Arguments) -> CallResult {
+    Ok(ToolResult::text(args.str("text")?))
+}
+
+#[snodo::tool(
+    description = "Fails in its own way",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn broken(_args: Arguments) -> CallResult {
+    Err("the disk is full".into())
+}
+
+#[snodo::tool(
+    description = "Refuses with a JSON-RPC error that carries data",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn refuse(_args: Arguments) -> CallResult {
+    Err(Box::new(
+        snodo::Error::new(-32042, "not on Sundays").with_data(json!({"retryAfter": "Monday"})),
+    ))
+}
+
+#[snodo::tool(
+    description = "Asks for a name first (a multi round-trip request)",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn ask(_args: Arguments, cx: Context) -> CallResult {
+    if let Some(answer) = cx.elicitation("who") {
+        let state = cx.request_state().unwrap_or("none").to_owned();
+        return Ok(format!("Hello, {}! ({state})", answer.str("name").unwrap_or("?")).into());
+    }
+    let form = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    Ok(ToolResult::input_required(
+        InputRequired::new()
+            .elicit_form("who", "Your name?", form)
+            .state("round-1"),
+    ))
+}
+
+#[snodo::resource(uri_template = "notes://{id}", name = "note", mime_type = "text/plain")]
+async fn note(req: ReadRequest) -> String {
+    format!("note {}", req.vars[0].1)
+}
+
+#[snodo::prompt(name = "hello", description = "Says hello", arguments = [{"name": "who", "required": true}])]
+async fn hello(args: PromptArguments) -> String {
+    format!("Hello, {}!", args.get("who").unwrap_or("?"))
+}
+
+fn backend(name: &str) -> Server {
+    Server::builder(name, "1.0.0")
+        .tool(echo)
+        .tool(broken)
+        .tool(refuse)
+        .tool(ask)
+        .resource(note)
+        .prompt(hello)
+        .build()
+        .unwrap()
+}
+
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"host","version":"1"}}"#;
+
+/// Sends `{"method": method, "params": params + _meta}` and returns the response.
+async fn send(server: &Server, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = serde_json::from_str(META).unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    server.dispatch_value(request).await.expect("a response")
+}
+
+/// The proxy's server: every kind declared, since backends come and go.
+fn gateway() -> Server {
+    Server::builder("gateway", "1.0.0")
+        .declare(Capability::Tools)
+        .declare(Capability::Resources)
+        .declare(Capability::Prompts)
+        .build()
+        .unwrap()
+}
+
+async fn two_backends() -> Proxy {
+    let proxy = Proxy::namespaced(gateway(), ".").unwrap();
+    for id in ["alpha", "beta"] {
+        let synced = proxy
+            .connect_backend(id, Client::builder(), backend(id))
+            .await
+            .unwrap();
+        assert_eq!((synced.tools, synced.resources, synced.prompts), (4, 1, 1));
+        assert!(synced.refused.is_empty(), "{:?}", synced.refused);
+    }
+    proxy
+}
+
+fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
+    let mut out: Vec<String> = list["result"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[field].as_str().unwrap().to_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test]
+async fn names_are_namespaced_and_each_call_reaches_its_backend() {
+    let proxy = two_backends().await;
+    let server = proxy.server();
+    let tools = send(server, "tools/list", json!({})).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        [
+            "alpha.ask",
+            "alpha.broken",
+            "alpha.echo",
+            "alpha.refuse",
+            "beta.ask",
+            "beta.broken",
+            "beta.echo",
+            "beta.refuse"
+        ]
+    );
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "beta.echo", "arguments": {"text": "hi"}}),
+    )
+    .await;
+    assert_eq!(
+        r["result"]["content"],
+        json!([{"type": "text", "text": "hi"}])
+    );
+    assert_eq!(
+        r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "gateway"
+    );
+
+    let templates = send(server, "resources/templates/list", json!({})).await;
+    assert_eq!(
+        names(&templates, "resourceTemplates", "uriTemplate"),
+        ["alpha+notes://{id}", "beta+notes://{id}"]
+    );
+    let r = send(server, "resources/read", json!({"uri": "alpha+notes://42"})).await;
+    assert_eq!(
+        r["result"]["contents"],
+        json!([{"uri": "alpha+notes://42", "text": "note 42", "mimeType": "text/plain"}])
+    );
+    let r = send(
+        server,
+        "prompts/get",
+        json!({"name": "beta.hello", "arguments": {"who": "Ada"}}),
+    )
+    .await;
+    assert_eq!(r["result"]["messages"][0]["content"]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn failures_keep_their_shape() {
+    let proxy = two_backends().await;
+    let server = proxy.server();
+    // A tool's own failure stays a result.
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "alpha.broken", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the disk is full")
+    );
+    // A JSON-RPC error stays an error, with its code, message and data.
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "alpha.refuse", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        r["error"],
+        json!({"code": -32042, "message": "not on Sundays", "data": {"retryAfter": "Monday"}})
+    );
+    // Missing required arguments are refused before the backend is asked.
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "alpha.echo", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "gamma.echo", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+#[tokio::test]
+async fn a_backends_input_request_goes_to_the_caller_and_the_answer_back() {
+    let proxy = two_backends().await;
+    let server = proxy.server();
+    let r = send(
+        server,
+        "tools/call",
+        json!({"name": "alpha.ask", "arguments": {}}),
+    )
+    .await;
+    let result = &r["result"];
+    assert_eq!(result["resultType"], "input_required", "{r}");
+    assert_eq!(
+        result["inputRequests"]["who"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(
+        result["inputRequests"]["who"]["params"]["message"],
+        "Your name?"
+    );
+    assert_eq!(result["requestState"], "round-1");
+    let r = send(
+        server,
+        "tools/call",
+        json!({
+            "name": "alpha.ask",
+            "arguments": {},
+            "inputResponses": {"who": {"action": "accept", "content": {"name": "Ada"}}},
+            "requestState": "round-1",
+        }),
+    )
+    .await;
+    assert_eq!(
+        r["result"]["content"][0]["text"], "Hello, Ada! (round-1)",
+        "{r}"
+    );
+}
+
+#[tokio::test]
+async fn list_changes_of_a_backend_are_followed_and_a_removed_backend_is_gone() {
+    let alpha = backend("alpha");
+    let proxy = Proxy::namespaced(gateway(), "__").unwrap();
+    proxy
+        .add_backend("alpha", Client::connect(alpha.clone()).await.unwrap())
+        .await
+        .unwrap();
+    assert!(alpha.remove_tool("broken"));
+    let mut names_now = Vec::new();
+    for _ in 0..100 {
+        let tools = send(proxy.server(), "tools/list", json!({})).await;
+        names_now = names(&tools, "tools", "name");
+        if names_now.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(names_now, ["alpha__ask", "alpha__echo", "alpha__refuse"]);
+    assert!(proxy.remove_backend("alpha"));
+    let tools = send(proxy.server(), "tools/list", json!({})).await;
+    assert_eq!(tools["result"]["tools"], json!([]));
+    assert!(!proxy.remove_backend("alpha"));
+}
+
+#[tokio::test]
+async fn ids_clashes_and_separators_are_refused_with_a_message_naming_them() {
+    let server = Server::builder("gateway", "1.0.0").build().unwrap();
+    assert!(Proxy::namespaced(server.clone(), "/").is_err());
+    let proxy = Proxy::namespaced(server, "-").unwrap();
+    proxy
+        .add_backend("a", Client::connect(backend("a")).await.unwrap())
+        .await
+        .unwrap();
+    let again = proxy
+        .add_backend("a", Client::connect(backend("a")).await.unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(again.to_string(), "two backends have the id \"a\"");
+    // `a` + `-` + `b-x` would be the tool `a-b-x` of backend `a-b` too.
+    let clashing = Server::builder("a-b", "1.0.0")
+        .tool(snodo::tool::from_fn("x", |_a, _c| async { Ok("x".into()) }))
+        .build()
+        .unwrap();
+    let with_b_x = Server::builder("a", "1.0.0")
+        .tool(snodo::tool::from_fn("b-x", |_a, _c| async {
+            Ok("b-x".into())
+        }))
+        .build()
+        .unwrap();
+    let proxy2 = Proxy::namespaced(Server::builder("g", "1").build().unwrap(), "-").unwrap();
+    proxy2
+        .add_backend("a", Client::connect(with_b_x).await.unwrap())
+        .await
+        .unwrap();
+    let clash = proxy2
+        .add_backend("a-b", Client::connect(clashing).await.unwrap())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        clash.contains("\"a-b-x\"") && clash.contains("\"a-b\"") && clash.contains("\"a\""),
+        "{clash}"
+    );
+    assert_eq!(proxy2.backends(), ["a"]);
+    let bad = proxy
+        .add_backend("Bad_Id", Client::connect(backend("x")).await.unwrap())
+        .await
+        .unwrap_err();
+    assert!(bad.to_string().contains("backend id \"Bad_Id\""), "{bad}");
+}
