@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 mod demo;
+mod proxy_cmd;
 mod serve;
 mod telemetry;
 
@@ -31,6 +32,10 @@ enum Command {
     /// HTTP or stdio, to clients of every revision (2026-07-28 and the
     /// initialize era), translating between them.
     Serve(serve::ServeArgs),
+    /// Serve several MCP servers as one (a TOML file of backends, each a
+    /// command line or a URL): names namespaced as <id>.<name>, the file
+    /// watched, backends health-checked, withdrawn while down, restored.
+    Proxy(proxy_cmd::ProxyArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
 }
@@ -100,6 +105,7 @@ fn main() -> ExitCode {
         match command {
             Command::Demo(args) => run_demo(args).await,
             Command::Serve(args) => serve::run(args).await,
+            Command::Proxy(args) => proxy_cmd::run(args).await,
             Command::Client(_) => Ok(()),
         }
     });

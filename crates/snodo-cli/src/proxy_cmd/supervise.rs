@@ -1,0 +1,215 @@
+//! Keeping each configured backend connected: connect, register, check its
+//! health, withdraw its components when it stops answering, and connect
+//! again (with a growing pause) until it is back.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::json;
+use snodo::client::{Client, ClientError, StderrMode, StdioCommand, Target};
+use snodo::proxy::{Proxy, Relay};
+use tokio::sync::oneshot;
+
+use super::config::{Backend, Command};
+
+/// The shortest and longest pause between two connection attempts.
+const FIRST_PAUSE: Duration = Duration::from_millis(500);
+const LONGEST_PAUSE: Duration = Duration::from_secs(30);
+
+/// The running backends' supervisors, by id.
+pub(crate) struct Supervisors {
+    proxy: Proxy,
+    health_interval: Duration,
+    running: BTreeMap<String, (Backend, tokio::task::AbortHandle)>,
+}
+
+impl Supervisors {
+    pub(crate) fn new(proxy: Proxy, health_interval: Duration) -> Self {
+        Self {
+            proxy,
+            health_interval,
+            running: BTreeMap::new(),
+        }
+    }
+
+    /// Brings the backends in line with `backends`: removed and changed ones
+    /// are stopped (their components withdrawn), new and changed ones
+    /// started. Returns a receiver per started backend that fires once its
+    /// first attempt has ended.
+    pub(crate) fn apply(
+        &mut self,
+        backends: &BTreeMap<String, Backend>,
+    ) -> Vec<oneshot::Receiver<()>> {
+        let stale: Vec<String> = self
+            .running
+            .iter()
+            .filter(|(id, (b, _))| backends.get(*id) != Some(b))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in stale {
+            if let Some((_, task)) = self.running.remove(&id) {
+                task.abort();
+            }
+            if self.proxy.remove_backend(&id) {
+                eprintln!("snodo proxy: backend {id}: removed");
+            }
+        }
+        let mut first = Vec::new();
+        for (id, b) in backends {
+            if self.running.contains_key(id) {
+                continue;
+            }
+            let (tx, rx) = oneshot::channel();
+            first.push(rx);
+            let task = tokio::spawn(supervise(
+                self.proxy.clone(),
+                id.clone(),
+                b.clone(),
+                self.health_interval,
+                tx,
+            ));
+            self.running
+                .insert(id.clone(), (b.clone(), task.abort_handle()));
+        }
+        first
+    }
+}
+
+/// One backend's life: connected and checked, or waiting to connect again.
+async fn supervise(
+    proxy: Proxy,
+    id: String,
+    backend: Backend,
+    interval: Duration,
+    first: oneshot::Sender<()>,
+) {
+    let mut first = Some(first);
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let limit = Duration::from_secs_f64(backend.connect_timeout);
+        let attempt = tokio::time::timeout(limit, connect(&proxy, &id, &backend)).await;
+        let client = match attempt {
+            Ok(Ok((client, synced))) => {
+                eprintln!(
+                    "snodo proxy: backend {id}: up ({} tools, {} resources, {} prompts)",
+                    synced.tools, synced.resources, synced.prompts
+                );
+                for refused in &synced.refused {
+                    eprintln!("snodo proxy: backend {id}: left out: {refused}");
+                }
+                Some(client)
+            }
+            Ok(Err(Failure::Refused(e))) => {
+                // A clash or a bad id does not heal by trying again.
+                eprintln!("snodo proxy: backend {id}: refused: {e}");
+                if let Some(tx) = first.take() {
+                    let _ = tx.send(());
+                }
+                return;
+            }
+            Ok(Err(Failure::Down(e))) => {
+                eprintln!("snodo proxy: backend {id}: down: {e}");
+                None
+            }
+            Err(_) => {
+                eprintln!(
+                    "snodo proxy: backend {id}: down: not ready within {} s",
+                    backend.connect_timeout
+                );
+                None
+            }
+        };
+        if let Some(tx) = first.take() {
+            let _ = tx.send(());
+        }
+        if let Some(client) = client {
+            pause = FIRST_PAUSE;
+            let why = watch_health(&client, interval).await;
+            proxy.remove_backend(&id);
+            eprintln!("snodo proxy: backend {id}: down ({why}): its components are withdrawn");
+            client.close().await;
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(LONGEST_PAUSE);
+    }
+}
+
+/// Why a connection attempt failed.
+enum Failure {
+    /// The backend could not be reached or broke the protocol.
+    Down(String),
+    /// The proxy refused it (a name clash).
+    Refused(String),
+}
+
+async fn connect(
+    proxy: &Proxy,
+    id: &str,
+    backend: &Backend,
+) -> Result<(Client, snodo::proxy::Synced), Failure> {
+    let mut builder = Client::builder()
+        .client_info("snodo-proxy", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(backend.timeout))
+        .reset_timeout_on_progress(true);
+    for (name, value) in &backend.headers {
+        builder = builder.header(name, value);
+    }
+    let target = target(backend).map_err(Failure::Refused)?;
+    let relay = Relay::new();
+    let client = relay
+        .install(builder)
+        .connect(target)
+        .await
+        .map_err(|e| Failure::Down(e.to_string()))?;
+    match proxy.add_relayed_backend(id, client.clone(), relay).await {
+        Ok(synced) => Ok((client, synced)),
+        Err(e) => {
+            client.close().await;
+            Err(match e.client_error() {
+                Some(_) => Failure::Down(e.to_string()),
+                None => Failure::Refused(e.to_string()),
+            })
+        }
+    }
+}
+
+fn target(backend: &Backend) -> Result<Target, String> {
+    if let Some(url) = &backend.url {
+        return Ok(Target::from(url.as_str()));
+    }
+    let mut command = match &backend.command {
+        Some(Command::Line(line)) => StdioCommand::parse(line).map_err(|e| e.to_string())?,
+        Some(Command::Argv(argv)) => StdioCommand::new(&argv[0], &argv[1..]),
+        None => return Err("no command or url".into()),
+    };
+    for (k, v) in &backend.env {
+        command = command.env(k, v);
+    }
+    let stderr = if backend.stderr == "quiet" {
+        StderrMode::Null
+    } else {
+        StderrMode::Inherit
+    };
+    Ok(Target::Stdio(command.stderr(stderr)))
+}
+
+/// Pings the backend every `interval`; returns why it is taken for down:
+/// a failed connection at once, or two checks in a row without an answer.
+async fn watch_health(client: &Client, interval: Duration) -> String {
+    let mut silent = 0;
+    loop {
+        tokio::time::sleep(interval).await;
+        let check = client.request("ping", json!({}));
+        match tokio::time::timeout(interval.max(Duration::from_secs(2)), check).await {
+            // Any answer, an error included, shows it is alive.
+            Ok(Ok(_)) | Ok(Err(ClientError::Rpc { .. })) => silent = 0,
+            Ok(Err(e)) if !e.is_timeout() => return e.to_string(),
+            Ok(Err(_)) | Err(_) => {
+                silent += 1;
+                if silent >= 2 {
+                    return "two health checks without an answer".into();
+                }
+            }
+        }
+    }
+}
