@@ -1,0 +1,208 @@
+//! `snodo proxy CONFIG` as a real process in front of real backends: a demo
+//! over Streamable HTTP (a URL backend, killed and started again by the
+//! test), a demo over stdio, and backends that never start, hang or write
+//! garbage. Requests go to the proxy over HTTP on loopback.
+
+mod support;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use snodo::client::{Client, ListenFilter};
+use tokio::io::AsyncBufReadExt;
+
+const BIN: &str = env!("CARGO_BIN_EXE_snodo");
+
+/// The proxy's process, its URL and the lines of its stderr so far.
+struct Proxy {
+    _child: tokio::process::Child,
+    url: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+async fn start_proxy(config: &std::path::Path) -> Proxy {
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the proxy starts");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let sink = log.clone();
+    let stderr = child.stderr.take().unwrap();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    let url = support::demo_url(&mut child).await;
+    Proxy {
+        _child: child,
+        url,
+        log,
+    }
+}
+
+async fn tool_names(client: &Client) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    names.sort();
+    names
+}
+
+/// Waits (up to `secs`) until `check` holds for the proxy's tool names.
+async fn until_tools(client: &Client, secs: u64, check: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let names = tool_names(client).await;
+        if check(&names) || tokio::time::Instant::now() > deadline {
+            return names;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn port_of(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backends_are_namespaced_withdrawn_while_down_restored_and_reconfigured() {
+    let (remote, remote_url) = support::spawn_demo(&[]).await;
+    let dir = std::env::temp_dir().join(format!("snodo-proxy-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("proxy.toml");
+    let write = |local: bool| {
+        let mut text = format!(
+            "health_interval = 0.3\n\
+             [backends.remote]\nurl = \"{remote_url}\"\n\
+             [backends.never]\ncommand = [\"/nonexistent/mcp-server\"]\n\
+             [backends.hangs]\ncommand = [\"sleep\", \"60\"]\nconnect_timeout = 1\n\
+             [backends.garbage]\ncommand = [\"sh\", \"-c\", \"echo garbage; sleep 60\"]\nconnect_timeout = 2\n"
+        );
+        if local {
+            text += &format!(
+                "[backends.local]\ncommand = [\"{BIN}\", \"demo\", \"--stdio\"]\nstderr = \"quiet\"\n"
+            );
+        }
+        std::fs::write(&config, text).unwrap();
+    };
+    write(true);
+    let proxy = start_proxy(&config).await;
+    let client = Client::http(&proxy.url).await.unwrap();
+
+    // Both demos' tools, namespaced; the faulty backends bring none.
+    let names = tool_names(&client).await;
+    for want in ["local.add", "local.greet", "remote.add", "remote.count"] {
+        assert!(names.contains(&want.to_string()), "{want} in {names:?}");
+    }
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("local.") || n.starts_with("remote.")),
+        "{names:?}"
+    );
+    let r = client
+        .call_tool("remote.add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 5})));
+    let r = client
+        .call_tool("local.greet", json!({"name": "Ada"}))
+        .await
+        .unwrap();
+    assert_eq!(r.text_content(), "Hello, Ada!");
+    {
+        let log = proxy.log.lock().unwrap().join("\n");
+        assert!(log.contains("backend never: down"), "{log}");
+        assert!(
+            log.contains("backend hangs: down: not ready within 1 s"),
+            "{log}"
+        );
+        assert!(log.contains("backend garbage: down"), "{log}");
+    }
+
+    // The remote backend exits in the middle of a call: the call fails
+    // with an error naming it, and its tools are withdrawn with list_changed.
+    let mut changes = client.listen(ListenFilter::all_lists()).await.unwrap();
+    let caller = client.clone();
+    let call =
+        tokio::spawn(async move { caller.call_tool("remote.count", json!({"to": 100})).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(remote);
+    let err = tokio::time::timeout(Duration::from_secs(20), call)
+        .await
+        .expect("the call ends")
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), Some(-32603), "{err}");
+    assert!(
+        err.to_string().contains("backend \"remote\" failed"),
+        "{err}"
+    );
+    let change = tokio::time::timeout(Duration::from_secs(10), changes.next())
+        .await
+        .expect("a list change within 10 s")
+        .unwrap();
+    assert_eq!(change.method, "notifications/tools/list_changed");
+    let names = until_tools(&client, 10, |n| !n.iter().any(|t| t.starts_with("remote."))).await;
+    assert!(!names.iter().any(|t| t.starts_with("remote.")), "{names:?}");
+    assert!(names.contains(&"local.add".to_string()), "{names:?}");
+    let err = client
+        .call_tool("remote.add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(-32602));
+
+    // Started again on the same port: restored.
+    let addr = format!("127.0.0.1:{}", port_of(&remote_url));
+    let mut again = tokio::process::Command::new(BIN)
+        .args(["demo", "--http", &addr])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    support::demo_url(&mut again).await;
+    let names = until_tools(&client, 40, |n| n.contains(&"remote.add".to_string())).await;
+    assert!(names.contains(&"remote.add".to_string()), "{names:?}");
+    let r = client
+        .call_tool("remote.add", json!({"a": 20, "b": 22}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 42})));
+
+    // The file changes: the local backend is removed.
+    write(false);
+    let names = until_tools(&client, 10, |n| !n.iter().any(|t| t.starts_with("local."))).await;
+    assert!(!names.iter().any(|t| t.starts_with("local.")), "{names:?}");
+    assert!(names.contains(&"remote.add".to_string()), "{names:?}");
+    // An invalid file is reported and the running configuration kept.
+    std::fs::write(&config, "[backends.remote]\nport = 1\n").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        tool_names(&client)
+            .await
+            .contains(&"remote.add".to_string())
+    );
+    let log = proxy.log.lock().unwrap().join("\n");
+    assert!(
+        log.contains("unknown field `port`") && log.contains("the running configuration is kept"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
