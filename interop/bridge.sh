@@ -11,6 +11,10 @@
 #     `snodo serve --http` and `--stdio` to @modelcontextprotocol/server-everything
 #     over stdio (initialize era), including its sampling and elicitation
 #     requests (interop/node/bridge_ts_v2_everything.mjs);
+#   - `snodo proxy` with the demo (a URL) and server-everything (stdio)
+#     behind it, through the TypeScript SDK v2 client: names namespaced, a
+#     call routed to each, the demo killed (its tools withdrawn) and started
+#     again (restored) (interop/node/proxy_ts_v2.mjs);
 #   - the bad cases: a target that never starts, or that is not an MCP server.
 # Each client script prints `<label>: N passed, M failed`; this script prints
 # its own checks' line and fails on any failure.
@@ -78,6 +82,32 @@ start bridge-everything "$snodo" serve --http 127.0.0.1:0 --server-stderr quiet 
 client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
 client bridge_ts_v2_everything.mjs bridge-ts-v2-stdio-everything-stdio \
     --stdio "$snodo serve --stdio --server-stderr quiet -- $everything"
+
+# --- snodo proxy: the demo (URL) and server-everything (stdio) as one -----
+start demo-http "$snodo" demo --http 127.0.0.1:0
+demo_pid=${pids[-1]}
+demo_url=$url
+cat >"$dir/proxy.toml" <<TOML
+health_interval = 0.3
+[backends.demo]
+url = "$demo_url"
+[backends.everything]
+command = "$everything"
+stderr = "quiet"
+TOML
+start proxy "$snodo" proxy --http 127.0.0.1:0 "$dir/proxy.toml"
+proxy_url=$url
+client proxy_ts_v2.mjs proxy-ts-v2-both --http "$proxy_url" --expect both
+kill "$demo_pid"; wait "$demo_pid" 2>/dev/null || true
+sleep 2
+client proxy_ts_v2.mjs proxy-ts-v2-demo-down --http "$proxy_url" --expect withdrawn
+demo_addr=${demo_url#http://}
+start demo-again "$snodo" demo --http "${demo_addr%/mcp}"
+for _ in $(seq 1 100); do
+    grep -c "backend demo: up" "$dir/proxy.err" | grep -q 2 && break
+    sleep 0.1
+done
+client proxy_ts_v2.mjs proxy-ts-v2-demo-back --http "$proxy_url" --expect both
 
 # --- bad targets ------------------------------------------------------------
 status=0
