@@ -46,6 +46,7 @@ struct Options {
     build: bool,
     fanout: bool,
     telemetry: bool,
+    bridge: bool,
     baseline: Option<String>,
     variants: Option<Vec<String>>,
     listeners: usize,
@@ -76,6 +77,9 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --telemetry           instead: what the instrumentation costs, snodo built
                         with tracing compiled out, with no subscriber, and
                         exporting every span over OTLP (see README)
+  --bridge              instead: what `snodo serve` adds in front of the snodo
+                        server (over stdio and over HTTP) against a direct
+                        connection: throughput, p50 and p99 (see README)
   --baseline REV        with --telemetry: also the server as it was at the git
                         revision REV (built in a worktree under target/)
   --variants LIST       with --telemetry: a comma-separated subset of
@@ -101,6 +105,7 @@ fn parse_args() -> Result<Options, String> {
         build: true,
         fanout: false,
         telemetry: false,
+        bridge: false,
         baseline: None,
         variants: None,
         listeners: 1000,
@@ -159,6 +164,7 @@ fn parse_args() -> Result<Options, String> {
             "--update-docs" => o.update_docs = true,
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
+            "--bridge" => o.bridge = true,
             "--baseline" => o.baseline = Some(it.next().ok_or("--baseline needs a git revision")?),
             "--variants" => {
                 let list = it.next().ok_or("--variants needs a list")?;
@@ -206,6 +212,44 @@ fn fanout_bus_url(bus: &str) -> String {
         }
         _ => bench_postgres_url(),
     }
+}
+
+/// `--bridge`: the snodo server direct and behind `snodo serve`.
+fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String> {
+    let snodo = SERVERS[0];
+    if options.build {
+        procs::build_these(&dir, &[snodo])?;
+    }
+    let cli = harness::bridge::build_cli(&dir)?;
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let pinned = options.pin && cpus >= 2 && procs::have_taskset();
+    if pinned {
+        procs::pin_self(HARNESS_CPU)?;
+    }
+    let setup = harness::bridge::Setup {
+        launcher: Launcher {
+            dir,
+            server_cpu: pinned.then(|| SERVER_CPU.to_string()),
+            show_stderr: options.show_stderr,
+        },
+        rounds: options.rounds,
+        warmup: options.warmup,
+        measure: options.measure,
+        json: options.json.clone(),
+        command: options.args.iter().map(|a| format!(" {a}")).collect(),
+        pinned,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    let md = runtime.block_on(harness::bridge::run(setup, snodo, cli))?;
+    print!("{md}");
+    if options.update_docs {
+        let path = harness::provenance::workspace_root().join("bench/results/bridge.md");
+        std::fs::write(path, &md).map_err(|e| format!("bench/results/bridge.md: {e}"))?;
+    }
+    Ok(())
 }
 
 /// `--telemetry`: the snodo server built bare (and, with `--baseline REV`,
@@ -603,6 +647,9 @@ fn real_main(mut options: Options) -> Result<(), String> {
     }
     if options.telemetry {
         return telemetry_main(&mut options, dir);
+    }
+    if options.bridge {
+        return bridge_main(&options, dir);
     }
     if options.build {
         procs::build_servers(&dir)?;

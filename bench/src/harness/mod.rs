@@ -1,5 +1,6 @@
 //! The harness behind `snodo-bench`: processes, load generators, report.
 
+pub(crate) mod bridge;
 pub(crate) mod docs;
 pub(crate) mod fanout;
 pub(crate) mod histogram;

@@ -384,7 +384,7 @@ pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
 }
 
 /// Builds these packages (each named as its binary), one cargo invocation each.
-fn build_packages(dir: &Path, packages: &[&str]) -> Result<(), String> {
+pub(crate) fn build_packages(dir: &Path, packages: &[&str]) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
