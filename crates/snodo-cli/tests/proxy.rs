@@ -206,3 +206,61 @@ async fn backends_are_namespaced_withdrawn_while_down_restored_and_reconfigured(
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `snodo serve --http` in front of `snodo demo --stdio`, and its URL.
+async fn start_bridge() -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(BIN)
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--server-stderr",
+            "quiet",
+            "--",
+            BIN,
+            "demo",
+            "--stdio",
+        ])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the bridge starts");
+    let url = support::demo_url(&mut child).await;
+    (child, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bridge_forwards_list_changes_and_resource_updates_on_both_revisions() {
+    let (_bridge, url) = start_bridge().await;
+    for version in ["2026-07-28", "2025-11-25"] {
+        let client = Client::builder()
+            .protocol_version(version)
+            .connect(url.as_str())
+            .await
+            .unwrap();
+        assert_eq!(client.protocol_version(), version);
+        let filter = ListenFilter::new().tools().resource("demo://readme");
+        let mut changes = client.listen(filter).await.unwrap();
+        let next = async |changes: &mut snodo::client::Subscription| {
+            tokio::time::timeout(Duration::from_secs(10), changes.next())
+                .await
+                .expect("a notification within 10 s")
+                .expect("the stream stays open")
+        };
+        // The backend's update reaches the bridge's subscriber under its URI.
+        client
+            .call_tool("announce", json!({"what": "demo://readme"}))
+            .await
+            .unwrap();
+        let n = next(&mut changes).await;
+        assert_eq!(n.method, "notifications/resources/updated", "{version}");
+        assert_eq!(n.params["uri"], "demo://readme", "{version}");
+        // And its list change, after the bridge listed it again.
+        client
+            .call_tool("announce", json!({"what": "tools"}))
+            .await
+            .unwrap();
+        let n = next(&mut changes).await;
+        assert_eq!(n.method, "notifications/tools/list_changed", "{version}");
+    }
+}

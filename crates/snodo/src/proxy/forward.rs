@@ -30,6 +30,8 @@ pub(crate) struct Link {
     pub(crate) completes: bool,
     /// Where the backend's own requests are routed.
     pub(crate) relay: Relay,
+    /// The backend URIs of its fixed resources, as last listed.
+    pub(crate) fixed: std::sync::Mutex<Vec<String>>,
 }
 
 /// The options of a forwarded request: input requests come back to the

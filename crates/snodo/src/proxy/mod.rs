@@ -95,6 +95,9 @@ struct Backend {
     link: Arc<Link>,
     group: Group,
     watcher: Option<tokio::task::AbortHandle>,
+    /// Follows `notifications/resources/updated` of the fixed resources
+    /// listed last, and the URIs it follows.
+    updates: Option<(Vec<String>, tokio::task::AbortHandle)>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -110,6 +113,9 @@ impl Drop for Backend {
     fn drop(&mut self) {
         if let Some(w) = &self.watcher {
             w.abort();
+        }
+        if let Some((_, u)) = &self.updates {
+            u.abort();
         }
     }
 }
@@ -212,6 +218,7 @@ impl Proxy {
             naming,
             completes,
             relay,
+            fixed: Mutex::new(Vec::new()),
         });
         {
             let mut backends = self.lock();
@@ -231,6 +238,7 @@ impl Proxy {
                     link: link.clone(),
                     group: Group::default(),
                     watcher: None,
+                    updates: None,
                 },
             );
         }
@@ -353,6 +361,10 @@ async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
     }
     if caps.get("resources").is_some() {
         let fixed = client.list_resources().await?;
+        *link.fixed.lock().unwrap_or_else(|e| e.into_inner()) = fixed
+            .iter()
+            .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+            .collect();
         let templates = client.list_resource_templates().await?;
         for (listed, template) in fixed
             .into_iter()
@@ -426,6 +438,17 @@ async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
         synced.tools <= counts.0 && synced.resources <= counts.1 && synced.prompts <= counts.2
     );
     if let Some(b) = backends.get_mut(&link.id) {
+        let fixed = fixed_uris(link);
+        let following = b.updates.as_ref().map(|(uris, _)| uris);
+        if following != Some(&fixed) {
+            if let Some((_, task)) = b.updates.take() {
+                task.abort();
+            }
+            if !fixed.is_empty() && subscribes(link) {
+                let task = follow_updates(shared.server.clone(), link.clone(), fixed.clone());
+                b.updates = Some((fixed, task));
+            }
+        }
         b.group = group;
     }
     Ok(synced)
@@ -466,6 +489,53 @@ fn check_clashes(
         }
     }
     Ok(())
+}
+
+/// The backend URIs of a backend's fixed resources, as registered now
+/// (at most [`MAX_FOLLOWED`]).
+fn fixed_uris(link: &Arc<Link>) -> Vec<String> {
+    link.fixed
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .take(MAX_FOLLOWED)
+        .cloned()
+        .collect()
+}
+
+/// Whether the backend offers resource subscriptions.
+fn subscribes(link: &Link) -> bool {
+    link.client.server_capabilities()["resources"]["subscribe"] == Value::Bool(true)
+}
+
+/// The most resources whose updates one backend's subscription follows.
+pub const MAX_FOLLOWED: usize = 256;
+
+/// Follows `notifications/resources/updated` of `uris` at the backend and
+/// announces each under the proxy's URI (to `subscriptions/listen` streams
+/// and initialize-era subscribers alike).
+fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> tokio::task::AbortHandle {
+    tokio::spawn(async move {
+        let filter = uris
+            .iter()
+            .fold(ListenFilter::new(), |f, uri| f.resource(uri.clone()));
+        let mut subscription = match link.client.listen(filter).await {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, "no resource updates from this backend");
+                return;
+            }
+        };
+        while let Some(change) = subscription.next().await {
+            if change.method != "notifications/resources/updated" {
+                continue;
+            }
+            if let Some(uri) = change.params.get("uri").and_then(Value::as_str) {
+                server.events().resource_updated(&link.naming.uri(uri));
+            }
+        }
+    })
+    .abort_handle()
 }
 
 /// Follows a backend's list changes: each one lists it again.
