@@ -3,7 +3,7 @@
 //! TARGET is an `http(s)://` URL or a quoted command line that starts a
 //! stdio server (`"python server.py"`, split like a shell would).
 
-mod auth;
+pub(crate) mod auth;
 mod render;
 mod task_log;
 mod terminal;
@@ -236,9 +236,16 @@ pub(crate) struct ListenArgs {
 }
 
 /// A failure with its exit code.
-struct Failure {
+pub(crate) struct Failure {
     code: u8,
     message: String,
+}
+
+impl Failure {
+    /// What went wrong, for a command that reports it itself.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl Failure {

@@ -31,6 +31,8 @@ pub(crate) struct ServeArgs {
     /// An extra HTTP header sent to a TARGET URL, e.g. -H 'Authorization: Bearer TOKEN' (repeatable).
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
+    #[command(flatten)]
+    auth: crate::client_cmd::auth::AuthOptions,
     /// What happens to a TARGET command's stderr: inherit (the default:
     /// it goes to this command's stderr) or quiet.
     #[arg(long, value_name = "MODE", default_value = "inherit")]
@@ -78,7 +80,18 @@ fn client(args: &ServeArgs) -> std::io::Result<(ClientBuilder, Target)> {
         other => return Err(usage(format!("--server-stderr: unknown mode {other:?}"))),
     };
     let command = match args.target.as_slice() {
-        [url] if Target::is_url(url) => return Ok((b, Target::from(url.as_str()))),
+        [url] if Target::is_url(url) => {
+            // The tokens `snodo login URL` stored (refreshed as they
+            // expire), --token, or the client-credentials grant; no browser
+            // is opened: a host runs this command.
+            use crate::client_cmd::auth::{Plan, plan};
+            match plan(url, &args.auth, false).map_err(|e| usage(e.message().to_owned()))? {
+                Plan::Header(value) => b = b.header("authorization", &value),
+                Plan::OAuth(oauth) => b = b.oauth(oauth),
+                Plan::Nothing => {}
+            }
+            return Ok((b, Target::from(url.as_str())));
+        }
         [line] => StdioCommand::parse(line).map_err(|e| usage(e.to_string()))?,
         [program, rest @ ..] => StdioCommand::new(program, rest),
         [] => return Err(usage("TARGET is missing".into())),

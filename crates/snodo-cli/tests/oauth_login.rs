@@ -189,3 +189,65 @@ async fn login_stores_tokens_that_the_commands_use_refresh_and_logout_forgets() 
     assert_eq!(code, 7);
     let _ = std::fs::remove_dir_all(&config);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn serve_stdio_reaches_a_protected_server_with_the_stored_login() {
+    use tokio::io::AsyncWriteExt;
+    let p = Provider::start(&[]).await;
+    let (_demo, url) = demo(&p.issuer).await;
+    let config = std::env::temp_dir().join(format!("snodo-serve-login-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&config);
+    // Without a login the bridge cannot start, and says how to log in.
+    let (code, _, err) = snodo(&config, &["serve", "--stdio", &url]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("snodo login {url}")), "{err}");
+
+    let (code, out) = login(&config, &url, "grace").await;
+    assert_eq!(code, 0, "{out}");
+    // A host spawns `snodo serve --stdio URL` and speaks the initialize era
+    // over its pipes: the bridge calls the protected server with the token.
+    let mut bridge = Command::new(SNODO)
+        .args(["serve", "--stdio", &url])
+        .env("SNODO_CONFIG_DIR", &config)
+        .env_remove("SNODO_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = bridge.stdin.take().unwrap();
+    stdin
+        .write_all(
+            concat!(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                "\n",
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Serve"}}}"#,
+                "\n",
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(bridge.stdout.take().unwrap()).lines();
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the bridge answers")
+            .unwrap()
+            .expect("the bridge keeps running");
+        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    assert_eq!(
+        answers[0]["result"]["serverInfo"]["name"], "snodo-demo",
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers[1]["result"]["content"][0]["text"], "Hello, Serve!",
+        "{answers:?}"
+    );
+    let _ = std::fs::remove_dir_all(&config);
+}
