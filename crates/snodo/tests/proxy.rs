@@ -65,8 +65,42 @@ async fn hello(args: PromptArguments) -> String {
     format!("Hello, {}!", args.get("who").unwrap_or("?"))
 }
 
+#[snodo::tool(
+    description = "Logs twice, then answers",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn chatty(_args: Arguments, cx: Context) -> CallResult {
+    cx.log(snodo::protocol::LogLevel::Info, "first").await;
+    cx.log(snodo::protocol::LogLevel::Warning, json!({"second": true}))
+        .await;
+    Ok("said".into())
+}
+
+static CANCELLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks the backend's `wait` as stopped when dropped.
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        CANCELLED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[snodo::tool(
+    description = "Waits until cancelled",
+    input_schema = {"type": "object", "properties": {}}
+)]
+async fn wait(_args: Arguments, cx: Context) -> CallResult {
+    let _stopped = Stopped;
+    cx.cancellation().cancelled().await;
+    Ok("cancelled".into())
+}
+
 fn backend(name: &str) -> Server {
     Server::builder(name, "1.0.0")
+        .tool(chatty)
+        .tool(wait)
         .tool(echo)
         .tool(broken)
         .tool(refuse)
@@ -104,7 +138,7 @@ async fn two_backends() -> Proxy {
             .connect_backend(id, Client::builder(), backend(id))
             .await
             .unwrap();
-        assert_eq!((synced.tools, synced.resources, synced.prompts), (4, 1, 1));
+        assert_eq!((synced.tools, synced.resources, synced.prompts), (6, 1, 1));
         assert!(synced.refused.is_empty(), "{:?}", synced.refused);
     }
     proxy
@@ -131,12 +165,16 @@ async fn names_are_namespaced_and_each_call_reaches_its_backend() {
         [
             "alpha.ask",
             "alpha.broken",
+            "alpha.chatty",
             "alpha.echo",
             "alpha.refuse",
+            "alpha.wait",
             "beta.ask",
             "beta.broken",
+            "beta.chatty",
             "beta.echo",
-            "beta.refuse"
+            "beta.refuse",
+            "beta.wait"
         ]
     );
     let r = send(
@@ -270,12 +308,21 @@ async fn list_changes_of_a_backend_are_followed_and_a_removed_backend_is_gone() 
     for _ in 0..100 {
         let tools = send(proxy.server(), "tools/list", json!({})).await;
         names_now = names(&tools, "tools", "name");
-        if names_now.len() == 3 {
+        if names_now.len() == 5 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(names_now, ["alpha__ask", "alpha__echo", "alpha__refuse"]);
+    assert_eq!(
+        names_now,
+        [
+            "alpha__ask",
+            "alpha__chatty",
+            "alpha__echo",
+            "alpha__refuse",
+            "alpha__wait"
+        ]
+    );
     assert!(proxy.remove_backend("alpha"));
     let tools = send(proxy.server(), "tools/list", json!({})).await;
     assert_eq!(tools["result"]["tools"], json!([]));
@@ -327,4 +374,48 @@ async fn ids_clashes_and_separators_are_refused_with_a_message_naming_them() {
         .await
         .unwrap_err();
     assert!(bad.to_string().contains("backend id \"Bad_Id\""), "{bad}");
+}
+
+#[tokio::test]
+async fn the_backends_log_messages_reach_the_caller_before_the_answer() {
+    let proxy = two_backends().await;
+    let mut meta: Value = serde_json::from_str(META).unwrap();
+    meta["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let request = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "beta.chatty", "arguments": {}, "_meta": meta},
+    });
+    let frames = proxy.server().dispatch_collect(request).await;
+    let methods: Vec<&str> = frames.iter().filter_map(|f| f["method"].as_str()).collect();
+    assert_eq!(
+        methods,
+        ["notifications/message", "notifications/message"],
+        "{frames:?}"
+    );
+    assert_eq!(frames[0]["params"]["level"], "info");
+    assert_eq!(frames[0]["params"]["data"], "first");
+    assert_eq!(frames[1]["params"]["data"], json!({"second": true}));
+    assert_eq!(frames[2]["result"]["content"][0]["text"], "said");
+}
+
+#[tokio::test]
+async fn a_cancelled_caller_cancels_the_backends_request() {
+    let proxy = two_backends().await;
+    let front = Client::connect(proxy.server().clone()).await.unwrap();
+    let err = front
+        .call_tool_with(
+            "alpha.wait",
+            json!({}),
+            snodo::client::RequestOptions::new().timeout(Duration::from_millis(200)),
+        )
+        .await
+        .unwrap_err();
+    assert!(err.is_timeout(), "{err}");
+    for _ in 0..100 {
+        if CANCELLED.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the backend's request was not cancelled");
 }

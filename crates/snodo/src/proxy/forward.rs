@@ -16,6 +16,7 @@ use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions
 use crate::error::BoxError;
 use crate::mrtr::InputRequired;
 use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
+use crate::protocol::LogLevel;
 use crate::resource::{ReadRequest, ReadResult, Resource};
 use crate::tool::{Arguments, CallResult, Tool, ToolDefinition, ToolResult};
 use crate::{Context, Error};
@@ -44,6 +45,14 @@ fn options(cx: &Context, progress: mpsc::UnboundedSender<Progress>) -> RequestOp
         opts = opts.input_responses(responses.clone(), state);
     } else if state.is_some() {
         opts = opts.input_responses(Map::new(), state);
+    }
+    // The caller's log level (2026-07-28 `_meta`) goes to the backend.
+    let level = cx
+        .meta()
+        .get(crate::protocol::keys::LOG_LEVEL)
+        .and_then(Value::as_str);
+    if let Some(level) = level.and_then(LogLevel::parse) {
+        opts = opts.log_level(level);
     }
     opts.on_progress(move |p| {
         let _ = progress.send(p);
@@ -92,18 +101,18 @@ where
     };
     loop {
         tokio::select! {
-            out = &mut flight.task => {
-                return match out {
-                    Ok(Ok(value)) if crate::client::is_input_required(&value) => {
-                        let Value::Object(map) = &value else { unreachable!() };
-                        Ok(Err(convert::input_required(map)?))
-                    }
-                    Ok(Ok(value)) => Ok(Ok(value)),
-                    Ok(Err(e)) => Err(convert::error(&link.id, e)),
-                    Err(e) => Err(Box::new(Error::internal(format!(
-                        "the request to backend {:?} ended: {e}", link.id
-                    )))),
-                };
+            // Progress and log messages first: those the backend sent
+            // before its answer reach the caller before the answer.
+            biased;
+            Some(p) = flight.progress.recv() => {
+                if cx.wants_progress() {
+                    let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+                }
+            }
+            Some(m) = flight.logs.recv() => {
+                if let Some(level) = LogLevel::parse(&m.level) {
+                    cx.log_as(level, m.logger.as_deref(), m.data).await;
+                }
             }
             Some(ask) = flight.asks.recv() => {
                 let key = format!("{}-{}", ask.method.replace('/', "-"), link.relay.round());
@@ -112,10 +121,19 @@ where
                 let state = link.relay.park(flight);
                 return Ok(Err(input.state(state)));
             }
-            Some(p) = flight.progress.recv() => {
-                if cx.wants_progress() {
-                    let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
-                }
+            out = &mut flight.task => {
+                return match out {
+                    Ok(Ok(Value::Object(map)))
+                        if map.get("resultType").and_then(Value::as_str) == Some("input_required") =>
+                    {
+                        Ok(Err(convert::input_required(&map)?))
+                    }
+                    Ok(Ok(value)) => Ok(Ok(value)),
+                    Ok(Err(e)) => Err(convert::error(&link.id, e)),
+                    Err(e) => Err(Box::new(Error::internal(format!(
+                        "the request to backend {:?} ended: {e}", link.id
+                    )))),
+                };
             }
             () = cx.cancellation().cancelled() => {
                 return Err(Box::new(Error::internal("the request was cancelled")));

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::client::{ClientBuilder, ClientError, Progress};
+use crate::client::{ClientBuilder, ClientError, LogMessage, Progress};
 use crate::error::BoxError;
 use crate::mrtr::ElicitResponse;
 
@@ -58,6 +58,8 @@ struct Inner {
     next: AtomicU64,
     /// Each flight's channel, and whether it is running (not parked).
     flights: Mutex<HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>>,
+    /// Each running flight's channel of log messages.
+    logs: Mutex<HashMap<u64, mpsc::UnboundedSender<LogMessage>>>,
     parked: Mutex<Vec<(String, Instant, Flight)>>,
 }
 
@@ -74,10 +76,14 @@ impl Relay {
     }
 
     /// Installs the relay as `builder`'s elicitation (form and URL) and
-    /// sampling handlers, which declares those capabilities to the backend.
+    /// sampling handlers, which declares those capabilities to the backend,
+    /// and as its log handler: a backend's log message goes to the caller
+    /// of the one request running (and is dropped when none or several
+    /// are).
     pub fn install(&self, builder: ClientBuilder) -> ClientBuilder {
-        let (form, url, sampling) = (self.clone(), self.clone(), self.clone());
+        let (form, url, sampling, logs) = (self.clone(), self.clone(), self.clone(), self.clone());
         builder
+            .on_log(move |message| logs.log(message))
             .on_elicit_form(move |req| {
                 let relay = form.clone();
                 async move { elicited(relay.ask("elicitation/create", req.params).await?) }
@@ -123,6 +129,15 @@ impl Relay {
         answer.await.map_err(|_| "the caller did not answer")?
     }
 
+    /// Hands a backend's log message to the one running request.
+    fn log(&self, message: LogMessage) {
+        let logs = self.inner.logs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut running = logs.values();
+        if let (Some(tx), None) = (running.next(), running.next()) {
+            let _ = tx.send(message);
+        }
+    }
+
     /// Registers a forwarded request: backend requests reach `Flight::asks`
     /// until it is dropped.
     pub(crate) fn start(
@@ -133,9 +148,16 @@ impl Relay {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
         let (tx, asks) = mpsc::unbounded_channel();
         self.inner.lock().insert(id, (tx, true));
+        let (log_tx, logs) = mpsc::unbounded_channel();
+        self.inner
+            .logs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, log_tx);
         Flight {
             task,
             asks,
+            logs,
             progress,
             waiting: None,
             _registration: Registration {
@@ -190,6 +212,7 @@ pub(crate) struct Flight {
     pub(crate) task: tokio::task::JoinHandle<Result<Value, ClientError>>,
     pub(crate) asks: mpsc::UnboundedReceiver<Ask>,
     pub(crate) progress: mpsc::UnboundedReceiver<Progress>,
+    pub(crate) logs: mpsc::UnboundedReceiver<LogMessage>,
     /// The backend request the caller was asked to answer, and its key.
     pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
     _registration: Registration,
@@ -212,6 +235,10 @@ struct Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         self.relay.inner.lock().remove(&self.id);
+        let logs = &self.relay.inner.logs;
+        logs.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
     }
 }
 
