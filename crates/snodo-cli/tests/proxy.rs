@@ -230,7 +230,7 @@ async fn start_bridge() -> (tokio::process::Child, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_bridge_forwards_list_changes_and_resource_updates_on_both_revisions() {
+async fn the_bridge_forwards_completion_list_changes_and_resource_updates_on_both_revisions() {
     let (_bridge, url) = start_bridge().await;
     for version in ["2026-07-28", "2025-11-25"] {
         let client = Client::builder()
@@ -239,6 +239,21 @@ async fn the_bridge_forwards_list_changes_and_resource_updates_on_both_revisions
             .await
             .unwrap();
         assert_eq!(client.protocol_version(), version);
+        // Completion is routed to the backend.
+        let done = client
+            .complete(
+                snodo::client::CompletionRef::Prompt("introduce".into()),
+                "name",
+                "A",
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            done["completion"]["values"],
+            json!(["Ada", "Alan"]),
+            "{version}"
+        );
         let filter = ListenFilter::new().tools().resource("demo://readme");
         let mut changes = client.listen(filter).await.unwrap();
         let next = async |changes: &mut snodo::client::Subscription| {
