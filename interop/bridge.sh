@@ -33,22 +33,8 @@ export PATH
 everything="node $PWD/interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"
 pyserver="$python $PWD/interop/python/server.py"
 
-pass=0
-fail=0
-check() { # check NAME EXPECTED-SUBSTRING OUTPUT
-    if [[ "$3" == *"$2"* ]]; then
-        pass=$((pass + 1)); echo "ok   $1"
-    else
-        fail=$((fail + 1)); echo "FAIL $1: expected to find $2 in:"; echo "$3" | head -20
-    fi
-}
-client() { # client SCRIPT LABEL ARGS... (the script's own checks; its closing line is totalled)
-    local script=$1 label=$2; shift 2
-    local status=0
-    (cd interop/node && timeout 120 node "$script" "$@" --label "$label") || status=$?
-    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
-    return 0
-}
+# shellcheck source=interop/lib.sh
+source interop/lib.sh
 
 pids=()
 dir=$(mktemp -d)
@@ -68,19 +54,19 @@ start() { # start NAME COMMAND...: runs it in the background, sets $url from its
 }
 
 # --- TypeScript SDK v1 -> snodo serve -> Python SDK (2026-07-28) ----------
-client bridge_ts_v1_python.mjs bridge-ts-v1-stdio-python-stdio \
+ts_client bridge_ts_v1_python.mjs bridge-ts-v1-stdio-python-stdio \
     --stdio "$snodo serve --stdio -- $pyserver --stdio"
 start bridge-py-http "$snodo" serve --http 127.0.0.1:0 -- $pyserver --stdio
-client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-stdio --http "$url"
+ts_client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-stdio --http "$url"
 start python-http $pyserver --http 0
 python_url=$url
 start bridge-to-python-http "$snodo" serve --http 127.0.0.1:0 "$python_url"
-client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-http --http "$url"
+ts_client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-http --http "$url"
 
 # --- TypeScript SDK v2 (2026-07-28) -> snodo serve -> server-everything ---
 start bridge-everything "$snodo" serve --http 127.0.0.1:0 --server-stderr quiet -- $everything
-client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
-client bridge_ts_v2_everything.mjs bridge-ts-v2-stdio-everything-stdio \
+ts_client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
+ts_client bridge_ts_v2_everything.mjs bridge-ts-v2-stdio-everything-stdio \
     --stdio "$snodo serve --stdio --server-stderr quiet -- $everything"
 
 # --- snodo proxy: the demo (URL) and server-everything (stdio) as one -----
@@ -97,17 +83,17 @@ stderr = "quiet"
 TOML
 start proxy "$snodo" proxy --http 127.0.0.1:0 "$dir/proxy.toml"
 proxy_url=$url
-client proxy_ts_v2.mjs proxy-ts-v2-both --http "$proxy_url" --expect both
+ts_client proxy_ts_v2.mjs proxy-ts-v2-both --http "$proxy_url" --expect both
 kill "$demo_pid"; wait "$demo_pid" 2>/dev/null || true
 sleep 2
-client proxy_ts_v2.mjs proxy-ts-v2-demo-down --http "$proxy_url" --expect withdrawn
+ts_client proxy_ts_v2.mjs proxy-ts-v2-demo-down --http "$proxy_url" --expect withdrawn
 demo_addr=${demo_url#http://}
 start demo-again "$snodo" demo --http "${demo_addr%/mcp}"
 for _ in $(seq 1 100); do
     grep -c "backend demo: up" "$dir/proxy.err" | grep -q 2 && break
     sleep 0.1
 done
-client proxy_ts_v2.mjs proxy-ts-v2-demo-back --http "$proxy_url" --expect both
+ts_client proxy_ts_v2.mjs proxy-ts-v2-demo-back --http "$proxy_url" --expect both
 
 # --- bad targets ------------------------------------------------------------
 status=0

@@ -21,15 +21,8 @@ ensure_inspector >/dev/null
 PATH="$(ensure_node22):$PATH"
 export PATH
 
-pass=0
-fail=0
-check() { # check NAME EXPECTED-SUBSTRING OUTPUT
-    if [[ "$3" == *"$2"* ]]; then
-        pass=$((pass + 1)); echo "ok   $1"
-    else
-        fail=$((fail + 1)); echo "FAIL $1: expected to find $2 in:"; echo "$3" | head -20
-    fi
-}
+# shellcheck source=interop/lib.sh
+source interop/lib.sh
 run() { "$@" 2>&1 || true; }
 
 # --- stdio ---------------------------------------------------------------
@@ -47,13 +40,6 @@ out=$(run timeout 60 interop/inspector.sh --era legacy list --stdio "$snodo" dem
 check "inspector, stdio, initialize era: list" '"confirm_delete"' "$out"
 out=$(run timeout 60 interop/inspector.sh --era legacy call --stdio "$snodo" demo --stdio -- greet name=Linus)
 check "inspector, stdio, initialize era: call greet" 'Hello, Linus!' "$out"
-ts_client() { # ts_client SCRIPT LABEL ARGS... (the client's own checks; its closing line is totalled)
-    local script=$1 label=$2; shift 2
-    local status=0
-    (cd interop/node && timeout 120 node "$script" "$@" --label "$label") || status=$?
-    [[ $status -eq 0 ]] || { fail=$((fail + 1)); echo "FAIL $label exited $status"; }
-    return 0
-}
 ts_client ts_v1_client.mjs ts-sdk-v1-stdio --stdio "$snodo demo --stdio"
 ts_client ts_v2_client.mjs ts-sdk-v2-stdio --stdio "$snodo demo --stdio"
 out=$(run timeout 60 interop/inspector.sh list --stdio "$snodo" demo --stdio)

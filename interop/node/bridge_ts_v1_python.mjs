@@ -10,20 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { attempt, check, finish, opt, text } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, opt, text, transportFromArgs } from "./checks.mjs";
 
 const label = opt("--label") ?? "bridge-ts-v1-python";
 
-let transport;
-if (opt("--stdio")) {
-  const [command, ...args] = opt("--stdio").split(" ");
-  transport = new StdioClientTransport({ command, args, stderr: "inherit" });
-} else if (opt("--http")) {
-  transport = new StreamableHTTPClientTransport(new URL(opt("--http")));
-} else {
-  console.error("usage: bridge_ts_v1_python.mjs --stdio CMD | --http URL");
-  process.exit(2);
-}
+const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "bridge_ts_v1_python.mjs");
 
 let negotiated;
 const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
@@ -62,14 +53,9 @@ await attempt("call add with a bad argument (isError)", async () => {
   check("a tool's own failure stays an isError result", r.isError === true && text(r).includes("validation error"), r);
 });
 
-await attempt("unknown tool (JSON-RPC error)", async () => {
-  try {
-    const r = await client.callTool({ name: "no_such_tool", arguments: {} });
-    check("unknown tool is a JSON-RPC error", false, r);
-  } catch (e) {
-    check("unknown tool is a JSON-RPC error", e?.code === -32602, `${e?.code} ${e?.message}`);
-  }
-});
+await attempt("unknown tool (JSON-RPC error)", () =>
+  expectRpcError("unknown tool is a JSON-RPC error", () => client.callTool({ name: "no_such_tool", arguments: {} }), -32602),
+);
 
 await attempt("count with progress", async () => {
   const steps = [];

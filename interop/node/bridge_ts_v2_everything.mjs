@@ -9,21 +9,12 @@
 //   node bridge_ts_v2_everything.mjs --stdio "<snodo serve --stdio ...>" [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { attempt, check, finish, opt, text } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, opt, text, transportFromArgs } from "./checks.mjs";
 
 const label = opt("--label") ?? "bridge-ts-v2-everything";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let transport;
-if (opt("--stdio")) {
-  const [command, ...args] = opt("--stdio").split(" ");
-  transport = new StdioClientTransport({ command, args, stderr: "inherit" });
-} else if (opt("--http")) {
-  transport = new StreamableHTTPClientTransport(new URL(opt("--http")));
-} else {
-  console.error("usage: bridge_ts_v2_everything.mjs --stdio CMD | --http URL");
-  process.exit(2);
-}
+const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "bridge_ts_v2_everything.mjs");
 
 const client = new Client(
   { name: "snodo-bridge-ts-v2", version: "1.0.0" },
@@ -70,14 +61,9 @@ await attempt("call get-structured-content", async () => {
   check("structured content crosses the bridge", typeof r.structuredContent?.temperature === "number", r);
 });
 
-await attempt("unknown tool (JSON-RPC error)", async () => {
-  try {
-    const r = await client.callTool({ name: "no_such_tool", arguments: {} });
-    check("unknown tool is a JSON-RPC error", false, r);
-  } catch (e) {
-    check("unknown tool is a JSON-RPC error", e?.code === -32602, `${e?.code} ${e?.message}`);
-  }
-});
+await attempt("unknown tool (JSON-RPC error)", () =>
+  expectRpcError("unknown tool is a JSON-RPC error", () => client.callTool({ name: "no_such_tool", arguments: {} }), -32602),
+);
 
 await attempt("progress", async () => {
   const steps = [];

@@ -42,3 +42,28 @@ export function finish(label) {
   console.log(`${label}: ${passed} passed, ${failed} failed`);
   process.exit(failed === 0 ? 0 : 1);
 }
+
+/** The transport the command line asks for: `--stdio "<command line>"` or
+ * `--http URL`, built with the SDK's own classes; exits with a usage line
+ * otherwise. */
+export function transportFromArgs(StdioTransport, HttpTransport, script) {
+  if (opt("--stdio")) {
+    const [command, ...args] = opt("--stdio").split(" ");
+    return new StdioTransport({ command, args, stderr: "inherit" });
+  }
+  if (opt("--http")) {
+    return new HttpTransport(new URL(opt("--http")));
+  }
+  console.error(`usage: ${script} --stdio CMD | --http URL`);
+  process.exit(2);
+}
+
+/** Checks that `call` fails with a JSON-RPC error of `code`. */
+export async function expectRpcError(name, call, code) {
+  try {
+    const r = await call();
+    check(name, false, r);
+  } catch (e) {
+    check(name, e?.code === code, `${e?.code} ${e?.message}`);
+  }
+}

@@ -9,20 +9,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { attempt, check, finish, opt, text } from "./checks.mjs";
+import { attempt, check, finish, opt, text, transportFromArgs } from "./checks.mjs";
 
 const label = opt("--label") ?? "ts-sdk-v1";
 
-let transport;
-if (opt("--stdio")) {
-  const [command, ...args] = opt("--stdio").split(" ");
-  transport = new StdioClientTransport({ command, args, stderr: "inherit" });
-} else if (opt("--http")) {
-  transport = new StreamableHTTPClientTransport(new URL(opt("--http")));
-} else {
-  console.error("usage: ts_v1_client.mjs --stdio CMD | --http URL");
-  process.exit(2);
-}
+const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "ts_v1_client.mjs");
 
 // The SDK tells its transport the negotiated revision; note it on the way.
 let negotiated;

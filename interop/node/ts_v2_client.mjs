@@ -9,7 +9,7 @@
 //   node ts_v2_client.mjs --http URL [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { attempt, check, finish, opt, text } from "./checks.mjs";
+import { attempt, check, finish, opt, text, transportFromArgs } from "./checks.mjs";
 
 const MODERN = "2026-07-28";
 const TOOLS = ["add", "announce", "confirm_delete", "count", "greet", "lookup", "report"];
@@ -17,16 +17,7 @@ const TOOLS = ["add", "announce", "confirm_delete", "count", "greet", "lookup", 
 const label = opt("--label") ?? "ts-sdk-v2";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let transport;
-if (opt("--stdio")) {
-  const [command, ...args] = opt("--stdio").split(" ");
-  transport = new StdioClientTransport({ command, args, stderr: "inherit" });
-} else if (opt("--http")) {
-  transport = new StreamableHTTPClientTransport(new URL(opt("--http")));
-} else {
-  console.error("usage: ts_v2_client.mjs --stdio CMD | --http URL");
-  process.exit(2);
-}
+const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "ts_v2_client.mjs");
 
 // Note the requests the SDK writes, to see the multi-round-trip retry.
 const sent = [];

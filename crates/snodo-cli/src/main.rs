@@ -167,6 +167,22 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     }
 }
 
+/// Serves `server` over Streamable HTTP on `http` (printing its URL), or
+/// over stdio, until SIGTERM or SIGINT (or the end of stdin).
+async fn serve_until_stopped(
+    server: snodo::Server,
+    http: Option<SocketAddr>,
+) -> std::io::Result<()> {
+    if let Some(addr) = http {
+        return serve_http(server, addr, None, None).await;
+    }
+    let stop = stop_signal();
+    tokio::select! {
+        served = server.serve_stdio() => served,
+        _ = stop => Ok(()),
+    }
+}
+
 async fn serve_http(
     server: snodo::Server,
     addr: SocketAddr,

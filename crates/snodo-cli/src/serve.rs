@@ -45,15 +45,7 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
     let proxy = snodo::proxy::bridge(builder, target).await.map_err(|e| {
         std::io::Error::other(format!("cannot serve {}: {e}", args.target.join(" ")))
     })?;
-    let server = proxy.server().clone();
-    if let Some(addr) = args.http {
-        return crate::serve_http(server, addr, None, None).await;
-    }
-    let stop = crate::stop_signal();
-    tokio::select! {
-        served = server.serve_stdio() => served,
-        _ = stop => Ok(()),
-    }
+    crate::serve_until_stopped(proxy.server().clone(), args.http).await
 }
 
 /// The client towards the target, and the target.

@@ -81,15 +81,7 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     let first = supervisors.apply(&config.backends);
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
     tokio::spawn(watch(args.config.clone(), text, config, supervisors));
-    let server = proxy.server().clone();
-    if let Some(addr) = args.http {
-        return crate::serve_http(server, addr, None, None).await;
-    }
-    let stop = crate::stop_signal();
-    tokio::select! {
-        served = server.serve_stdio() => served,
-        _ = stop => Ok(()),
-    }
+    crate::serve_until_stopped(proxy.server().clone(), args.http).await
 }
 
 async fn futures_join(receivers: Vec<tokio::sync::oneshot::Receiver<()>>) {

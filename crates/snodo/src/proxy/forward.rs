@@ -217,23 +217,17 @@ pub(crate) struct ForwardPrompt {
     pub(crate) arguments: Vec<PromptArgument>,
 }
 
-impl ForwardPrompt {
-    fn text(&self, key: &str) -> Option<&str> {
-        self.listed.get(key).and_then(Value::as_str)
-    }
-}
-
 impl Prompt for ForwardPrompt {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn title(&self) -> Option<&str> {
-        self.text("title")
+        text(&self.listed, "title")
     }
 
     fn description(&self) -> Option<&str> {
-        self.text("description")
+        text(&self.listed, "description")
     }
 
     fn arguments(&self) -> Vec<PromptArgument> {
@@ -295,12 +289,6 @@ pub(crate) struct ForwardResource {
     pub(crate) listed: Map<String, Value>,
 }
 
-impl ForwardResource {
-    fn text(&self, key: &str) -> Option<&str> {
-        self.listed.get(key).and_then(Value::as_str)
-    }
-}
-
 impl Resource for ForwardResource {
     fn uri(&self) -> Option<&str> {
         (!self.template).then_some(self.uri.as_str())
@@ -315,15 +303,15 @@ impl Resource for ForwardResource {
     }
 
     fn title(&self) -> Option<&str> {
-        self.text("title")
+        text(&self.listed, "title")
     }
 
     fn description(&self) -> Option<&str> {
-        self.text("description")
+        text(&self.listed, "description")
     }
 
     fn mime_type(&self) -> Option<&str> {
-        self.text("mimeType")
+        text(&self.listed, "mimeType")
     }
 
     fn annotations(&self) -> Option<Value> {
@@ -374,6 +362,11 @@ impl Resource for ForwardResource {
         let reference = CompletionRef::Resource(self.remote.clone());
         complete(&self.link, reference, variable, value, context).await
     }
+}
+
+/// A text member of a listed definition.
+fn text<'a>(listed: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    listed.get(key).and_then(Value::as_str)
 }
 
 /// Asks the backend for completions; a failure offers none.
