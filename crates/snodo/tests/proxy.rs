@@ -419,3 +419,25 @@ async fn a_cancelled_caller_cancels_the_backends_request() {
     }
     panic!("the backend's request was not cancelled");
 }
+
+#[tokio::test]
+async fn a_proxy_holds_at_most_max_backends() {
+    let proxy = Proxy::namespaced(gateway(), ".").unwrap();
+    let small = || {
+        Server::builder("small", "1.0.0")
+            .tool(snodo::tool::from_fn("ping", |_a, _c| async {
+                Ok("pong".into())
+            }))
+            .build()
+            .unwrap()
+    };
+    for i in 0..snodo::proxy::MAX_BACKENDS {
+        let client = Client::connect(small()).await.unwrap();
+        proxy.add_backend(&format!("b{i}"), client).await.unwrap();
+    }
+    let client = Client::connect(small()).await.unwrap();
+    let err = proxy.add_backend("one-more", client).await.unwrap_err();
+    assert_eq!(err.to_string(), "a proxy holds at most 64 backends");
+    let tools = send(proxy.server(), "tools/list", json!({})).await;
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 64);
+}

@@ -136,6 +136,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn at_most_max_backends() {
+        let many = |n: usize| {
+            (0..n)
+                .map(|i| format!("[backends.b{i}]\ncommand = \"x\"\n"))
+                .collect::<String>()
+        };
+        assert!(Config::parse(&many(MAX_BACKENDS)).is_ok());
+        let e = Config::parse(&many(MAX_BACKENDS + 1)).unwrap_err();
+        assert_eq!(e, "at most 64 backends");
+    }
+
+    #[test]
     fn a_full_file_parses() {
         let c = Config::parse(
             r#"

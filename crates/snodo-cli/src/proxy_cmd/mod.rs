@@ -122,3 +122,19 @@ async fn watch(path: PathBuf, mut text: String, mut config: Config, mut supervis
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_configuration_file_past_max_bytes_is_refused() {
+        let dir = std::env::temp_dir().join(format!("snodo-proxy-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("proxy.toml");
+        std::fs::write(&path, vec![b'#'; super::config::MAX_BYTES as usize + 1]).unwrap();
+        let e = super::read(&path).unwrap_err();
+        assert!(e.ends_with("larger than 1048576 bytes"), "{e}");
+        std::fs::write(&path, "# fine\n").unwrap();
+        assert_eq!(super::read(&path).unwrap(), "# fine\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

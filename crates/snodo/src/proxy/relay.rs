@@ -40,7 +40,7 @@ pub(crate) struct Ask {
 /// Routes a backend's requests to the forwarded request that is in flight.
 /// Install it on the backend's client builder ([`Relay::install`]) and hand
 /// it to [`Proxy::add_relayed_backend`](super::Proxy::add_relayed_backend).
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Relay {
     inner: Arc<Inner>,
 }
@@ -53,8 +53,9 @@ impl std::fmt::Debug for Relay {
     }
 }
 
-#[derive(Default)]
 struct Inner {
+    /// How long a parked request waits for its caller.
+    ttl: Duration,
     next: AtomicU64,
     /// Each flight's channel, and whether it is running (not parked).
     flights: Mutex<HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>>,
@@ -69,10 +70,31 @@ impl Inner {
     }
 }
 
+impl Default for Relay {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Relay {
-    /// A relay with nothing in flight.
+    /// A relay with nothing in flight, whose parked requests wait
+    /// [`PARKED_TTL`] for their callers.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_parked_ttl(PARKED_TTL)
+    }
+
+    /// A relay whose parked requests wait `ttl` for their callers (then
+    /// they are cancelled at the backend).
+    pub fn with_parked_ttl(ttl: Duration) -> Self {
+        Relay {
+            inner: Arc::new(Inner {
+                ttl,
+                next: AtomicU64::new(0),
+                flights: Mutex::default(),
+                logs: Mutex::default(),
+                parked: Mutex::default(),
+            }),
+        }
     }
 
     /// Installs the relay as `builder`'s elicitation (form and URL) and
@@ -177,7 +199,8 @@ impl Relay {
         let token = format!("{STATE_PREFIX}{token}");
         let now = Instant::now();
         let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
-        parked.retain(|(_, since, _)| now.duration_since(*since) < PARKED_TTL);
+        let ttl = self.inner.ttl;
+        parked.retain(|(_, since, _)| now.duration_since(*since) < ttl);
         if parked.len() >= MAX_PARKED {
             parked.remove(0);
         }
@@ -197,7 +220,7 @@ impl Relay {
         let (_, since, flight) = parked.remove(i);
         drop(parked);
         self.running(&flight, true);
-        (since.elapsed() < PARKED_TTL).then_some(flight)
+        (since.elapsed() < self.inner.ttl).then_some(flight)
     }
 
     fn running(&self, flight: &Flight, running: bool) {
@@ -245,4 +268,100 @@ impl Drop for Registration {
 fn elicited(answer: Value) -> Result<ElicitResponse, BoxError> {
     ElicitResponse::from_value(&answer)
         .ok_or_else(|| "the caller's elicitation answer is not an ElicitResult".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flight whose backend request never ends.
+    fn flight(relay: &Relay) -> Flight {
+        let task = tokio::spawn(std::future::pending::<Result<Value, ClientError>>());
+        let (_tx, rx) = mpsc::unbounded_channel();
+        relay.start(task, rx)
+    }
+
+    #[tokio::test]
+    async fn past_max_parked_the_oldest_is_dropped_and_its_backend_request_cancelled() {
+        let relay = Relay::new();
+        let first = flight(&relay);
+        let first_task = first.task.abort_handle();
+        let oldest = relay.park(first);
+        let mut rest = Vec::new();
+        for _ in 1..MAX_PARKED {
+            rest.push(relay.park(flight(&relay)));
+        }
+        assert!(!first_task.is_finished());
+        let newest = relay.park(flight(&relay));
+        assert!(relay.resume(&oldest).is_none(), "the oldest was dropped");
+        tokio::task::yield_now().await;
+        assert!(
+            first_task.is_finished(),
+            "and its backend request cancelled"
+        );
+        assert!(relay.resume(&newest).is_some());
+        assert!(relay.resume(&rest[0]).is_some());
+        assert!(relay.resume("snodo-proxy-parked:unknown").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_parked_request_waits_its_ttl_and_no_longer() {
+        let relay = Relay::with_parked_ttl(Duration::from_millis(50));
+        let kept = relay.park(flight(&relay));
+        assert!(relay.resume(&kept).is_some());
+        let late = relay.park(flight(&relay));
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        assert!(relay.resume(&late).is_none());
+        assert!(
+            PARKED_TTL >= Duration::from_secs(60),
+            "a person has time to answer"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_backend_request_goes_to_the_one_running_request_only() {
+        let relay = Relay::new();
+        let err = relay.ask("roots/list", Value::Null).await.unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("no request of the proxy is in flight"),
+            "{err}"
+        );
+        let mut one = flight(&relay);
+        let asking = tokio::spawn({
+            let relay = relay.clone();
+            async move {
+                relay
+                    .ask("sampling/createMessage", serde_json::json!({"x": 1}))
+                    .await
+            }
+        });
+        let ask = one.asks.recv().await.unwrap();
+        assert_eq!(ask.method, "sampling/createMessage");
+        ask.reply.send(Ok(serde_json::json!({"ok": true}))).unwrap();
+        assert_eq!(
+            asking.await.unwrap().unwrap(),
+            serde_json::json!({"ok": true})
+        );
+        let mut two = flight(&relay);
+        let err = relay
+            .ask("sampling/createMessage", Value::Null)
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("2 requests of the proxy are in flight"),
+            "{err}"
+        );
+        // A parked request does not count while another runs.
+        let _parked = relay.park(one);
+        let asking = tokio::spawn({
+            let relay = relay.clone();
+            async move { relay.ask("elicitation/create", Value::Null).await }
+        });
+        let ask = two.asks.recv().await.unwrap();
+        assert_eq!(ask.method, "elicitation/create");
+        ask.reply.send(Err("declined".into())).unwrap();
+        assert!(asking.await.unwrap().is_err());
+    }
 }
