@@ -7,6 +7,11 @@ use std::time::Duration;
 use clap::Args;
 use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
 
+/// How often the backend is checked.
+const HEALTH_INTERVAL: Duration = Duration::from_secs(5);
+/// How long one attempt to connect the backend again may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The arguments of `snodo serve`.
 #[derive(Args)]
 #[group(skip)]
@@ -42,9 +47,27 @@ pub(crate) struct ServeArgs {
 /// Connects to the target, then serves it until stopped.
 pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
     let (builder, target) = client(&args)?;
-    let proxy = snodo::proxy::bridge(builder, target).await.map_err(|e| {
-        std::io::Error::other(format!("cannot serve {}: {e}", args.target.join(" ")))
-    })?;
+    let proxy = snodo::proxy::bridge(builder.clone(), target.clone())
+        .await
+        .map_err(|e| {
+            std::io::Error::other(format!("cannot serve {}: {e}", args.target.join(" ")))
+        })?;
+    // Checked from now on: a backend that exits or stops answering is
+    // withdrawn and started (or connected) again until it is back.
+    let connected = proxy.client(snodo::proxy::BRIDGE_BACKEND);
+    tokio::spawn(crate::proxy_cmd::supervise::supervise(
+        proxy.clone(),
+        snodo::proxy::BRIDGE_BACKEND.into(),
+        crate::proxy_cmd::supervise::Connector {
+            builder,
+            target,
+            timeout: CONNECT_TIMEOUT,
+            label: "snodo serve: backend".into(),
+        },
+        HEALTH_INTERVAL,
+        None,
+        connected,
+    ));
     crate::serve_until_stopped(proxy.server().clone(), args.http).await
 }
 

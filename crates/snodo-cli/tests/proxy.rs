@@ -279,3 +279,42 @@ async fn the_bridge_forwards_completion_list_changes_and_resource_updates_on_bot
         assert_eq!(n.method, "notifications/tools/list_changed", "{version}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bridge_withdraws_a_backend_that_went_away_and_restores_it() {
+    let (remote, remote_url) = support::spawn_demo(&[]).await;
+    let mut bridge = tokio::process::Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0", &remote_url])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let url = support::demo_url(&mut bridge).await;
+    let client = Client::http(&url).await.unwrap();
+    assert!(tool_names(&client).await.contains(&"add".to_string()));
+    drop(remote);
+    // Checked every 5 s: withdrawn within two checks.
+    let names = until_tools(&client, 15, |n| n.is_empty()).await;
+    assert!(names.is_empty(), "{names:?}");
+    let err = client
+        .call_tool("add", json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(-32602));
+    let addr = format!("127.0.0.1:{}", port_of(&remote_url));
+    let mut again = tokio::process::Command::new(BIN)
+        .args(["demo", "--http", &addr])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    support::demo_url(&mut again).await;
+    let names = until_tools(&client, 40, |n| n.contains(&"add".to_string())).await;
+    assert!(names.contains(&"add".to_string()), "{names:?}");
+    let r = client
+        .call_tool("add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 3})));
+}

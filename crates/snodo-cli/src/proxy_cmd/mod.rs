@@ -4,7 +4,7 @@
 //! it is back.
 
 mod config;
-mod supervise;
+pub(crate) mod supervise;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::json;
-use snodo::client::{Client, ClientError, StderrMode, StdioCommand, Target};
+use snodo::client::{Client, ClientBuilder, ClientError, StderrMode, StdioCommand, Target};
 use snodo::proxy::{Proxy, Relay};
 use tokio::sync::oneshot;
 
@@ -61,13 +61,20 @@ impl Supervisors {
             }
             let (tx, rx) = oneshot::channel();
             first.push(rx);
-            let task = tokio::spawn(supervise(
-                self.proxy.clone(),
-                id.clone(),
-                b.clone(),
-                self.health_interval,
-                tx,
-            ));
+            let task = match connector(b) {
+                Ok(connector) => tokio::spawn(supervise(
+                    self.proxy.clone(),
+                    id.clone(),
+                    connector,
+                    self.health_interval,
+                    Some(tx),
+                    None,
+                )),
+                Err(e) => {
+                    eprintln!("snodo proxy: backend {id}: refused: {e}");
+                    continue;
+                }
+            };
             self.running
                 .insert(id.clone(), (b.clone(), task.abort_handle()));
         }
@@ -75,48 +82,87 @@ impl Supervisors {
     }
 }
 
+/// How to reach one backend.
+#[derive(Clone)]
+pub(crate) struct Connector {
+    pub(crate) builder: ClientBuilder,
+    pub(crate) target: Target,
+    /// How long one attempt (start, handshake, listing) may take.
+    pub(crate) timeout: Duration,
+    /// What the status lines start with (`snodo proxy: backend ID`).
+    pub(crate) label: String,
+}
+
+/// The connector of a configured backend.
+fn connector(backend: &Backend) -> Result<Connector, String> {
+    let mut builder = Client::builder()
+        .client_info("snodo-proxy", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(backend.timeout))
+        .reset_timeout_on_progress(true);
+    for (name, value) in &backend.headers {
+        builder = builder.header(name, value);
+    }
+    Ok(Connector {
+        builder,
+        target: target(backend)?,
+        timeout: Duration::from_secs_f64(backend.connect_timeout),
+        label: String::new(),
+    })
+}
+
 /// One backend's life: connected and checked, or waiting to connect again.
-async fn supervise(
+/// `connected` is a client already added to the proxy under `id`.
+pub(crate) async fn supervise(
     proxy: Proxy,
     id: String,
-    backend: Backend,
+    connector: Connector,
     interval: Duration,
-    first: oneshot::Sender<()>,
+    mut first: Option<oneshot::Sender<()>>,
+    mut connected: Option<Client>,
 ) {
-    let mut first = Some(first);
+    let label = if connector.label.is_empty() {
+        format!("snodo proxy: backend {id}")
+    } else {
+        connector.label.clone()
+    };
     let mut pause = FIRST_PAUSE;
     loop {
-        let limit = Duration::from_secs_f64(backend.connect_timeout);
-        let attempt = tokio::time::timeout(limit, connect(&proxy, &id, &backend)).await;
-        let client = match attempt {
-            Ok(Ok((client, synced))) => {
-                eprintln!(
-                    "snodo proxy: backend {id}: up ({} tools, {} resources, {} prompts)",
-                    synced.tools, synced.resources, synced.prompts
-                );
-                for refused in &synced.refused {
-                    eprintln!("snodo proxy: backend {id}: left out: {refused}");
+        let client = match connected.take() {
+            Some(client) => Some(client),
+            None => {
+                let attempt =
+                    tokio::time::timeout(connector.timeout, connect(&proxy, &id, &connector)).await;
+                match attempt {
+                    Ok(Ok((client, synced))) => {
+                        eprintln!(
+                            "{label}: up ({} tools, {} resources, {} prompts)",
+                            synced.tools, synced.resources, synced.prompts
+                        );
+                        for refused in &synced.refused {
+                            eprintln!("{label}: left out: {refused}");
+                        }
+                        Some(client)
+                    }
+                    Ok(Err(Failure::Refused(e))) => {
+                        // A clash or a bad id does not heal by trying again.
+                        eprintln!("{label}: refused: {e}");
+                        if let Some(tx) = first.take() {
+                            let _ = tx.send(());
+                        }
+                        return;
+                    }
+                    Ok(Err(Failure::Down(e))) => {
+                        eprintln!("{label}: down: {e}");
+                        None
+                    }
+                    Err(_) => {
+                        eprintln!(
+                            "{label}: down: not ready within {} s",
+                            connector.timeout.as_secs_f64()
+                        );
+                        None
+                    }
                 }
-                Some(client)
-            }
-            Ok(Err(Failure::Refused(e))) => {
-                // A clash or a bad id does not heal by trying again.
-                eprintln!("snodo proxy: backend {id}: refused: {e}");
-                if let Some(tx) = first.take() {
-                    let _ = tx.send(());
-                }
-                return;
-            }
-            Ok(Err(Failure::Down(e))) => {
-                eprintln!("snodo proxy: backend {id}: down: {e}");
-                None
-            }
-            Err(_) => {
-                eprintln!(
-                    "snodo proxy: backend {id}: down: not ready within {} s",
-                    backend.connect_timeout
-                );
-                None
             }
         };
         if let Some(tx) = first.take() {
@@ -126,7 +172,7 @@ async fn supervise(
             pause = FIRST_PAUSE;
             let why = watch_health(&client, interval).await;
             proxy.remove_backend(&id);
-            eprintln!("snodo proxy: backend {id}: down ({why}): its components are withdrawn");
+            eprintln!("{label}: down ({why}): its components are withdrawn");
             client.close().await;
         }
         tokio::time::sleep(pause).await;
@@ -145,20 +191,12 @@ enum Failure {
 async fn connect(
     proxy: &Proxy,
     id: &str,
-    backend: &Backend,
+    connector: &Connector,
 ) -> Result<(Client, snodo::proxy::Synced), Failure> {
-    let mut builder = Client::builder()
-        .client_info("snodo-proxy", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_secs_f64(backend.timeout))
-        .reset_timeout_on_progress(true);
-    for (name, value) in &backend.headers {
-        builder = builder.header(name, value);
-    }
-    let target = target(backend).map_err(Failure::Refused)?;
     let relay = Relay::new();
     let client = relay
-        .install(builder)
-        .connect(target)
+        .install(connector.builder.clone())
+        .connect(connector.target.clone())
         .await
         .map_err(|e| Failure::Down(e.to_string()))?;
     match proxy.add_relayed_backend(id, client.clone(), relay).await {

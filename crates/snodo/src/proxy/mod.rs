@@ -164,6 +164,11 @@ impl Proxy {
         &self.shared.server
     }
 
+    /// The client of backend `id`.
+    pub fn client(&self, id: &str) -> Option<Client> {
+        self.lock().get(id).map(|b| b.link.client.clone())
+    }
+
     /// The ids of the backends, in order.
     pub fn backends(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()
@@ -556,6 +561,9 @@ fn watch(
     .abort_handle()
 }
 
+/// The id of a bridge's one backend.
+pub const BRIDGE_BACKEND: &str = "backend";
+
 /// How long a request to a bridge may run (see
 /// [`ServerBuilder::request_timeout`](crate::server::ServerBuilder::request_timeout)).
 pub const BRIDGE_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
@@ -574,7 +582,7 @@ pub async fn bridge(
         .install(builder)
         .connect(target)
         .await
-        .map_err(|e| ProxyError::backend("backend", e))?;
+        .map_err(|e| ProxyError::backend(BRIDGE_BACKEND, e))?;
     let info = client.server_info().unwrap_or(Value::Null);
     let text = |key: &str| info.get(key).and_then(Value::as_str).map(str::to_owned);
     let mut server = Server::builder(
@@ -603,6 +611,8 @@ pub async fn bridge(
         .build()
         .map_err(|e| ProxyError::config(e.to_string()))?;
     let proxy = Proxy::verbatim(server);
-    proxy.add_relayed_backend("backend", client, relay).await?;
+    proxy
+        .add_relayed_backend(BRIDGE_BACKEND, client, relay)
+        .await?;
     Ok(proxy)
 }
