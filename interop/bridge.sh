@@ -11,6 +11,8 @@
 #     `snodo serve --http` and `--stdio` to @modelcontextprotocol/server-everything
 #     over stdio (initialize era), including its sampling and elicitation
 #     requests (interop/node/bridge_ts_v2_everything.mjs);
+#   - MCP Inspector v2 (both eras) and the Python SDK's client (2026-07-28)
+#     through the same bridge to server-everything;
 #   - `snodo proxy` with the demo (a URL) and server-everything (stdio)
 #     behind it, through the TypeScript SDK v2 client: names namespaced, a
 #     call routed to each, the demo killed (its tools withdrawn) and started
@@ -66,6 +68,17 @@ ts_client bridge_ts_v1_python.mjs bridge-ts-v1-http-python-http --http "$url"
 # --- TypeScript SDK v2 (2026-07-28) -> snodo serve -> server-everything ---
 start bridge-everything "$snodo" serve --http 127.0.0.1:0 --server-stderr quiet -- $everything
 ts_client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
+everything_url=$url
+# MCP Inspector v2 (both eras) and the Python SDK's client (2026-07-28) on the same bridge.
+run() { "$@" 2>&1 || true; }
+out=$(run timeout 60 interop/inspector.sh list "$everything_url")
+check "inspector (2026-07-28) through the bridge: list" '"get-sum"' "$out"
+out=$(run timeout 60 interop/inspector.sh call "$everything_url" get-sum a=2 b=3)
+check "inspector (2026-07-28) through the bridge: call" 'The sum of 2 and 3 is 5.' "$out"
+out=$(run timeout 60 interop/inspector.sh --era legacy call "$everything_url" echo message=legacy)
+check "inspector (initialize era) through the bridge: call" 'Echo: legacy' "$out"
+out=$(run timeout 60 "$python" interop/python/client.py --http "$everything_url" --call get-sum --args '{"a":20,"b":22}')
+check "python sdk (2026-07-28) through the bridge: call" 'The sum of 20 and 22 is 42.' "$out"
 ts_client bridge_ts_v2_everything.mjs bridge-ts-v2-stdio-everything-stdio \
     --stdio "$snodo serve --stdio --server-stderr quiet -- $everything"
 
