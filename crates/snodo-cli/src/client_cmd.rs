@@ -3,6 +3,17 @@
 //! TARGET is an `http(s)://` URL or a quoted command line that starts a
 //! stdio server (`"python server.py"`, split like a shell would).
 
+/// `println!` for the commands' output: when stdout is closed (`snodo tools
+/// URL | head -1`), the command ends quietly instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            $crate::client_cmd::stdout_failed(e);
+        }
+    }};
+}
+
 pub(crate) mod auth;
 mod render;
 mod task_log;
@@ -390,7 +401,7 @@ async fn connect_with(
 }
 
 fn print_json(value: &Value) {
-    println!(
+    outln!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
     );
@@ -404,7 +415,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let client = connect_with(&c.target, &c.opts, style, plan).await?;
             let outcome = client.discover().await.map(|_| {
                 let Some(issuer) = oauth.issuer_for(&c.target) else {
-                    println!("{} did not ask for authorization", c.target);
+                    outln!("{} did not ask for authorization", c.target);
                     return 0;
                 };
                 let scopes = oauth.granted_scopes_for(&c.target).join(" ");
@@ -413,7 +424,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
                 } else {
                     scopes
                 };
-                println!(
+                outln!(
                     "Logged in to {} (issuer {issuer}, scopes: {scopes})",
                     c.target
                 );
@@ -723,10 +734,10 @@ async fn list_tasks(client: &Client, c: &Common, style: &Style) -> Result<u8, Cl
             .collect();
         print_json(&json!({ "tasks": list }));
     } else if tasks.is_empty() {
-        println!("no tasks (snodo call --task starts one)");
+        outln!("no tasks (snodo call --task starts one)");
     } else {
         for (task, tool) in &tasks {
-            println!(
+            outln!(
                 "{}  {}  {}",
                 task_line(style, task),
                 style.bold(tool),
@@ -746,17 +757,18 @@ async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, C
     if c.opts.json {
         print_json(&task_json(&task));
     } else {
-        println!("{}", task_line(style, &task));
-        println!(
+        outln!("{}", task_line(style, &task));
+        outln!(
             "  created {}, updated {}",
-            task.created_at, task.last_updated_at
+            task.created_at,
+            task.last_updated_at
         );
         if let Some(ttl) = task.ttl_ms {
-            println!("  kept {} s from creation", ttl / 1000);
+            outln!("  kept {} s from creation", ttl / 1000);
         }
         for (key, request) in &task.input_requests {
             let message = request["params"]["message"].as_str().unwrap_or("");
-            println!(
+            outln!(
                 "  waits on {key}: {} {message}",
                 request["method"].as_str().unwrap_or("?")
             );
@@ -765,7 +777,7 @@ async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, C
             render::call_result(style, &result.to_wire());
         }
         if let Some(error) = &task.error {
-            println!(
+            outln!(
                 "  error {}: {}",
                 error["code"],
                 error["message"].as_str().unwrap_or("")
@@ -810,7 +822,7 @@ async fn listen(
         };
         seen += 1;
         if c.opts.json {
-            println!("{}", json!({"method": n.method, "params": n.params}));
+            outln!("{}", json!({"method": n.method, "params": n.params}));
         } else {
             render::notification(style, &n.method, &n.params);
         }
@@ -860,4 +872,14 @@ pub(crate) fn main(cmd: ClientCommand, verbose: u8) -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// Ends the command after a failed write to stdout: quietly (exit 0) when
+/// the reader went away, with the error otherwise.
+pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("snodo: cannot write the output: {e}");
+    std::process::exit(1);
 }

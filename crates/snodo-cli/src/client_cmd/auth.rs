@@ -165,9 +165,9 @@ pub(crate) fn logout(args: &LogoutArgs) -> Result<u8, Failure> {
         }
     }
     if forgotten == 0 {
-        println!("Not logged in to {}", args.target);
+        outln!("Not logged in to {}", args.target);
     } else {
-        println!("Logged out of {}", args.target);
+        outln!("Logged out of {}", args.target);
     }
     Ok(0)
 }

@@ -92,7 +92,7 @@ fn truncate(text: &str, max: usize) -> String {
 /// Prints rows as aligned columns; the last column is truncated to fit.
 fn table(style: &Style, header: &[&str], rows: &[Vec<String>]) {
     if rows.is_empty() {
-        println!("(none)");
+        outln!("(none)");
         return;
     }
     let cols = header.len();
@@ -121,7 +121,7 @@ fn table(style: &Style, header: &[&str], rows: &[Vec<String>]) {
                 text
             });
         }
-        println!("{}", out.trim_end());
+        outln!("{}", out.trim_end());
     };
     line(header.iter().map(|h| h.to_string()).collect(), true);
     for row in rows {
@@ -138,7 +138,7 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
     let info = client.server_info().unwrap_or(Value::Null);
     let name = str_of(&info, "name");
     let version = str_of(&info, "version");
-    println!(
+    outln!(
         "{} {} {}",
         style.bold("Server:"),
         if name.is_empty() { "(unnamed)" } else { name },
@@ -149,17 +149,17 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
     } else {
         "modern"
     };
-    println!(
+    outln!(
         "{} {} ({era})",
         style.bold("Protocol:"),
         client.protocol_version()
     );
     let supported = client.supported_versions();
     if !supported.is_empty() {
-        println!("{} {}", style.bold("Supported:"), supported.join(", "));
+        outln!("{} {}", style.bold("Supported:"), supported.join(", "));
     }
     if let Some(session) = client.session_id() {
-        println!("{} {session}", style.bold("Session:"));
+        outln!("{} {session}", style.bold("Session:"));
     }
     let caps = client.server_capabilities();
     let mut names = Vec::new();
@@ -181,7 +181,7 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
             }
         }
     }
-    println!(
+    outln!(
         "{} {}",
         style.bold("Capabilities:"),
         if names.is_empty() {
@@ -191,7 +191,7 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
         }
     );
     if let Some(instructions) = client.instructions() {
-        println!("{}\n{instructions}", style.bold("Instructions:"));
+        outln!("{}\n{instructions}", style.bold("Instructions:"));
     }
 }
 
@@ -250,7 +250,7 @@ fn content_block(style: &Style, block: &Value) -> String {
 pub(crate) fn call_result(style: &Style, result: &Value) {
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
     if is_error {
-        println!("{}", style.red("The tool reported an error:"));
+        outln!("{}", style.red("The tool reported an error:"));
     }
     let blocks = result
         .get("content")
@@ -258,13 +258,13 @@ pub(crate) fn call_result(style: &Style, result: &Value) {
         .cloned()
         .unwrap_or_default();
     for block in &blocks {
-        println!("{}", content_block(style, block));
+        outln!("{}", content_block(style, block));
     }
     let has_text = blocks.iter().any(|b| str_of(b, "type") == "text");
     if let Some(structured) = result.get("structuredContent")
         && (!has_text || blocks.is_empty())
     {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(structured).unwrap_or_default()
         );
@@ -285,7 +285,7 @@ pub(crate) fn resources(style: &Style, resources: &[Value], templates: &[Value])
         .collect();
     table(style, &["URI", "NAME", "DESCRIPTION"], &rows);
     if !templates.is_empty() {
-        println!();
+        outln!();
         let rows: Vec<Vec<String>> = templates
             .iter()
             .map(|r| {
@@ -310,11 +310,11 @@ pub(crate) fn read_result(style: &Style, result: &Value) {
     let many = contents.len() > 1;
     for c in &contents {
         if many {
-            println!("{}", style.cyan(&format!("[{}]", str_of(c, "uri"))));
+            outln!("{}", style.cyan(&format!("[{}]", str_of(c, "uri"))));
         }
         match c.get("text").and_then(Value::as_str) {
-            Some(text) => println!("{text}"),
-            None => println!(
+            Some(text) => outln!("{text}"),
+            None => outln!(
                 "[blob {} {}, {} bytes of base64]",
                 str_of(c, "uri"),
                 str_of(c, "mimeType"),
@@ -358,7 +358,7 @@ pub(crate) fn prompts(style: &Style, prompts: &[Value]) {
 /// `snodo prompt`.
 pub(crate) fn prompt_result(style: &Style, result: &Value) {
     if let Some(desc) = result.get("description").and_then(Value::as_str) {
-        println!("{}", style.bold(desc));
+        outln!("{}", style.bold(desc));
     }
     for m in result
         .get("messages")
@@ -367,7 +367,7 @@ pub(crate) fn prompt_result(style: &Style, result: &Value) {
         .flatten()
     {
         let content = m.get("content").cloned().unwrap_or(Value::Null);
-        println!(
+        outln!(
             "{} {}",
             style.cyan(&format!("{}:", str_of(m, "role"))),
             content_block(style, &content)
@@ -384,7 +384,7 @@ pub(crate) fn completion(_style: &Style, result: &Value) {
         .into_iter()
         .flatten()
     {
-        println!(
+        outln!(
             "{}",
             v.as_str()
                 .map(str::to_string)
@@ -404,7 +404,7 @@ pub(crate) fn completion(_style: &Style, result: &Value) {
 pub(crate) fn notification(style: &Style, method: &str, params: &Value) {
     let short = method.strip_prefix("notifications/").unwrap_or(method);
     match params.get("uri").and_then(Value::as_str) {
-        Some(uri) => println!("{} {uri}", style.cyan(short)),
-        None => println!("{}", style.cyan(short)),
+        Some(uri) => outln!("{} {uri}", style.cyan(short)),
+        None => outln!("{}", style.cyan(short)),
     }
 }
