@@ -1,4 +1,5 @@
-//! The `snodo` command: a demo MCP server.
+//! The `snodo` command: a demo MCP server, a bridge (`serve`) and a proxy
+//! (`proxy`) for any MCP server, and client commands.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

@@ -28,7 +28,7 @@ pub(crate) struct ServeArgs {
     /// The server to expose: an http(s):// URL, or a command run as a child
     /// process over stdio, given as one quoted command line or, after `--`,
     /// as the program and its arguments.
-    #[arg(value_name = "TARGET", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(value_name = "TARGET", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     target: Vec<String>,
     /// Per-request timeout towards TARGET in seconds (progress restarts it).
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
