@@ -183,7 +183,7 @@ impl Relay {
             progress,
             waiting: None,
             _registration: Registration {
-                relay: self.clone(),
+                relay: Arc::downgrade(&self.inner),
                 id,
             },
         }
@@ -249,16 +249,20 @@ impl Drop for Flight {
     }
 }
 
-/// Removes a flight from its relay when it ends.
+/// Removes a flight from its relay when it ends. Weak: a parked flight,
+/// which the relay holds, does not keep the relay alive.
 struct Registration {
-    relay: Relay,
+    relay: std::sync::Weak<Inner>,
     id: u64,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.relay.inner.lock().remove(&self.id);
-        let logs = &self.relay.inner.logs;
+        let Some(inner) = self.relay.upgrade() else {
+            return;
+        };
+        inner.lock().remove(&self.id);
+        let logs = &inner.logs;
         logs.lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&self.id);
@@ -302,6 +306,19 @@ mod tests {
         assert!(relay.resume(&newest).is_some());
         assert!(relay.resume(&rest[0]).is_some());
         assert!(relay.resume("snodo-proxy-parked:unknown").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_relay_frees_its_parked_requests_and_cancels_them() {
+        let relay = Relay::new();
+        let parked = flight(&relay);
+        let task = parked.task.abort_handle();
+        let _state = relay.park(parked);
+        let weak = Arc::downgrade(&relay.inner);
+        drop(relay);
+        assert!(weak.upgrade().is_none(), "no cycle keeps the relay alive");
+        tokio::task::yield_now().await;
+        assert!(task.is_finished(), "the backend request was cancelled");
     }
 
     #[tokio::test]
