@@ -38,7 +38,7 @@ pub(crate) struct Link {
 /// The options of a forwarded request: input requests come back to the
 /// proxy (the backend's `input_required` goes to the caller), the caller's
 /// answers of an earlier round go on, and progress is sent to `progress`.
-fn options(cx: &Context, progress: mpsc::UnboundedSender<Progress>) -> RequestOptions {
+fn options(cx: &Context, progress: mpsc::Sender<Progress>) -> RequestOptions {
     let mut opts = RequestOptions::new().answer_input(false);
     let state = cx.request_state().map(str::to_owned);
     if let Some(responses) = cx.input_responses() {
@@ -55,7 +55,8 @@ fn options(cx: &Context, progress: mpsc::UnboundedSender<Progress>) -> RequestOp
         opts = opts.log_level(level);
     }
     opts.on_progress(move |p| {
-        let _ = progress.send(p);
+        // Past the queue's bound an update is dropped: a later one says more.
+        let _ = progress.try_send(p);
     })
 }
 
@@ -94,7 +95,7 @@ where
             flight
         }
         None => {
-            let (tx, rx) = mpsc::unbounded_channel();
+            let (tx, rx) = mpsc::channel(relay::QUEUE);
             let task = tokio::spawn(make(options(cx, tx)));
             link.relay.start(task, rx)
         }

@@ -69,7 +69,7 @@ pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
-pub use self::relay::{MAX_PARKED, PARKED_TTL, Relay};
+pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ClientError, ListenFilter, Subscription, Target};
 use crate::server::{Capability, Group};

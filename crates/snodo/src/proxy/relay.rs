@@ -27,6 +27,10 @@ pub const PARKED_TTL: Duration = Duration::from_secs(600);
 /// The most requests parked at once per backend; past it the oldest is
 /// dropped (and cancelled at the backend).
 pub const MAX_PARKED: usize = 256;
+/// How many progress updates and log messages of one request wait for its
+/// caller; past it the newest are dropped (a backend cannot fill memory
+/// faster than the caller reads).
+pub const QUEUE: usize = 64;
 /// The prefix of the `requestState` that names a parked request.
 pub(crate) const STATE_PREFIX: &str = "snodo-proxy-parked:";
 
@@ -60,7 +64,7 @@ struct Inner {
     /// Each flight's channel, and whether it is running (not parked).
     flights: Mutex<HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>>,
     /// Each running flight's channel of log messages.
-    logs: Mutex<HashMap<u64, mpsc::UnboundedSender<LogMessage>>>,
+    logs: Mutex<HashMap<u64, mpsc::Sender<LogMessage>>>,
     parked: Mutex<Vec<(String, Instant, Flight)>>,
 }
 
@@ -156,7 +160,7 @@ impl Relay {
         let logs = self.inner.logs.lock().unwrap_or_else(|e| e.into_inner());
         let mut running = logs.values();
         if let (Some(tx), None) = (running.next(), running.next()) {
-            let _ = tx.send(message);
+            let _ = tx.try_send(message);
         }
     }
 
@@ -165,12 +169,12 @@ impl Relay {
     pub(crate) fn start(
         &self,
         task: tokio::task::JoinHandle<Result<Value, ClientError>>,
-        progress: mpsc::UnboundedReceiver<Progress>,
+        progress: mpsc::Receiver<Progress>,
     ) -> Flight {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
         let (tx, asks) = mpsc::unbounded_channel();
         self.inner.lock().insert(id, (tx, true));
-        let (log_tx, logs) = mpsc::unbounded_channel();
+        let (log_tx, logs) = mpsc::channel(QUEUE);
         self.inner
             .logs
             .lock()
@@ -234,8 +238,8 @@ impl Relay {
 pub(crate) struct Flight {
     pub(crate) task: tokio::task::JoinHandle<Result<Value, ClientError>>,
     pub(crate) asks: mpsc::UnboundedReceiver<Ask>,
-    pub(crate) progress: mpsc::UnboundedReceiver<Progress>,
-    pub(crate) logs: mpsc::UnboundedReceiver<LogMessage>,
+    pub(crate) progress: mpsc::Receiver<Progress>,
+    pub(crate) logs: mpsc::Receiver<LogMessage>,
     /// The backend request the caller was asked to answer, and its key.
     pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
     _registration: Registration,
@@ -281,7 +285,7 @@ mod tests {
     /// A flight whose backend request never ends.
     fn flight(relay: &Relay) -> Flight {
         let task = tokio::spawn(std::future::pending::<Result<Value, ClientError>>());
-        let (_tx, rx) = mpsc::unbounded_channel();
+        let (_tx, rx) = mpsc::channel(QUEUE);
         relay.start(task, rx)
     }
 
@@ -306,6 +310,25 @@ mod tests {
         assert!(relay.resume(&newest).is_some());
         assert!(relay.resume(&rest[0]).is_some());
         assert!(relay.resume("snodo-proxy-parked:unknown").is_none());
+    }
+
+    #[tokio::test]
+    async fn log_messages_past_the_queue_are_dropped() {
+        let relay = Relay::new();
+        let mut one = flight(&relay);
+        for i in 0..QUEUE + 10 {
+            relay.log(LogMessage {
+                level: "info".into(),
+                logger: None,
+                data: Value::from(i),
+            });
+        }
+        let mut got = Vec::new();
+        while let Ok(m) = one.logs.try_recv() {
+            got.push(m.data);
+        }
+        assert_eq!(got.len(), QUEUE);
+        assert_eq!(got[0], Value::from(0), "the oldest are kept");
     }
 
     #[tokio::test]
