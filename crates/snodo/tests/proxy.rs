@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use snodo::client::Client;
+use snodo::client::{Client, ListenFilter};
 use snodo::prelude::*;
 use snodo::proxy::Proxy;
 use snodo::server::Capability;
@@ -440,4 +440,72 @@ async fn a_proxy_holds_at_most_max_backends() {
     assert_eq!(err.to_string(), "a proxy holds at most 64 backends");
     let tools = send(proxy.server(), "tools/list", json!({})).await;
     assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 64);
+}
+
+/// A fixed resource `numbered://N`.
+struct Numbered(String);
+
+impl snodo::resource::Resource for Numbered {
+    fn uri(&self) -> Option<&str> {
+        Some(&self.0)
+    }
+
+    fn name(&self) -> &str {
+        &self.0
+    }
+
+    async fn read(
+        &self,
+        req: ReadRequest,
+        _cx: Context,
+    ) -> Result<snodo::resource::ReadResult, snodo::BoxError> {
+        Ok(snodo::resource::ResourceContents::text(req.uri, "n").into())
+    }
+}
+
+#[tokio::test]
+async fn updates_are_followed_for_the_first_max_followed_resources() {
+    let count = snodo::proxy::MAX_FOLLOWED + 44;
+    let mut builder = Server::builder("many", "1.0.0");
+    for i in 0..count {
+        // Fixed width: no URI is a prefix of another (a subscription
+        // covers the URIs under it).
+        builder = builder.resource(Numbered(format!("numbered://{i:04}")));
+    }
+    let backend = builder.build().unwrap();
+    let proxy = Proxy::verbatim(gateway());
+    let synced = proxy
+        .add_backend("many", Client::connect(backend.clone()).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(synced.resources, count);
+    let front = Client::connect(proxy.server().clone()).await.unwrap();
+    let last = format!("numbered://{:04}", count - 1);
+    let filter = ListenFilter::new()
+        .resource("numbered://0000")
+        .resource(last.clone());
+    let mut updates = front.listen(filter).await.unwrap();
+    // Once the proxy follows the backend, an update of the first resource
+    // comes through.
+    let mut seen = None;
+    for _ in 0..100 {
+        backend.events().resource_updated("numbered://0000");
+        if let Ok(n) = tokio::time::timeout(Duration::from_millis(50), updates.next()).await {
+            seen = n;
+            break;
+        }
+    }
+    assert_eq!(seen.unwrap().params["uri"], "numbered://0000");
+    while tokio::time::timeout(Duration::from_millis(100), updates.next())
+        .await
+        .is_ok()
+    {}
+    // One past the bound is not followed: the next update is the first's.
+    backend.events().resource_updated(&last);
+    backend.events().resource_updated("numbered://0000");
+    let n = tokio::time::timeout(Duration::from_secs(5), updates.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(n.params["uri"], "numbered://0000");
 }
