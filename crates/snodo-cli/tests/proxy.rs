@@ -72,6 +72,39 @@ async fn until_tools(client: &Client, secs: u64, check: impl Fn(&[String]) -> bo
     }
 }
 
+/// A demo on the port of `url`, which served there before.
+async fn restart_demo(url: &str) -> tokio::process::Child {
+    let addr = format!("127.0.0.1:{}", port_of(url));
+    let mut again = tokio::process::Command::new(BIN)
+        .args(["demo", "--http", &addr])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    support::demo_url(&mut again).await;
+    again
+}
+
+/// `tool` is unknown: a JSON-RPC error -32602.
+async fn assert_unknown(client: &Client, tool: &str) {
+    let err = client
+        .call_tool(tool, json!({"a": 1, "b": 1}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(-32602), "{err}");
+}
+
+/// The demo's `add` is back under the name `tool` (within 40 s) and adds.
+async fn assert_restored(client: &Client, tool: &str) {
+    let names = until_tools(client, 40, |n| n.iter().any(|t| t == tool)).await;
+    assert!(names.iter().any(|t| t == tool), "{names:?}");
+    let r = client
+        .call_tool(tool, json!({"a": 20, "b": 22}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 42})));
+}
+
 fn port_of(url: &str) -> u16 {
     url.rsplit(':')
         .next()
@@ -163,28 +196,11 @@ async fn backends_are_namespaced_withdrawn_while_down_restored_and_reconfigured(
     let names = until_tools(&client, 10, |n| !n.iter().any(|t| t.starts_with("remote."))).await;
     assert!(!names.iter().any(|t| t.starts_with("remote.")), "{names:?}");
     assert!(names.contains(&"local.add".to_string()), "{names:?}");
-    let err = client
-        .call_tool("remote.add", json!({"a": 1, "b": 1}))
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Some(-32602));
+    assert_unknown(&client, "remote.add").await;
 
     // Started again on the same port: restored.
-    let addr = format!("127.0.0.1:{}", port_of(&remote_url));
-    let mut again = tokio::process::Command::new(BIN)
-        .args(["demo", "--http", &addr])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    support::demo_url(&mut again).await;
-    let names = until_tools(&client, 40, |n| n.contains(&"remote.add".to_string())).await;
-    assert!(names.contains(&"remote.add".to_string()), "{names:?}");
-    let r = client
-        .call_tool("remote.add", json!({"a": 20, "b": 22}))
-        .await
-        .unwrap();
-    assert_eq!(r.structured_content(), Some(&json!({"sum": 42})));
+    let _again = restart_demo(&remote_url).await;
+    assert_restored(&client, "remote.add").await;
 
     // The file changes: the local backend is removed.
     write(false);
@@ -297,24 +313,7 @@ async fn the_bridge_withdraws_a_backend_that_went_away_and_restores_it() {
     // Checked every 5 s: withdrawn within two checks.
     let names = until_tools(&client, 15, |n| n.is_empty()).await;
     assert!(names.is_empty(), "{names:?}");
-    let err = client
-        .call_tool("add", json!({"a": 1, "b": 1}))
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Some(-32602));
-    let addr = format!("127.0.0.1:{}", port_of(&remote_url));
-    let mut again = tokio::process::Command::new(BIN)
-        .args(["demo", "--http", &addr])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    support::demo_url(&mut again).await;
-    let names = until_tools(&client, 40, |n| n.contains(&"add".to_string())).await;
-    assert!(names.contains(&"add".to_string()), "{names:?}");
-    let r = client
-        .call_tool("add", json!({"a": 1, "b": 2}))
-        .await
-        .unwrap();
-    assert_eq!(r.structured_content(), Some(&json!({"sum": 3})));
+    assert_unknown(&client, "add").await;
+    let _again = restart_demo(&remote_url).await;
+    assert_restored(&client, "add").await;
 }
