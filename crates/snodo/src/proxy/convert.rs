@@ -228,4 +228,48 @@ mod tests {
             .is_err()
         );
     }
+
+    mod arbitrary {
+        use proptest::prelude::*;
+        use serde_json::Value;
+
+        use super::super::*;
+
+        /// JSON shaped like a backend's answers, and anything else.
+        fn answer() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                any::<i64>().prop_map(Value::from),
+                "input_required|complete|user|assistant|text|x:y|.{0,8}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(5, 64, 6, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(Value::from),
+                    prop::collection::btree_map(
+                        "contents|uri|text|blob|messages|role|content|type|resultType|inputRequests|method|params|requestState|_meta|description|[a-z]{1,4}",
+                        inner,
+                        0..5,
+                    )
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1000))]
+
+            #[test]
+            fn any_backend_answer_converts_or_fails_without_panicking(value in answer()) {
+                let naming = Naming::prefixed("b", ".");
+                let _ = read_result(value.clone(), &naming);
+                let _ = prompt_result(value.clone());
+                if let Value::Object(mut map) = value {
+                    let _ = input_required(&map);
+                    strip(&mut map);
+                    prop_assert!(!map.contains_key("resultType"));
+                }
+            }
+        }
+    }
 }
