@@ -22,21 +22,9 @@
 # its own checks' line and fails on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=scripts/tools.sh
-source scripts/tools.sh
-
-# The features the test leg builds with, so that its artifacts are reused.
-cargo build --quiet --all-features --bin snodo
-snodo="$PWD/target/debug/snodo"
-python="$(ensure_python_mcp)"
-ensure_inspector >/dev/null
-PATH="$(ensure_node22):$PATH"
-export PATH
-everything="node $PWD/interop/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio"
-pyserver="$python $PWD/interop/python/server.py"
-
 # shellcheck source=interop/lib.sh
 source interop/lib.sh
+pyserver="$python $PWD/interop/python/server.py"
 
 pids=()
 dir=$(mktemp -d)
@@ -70,7 +58,6 @@ start bridge-everything "$snodo" serve --http 127.0.0.1:0 --server-stderr quiet 
 ts_client bridge_ts_v2_everything.mjs bridge-ts-v2-http-everything-stdio --http "$url"
 everything_url=$url
 # MCP Inspector v2 (both eras) and the Python SDK's client (2026-07-28) on the same bridge.
-run() { "$@" 2>&1 || true; }
 out=$(run timeout 60 interop/inspector.sh list "$everything_url")
 check "inspector (2026-07-28) through the bridge: list" '"get-sum"' "$out"
 out=$(run timeout 60 interop/inspector.sh call "$everything_url" get-sum a=2 b=3)

@@ -10,20 +10,8 @@
 # compares the client's output with the expected answer; any mismatch fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=scripts/tools.sh
-source scripts/tools.sh
-
-# The features the test leg builds with, so that its artifacts are reused.
-cargo build --quiet --all-features --bin snodo
-snodo="$PWD/target/debug/snodo"
-python="$(ensure_python_mcp)"
-ensure_inspector >/dev/null
-PATH="$(ensure_node22):$PATH"
-export PATH
-
 # shellcheck source=interop/lib.sh
 source interop/lib.sh
-run() { "$@" 2>&1 || true; }
 
 # --- stdio ---------------------------------------------------------------
 out=$(run timeout 60 "$python" interop/python/client.py --stdio "$snodo demo --stdio" \

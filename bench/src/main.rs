@@ -220,7 +220,7 @@ fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String>
     if options.build {
         procs::build_these(&dir, &[snodo])?;
     }
-    let cli = harness::bridge::build_cli(&dir)?;
+    harness::bridge::build_cli(&dir)?;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     let pinned = options.pin && cpus >= 2 && procs::have_taskset();
     if pinned {
@@ -243,7 +243,7 @@ fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String>
         .enable_all()
         .build()
         .map_err(|e| format!("runtime: {e}"))?;
-    let md = runtime.block_on(harness::bridge::run(setup, snodo, cli))?;
+    let md = runtime.block_on(harness::bridge::run(setup, snodo))?;
     print!("{md}");
     if options.update_docs {
         let path = harness::provenance::workspace_root().join("bench/results/bridge.md");

@@ -10,18 +10,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { attempt, check, expectRpcError, finish, opt, text, transportFromArgs } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, negotiatedOn, opt, text, transportFromArgs } from "./checks.mjs";
 
 const label = opt("--label") ?? "bridge-ts-v1-python";
 
 const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "bridge_ts_v1_python.mjs");
 
-let negotiated;
-const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-transport.setProtocolVersion = (version) => {
-  negotiated = version;
-  setProtocolVersion?.(version);
-};
+const negotiated = negotiatedOn(transport);
 
 const client = new Client({ name: "snodo-bridge-ts-v1", version: "1.0.0" }, { capabilities: { elicitation: {} } });
 let elicitations = [];
@@ -34,7 +29,7 @@ await attempt("initialize", async () => {
   await client.connect(transport);
   const version = client.getServerVersion();
   check("initialize: the bridge carries the Python server's name", version?.name === "snodo-interop-python", version);
-  check("negotiated 2025-11-25 with the bridge", negotiated === "2025-11-25", negotiated);
+  check("negotiated 2025-11-25 with the bridge", negotiated() === "2025-11-25", negotiated());
 });
 
 await attempt("tools/list", async () => {

@@ -9,11 +9,9 @@
 //   node bridge_ts_v2_everything.mjs --stdio "<snodo serve --stdio ...>" [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { attempt, check, expectRpcError, finish, opt, text, transportFromArgs } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, opt, text, transportFromArgs, watchdog } from "./checks.mjs";
 
 const label = opt("--label") ?? "bridge-ts-v2-everything";
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "bridge_ts_v2_everything.mjs");
 
 const client = new Client(
@@ -21,11 +19,7 @@ const client = new Client(
   { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode: "auto" } },
 );
 
-setTimeout(async () => {
-  check("finished within 60 s", false, "timed out");
-  await Promise.race([Promise.allSettled([transport.close(), client.close()]), sleep(3000)]);
-  finish(label);
-}, 60_000).unref();
+watchdog(label, transport, client);
 
 let elicitations = [];
 client.setRequestHandler("elicitation/create", async (request) => {

@@ -67,3 +67,28 @@ export async function expectRpcError(name, call, code) {
     check(name, e?.code === code, `${e?.code} ${e?.message}`);
   }
 }
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A hung server or SDK must not hang the run: after 60 s the run fails,
+ * closes what `closers` return (ending a stdio server) and finishes. */
+export function watchdog(label, ...closers) {
+  setTimeout(async () => {
+    check("finished within 60 s", false, "timed out");
+    await Promise.race([Promise.allSettled(closers.map((c) => c.close())), sleep(3000)]);
+    finish(label);
+  }, 60_000).unref();
+}
+
+/** The revision the TypeScript SDK v1 tells `transport` it negotiated, as a
+ * getter (noted on the way through `setProtocolVersion`). */
+export function negotiatedOn(transport) {
+  let negotiated;
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (version) => {
+    negotiated = version;
+    setProtocolVersion?.(version);
+  };
+  return () => negotiated;
+}

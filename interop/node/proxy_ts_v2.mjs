@@ -7,17 +7,14 @@
 //
 //   node proxy_ts_v2.mjs --http URL [--expect both|withdrawn] [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { attempt, check, expectRpcError, finish, opt, text } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, opt, text, watchdog } from "./checks.mjs";
 
 const label = opt("--label") ?? "proxy-ts-v2";
 const expect = opt("--expect") ?? "both";
 const transport = new StreamableHTTPClientTransport(new URL(opt("--http")));
 const client = new Client({ name: "snodo-proxy-ts-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
 
-setTimeout(() => {
-  check("finished within 60 s", false, "timed out");
-  finish(label);
-}, 60_000).unref();
+watchdog(label, transport, client);
 
 await attempt("connect", async () => {
   await client.connect(transport);

@@ -9,19 +9,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { attempt, check, finish, opt, text, transportFromArgs } from "./checks.mjs";
+import { attempt, check, finish, negotiatedOn, opt, text, transportFromArgs } from "./checks.mjs";
 
 const label = opt("--label") ?? "ts-sdk-v1";
 
 const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "ts_v1_client.mjs");
 
-// The SDK tells its transport the negotiated revision; note it on the way.
-let negotiated;
-const setProtocolVersion = transport.setProtocolVersion?.bind(transport);
-transport.setProtocolVersion = (version) => {
-  negotiated = version;
-  setProtocolVersion?.(version);
-};
+const negotiated = negotiatedOn(transport);
 
 const client = new Client({ name: "snodo-interop-ts-v1", version: "1.0.0" }, { capabilities: { elicitation: {} } });
 let elicitations = [];
@@ -34,7 +28,7 @@ await attempt("initialize", async () => {
   await client.connect(transport);
   const version = client.getServerVersion();
   check("initialize", version?.name === "snodo-demo", version);
-  check("negotiated 2025-11-25 (the SDK's newest)", negotiated === "2025-11-25", negotiated);
+  check("negotiated 2025-11-25 (the SDK's newest)", negotiated() === "2025-11-25", negotiated());
   const caps = client.getServerCapabilities();
   check("capabilities have tools, resources, prompts, completions", caps?.tools && caps?.resources && caps?.prompts && caps?.completions, caps);
 });

@@ -9,14 +9,12 @@
 //   node ts_v2_client.mjs --http URL [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { attempt, check, finish, opt, text, transportFromArgs } from "./checks.mjs";
+import { attempt, check, finish, opt, sleep, text, transportFromArgs, watchdog } from "./checks.mjs";
 
 const MODERN = "2026-07-28";
 const TOOLS = ["add", "announce", "confirm_delete", "count", "greet", "lookup", "report"];
 
 const label = opt("--label") ?? "ts-sdk-v2";
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const transport = transportFromArgs(StdioClientTransport, StreamableHTTPClientTransport, "ts_v2_client.mjs");
 
 // Note the requests the SDK writes, to see the multi-round-trip retry.
@@ -37,11 +35,7 @@ const client = new Client(
 // A hung server or SDK must not hang the run. Closing the transport also
 // ends the server process (and the SDK's stdio probe process, if it is
 // still probing).
-setTimeout(async () => {
-  check("finished within 60 s", false, "timed out");
-  await Promise.race([Promise.allSettled([transport.close(), client.close()]), sleep(3000)]);
-  finish(label);
-}, 60_000).unref();
+watchdog(label, transport, client);
 
 // On 2026-07-28 the elicitation arrives inside an `input_required` result;
 // the SDK fulfils it through this same handler and retries the call.

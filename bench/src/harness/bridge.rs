@@ -12,11 +12,7 @@
 //! against `direct`; the bridge and its backend share the servers' CPU.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
-
-use tokio::io::AsyncBufReadExt;
-use tokio::process::{Child, Command};
 
 use super::http_load::{self, Target};
 use super::procs::{self, HttpServer, Launcher, Spec};
@@ -52,30 +48,17 @@ pub(crate) struct Setup {
 /// A running variant: the process the load generator talks to and, for
 /// `bridge-http`, the backend behind it.
 struct Running {
-    front: Front,
+    front: HttpServer,
     backend: Option<HttpServer>,
-}
-
-enum Front {
-    Server(HttpServer),
-    Bridge(Child, Target),
 }
 
 impl Running {
     fn target(&self) -> &Target {
-        match &self.front {
-            Front::Server(s) => &s.target,
-            Front::Bridge(_, t) => t,
-        }
+        &self.front.target
     }
 
     async fn stop(self) {
-        match self.front {
-            Front::Server(s) => s.stop().await,
-            Front::Bridge(mut child, _) => {
-                let _ = child.kill().await;
-            }
-        }
+        self.front.stop().await;
         if let Some(b) = self.backend {
             b.stop().await;
         }
@@ -83,73 +66,32 @@ impl Running {
 }
 
 /// `snodo serve --http 127.0.0.1:0 TARGET...`, pinned like the servers.
-async fn bridge(
-    launcher: &Launcher,
-    snodo: &Path,
-    target: &[String],
-) -> Result<(Child, Target), String> {
-    let mut cmd = match &launcher.server_cpu {
-        Some(cpus) => {
-            let mut c = Command::new("taskset");
-            c.arg("-c").arg(cpus).arg(snodo);
-            c
-        }
-        None => Command::new(snodo),
-    };
-    cmd.args([
-        "serve",
-        "--http",
-        "127.0.0.1:0",
-        "--server-stderr",
-        "quiet",
-        "--",
-    ])
-    .args(target)
-    .env("RUST_LOG", "error")
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(if launcher.show_stderr {
-        Stdio::inherit()
-    } else {
-        Stdio::null()
-    })
-    .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| format!("snodo serve: {e}"))?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-        .await
-        .map_err(|_| "snodo serve: no URL within 20 s")?
-        .map_err(|e| format!("snodo serve: {e}"))?
-        .ok_or("snodo serve exited before printing its URL")?;
-    let url = serde_json::from_str::<serde_json::Value>(&line)
-        .ok()
-        .and_then(|v| v["url"].as_str().map(str::to_owned))
-        .ok_or_else(|| format!("snodo serve: unexpected first line {line:?}"))?;
-    Ok((child, Target::from_url(&url)?))
+async fn bridge(launcher: &Launcher, target: &[String]) -> Result<HttpServer, String> {
+    let mut cmd = launcher.command_of(SNODO, &[("RUST_LOG", "error")], "serve");
+    cmd.args(["--http", "127.0.0.1:0", "--server-stderr", "quiet", "--"])
+        .args(target);
+    launcher.http_spawned("snodo serve", cmd).await
 }
 
-async fn start(setup: &Setup, spec: &Spec, snodo: &Path, variant: &str) -> Result<Running, String> {
+async fn start(setup: &Setup, spec: &Spec, variant: &str) -> Result<Running, String> {
     let launcher = &setup.launcher;
     Ok(match variant {
         "direct" => Running {
-            front: Front::Server(launcher.http(spec).await?),
+            front: launcher.http(spec).await?,
             backend: None,
         },
         "bridge-stdio" => {
             let server = launcher.dir.join(spec.bin).display().to_string();
-            let (child, target) = bridge(launcher, snodo, &[server, "--stdio".into()]).await?;
             Running {
-                front: Front::Bridge(child, target),
+                front: bridge(launcher, &[server, "--stdio".into()]).await?,
                 backend: None,
             }
         }
         _ => {
             let backend = launcher.http(spec).await?;
             let url = format!("http://{}{}", backend.target.addr, backend.target.path);
-            let (child, target) = bridge(launcher, snodo, &[url]).await?;
             Running {
-                front: Front::Bridge(child, target),
+                front: bridge(launcher, &[url]).await?,
                 backend: Some(backend),
             }
         }
@@ -157,14 +99,14 @@ async fn start(setup: &Setup, spec: &Spec, snodo: &Path, variant: &str) -> Resul
 }
 
 /// Runs every round and writes `bench/results/bridge.md` (and the JSON).
-pub(crate) async fn run(setup: Setup, spec: Spec, snodo: PathBuf) -> Result<String, String> {
+pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
     // runs[load][variant]
     let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); VARIANTS.len()]; LOADS.len()];
     for round in 1..=setup.rounds {
         eprintln!("round {round}/{}", setup.rounds);
         let mut running = Vec::new();
         for variant in VARIANTS {
-            let r = start(&setup, &spec, &snodo, variant).await?;
+            let r = start(&setup, &spec, variant).await?;
             http_load::one(r.target(), Work::Echo, Expect::Echo, 1)
                 .await
                 .map_err(|e| format!("{variant}: first request failed: {e}"))?;
@@ -298,12 +240,15 @@ pub(crate) async fn run(setup: Setup, spec: Spec, snodo: PathBuf) -> Result<Stri
     Ok(md)
 }
 
-/// Builds the `snodo` command (package `snodo-cli`) next to the servers.
-pub(crate) fn build_cli(dir: &Path) -> Result<PathBuf, String> {
+/// The `snodo` command's binary (package `snodo-cli`).
+const SNODO: &str = "snodo";
+
+/// Builds the `snodo` command next to the servers.
+pub(crate) fn build_cli(dir: &Path) -> Result<(), String> {
     procs::build_packages(dir, &["snodo-cli"])?;
-    let bin = dir.join("snodo");
+    let bin = dir.join(SNODO);
     if bin.is_file() {
-        Ok(bin)
+        Ok(())
     } else {
         Err(format!(
             "{} not found (cargo build --release -p snodo-cli)",

@@ -120,7 +120,8 @@ impl Launcher {
         self.command_of(spec.bin, spec.env, arg)
     }
 
-    fn command_of(&self, bin: &str, env: &[(&str, &str)], arg: &str) -> Command {
+    /// `bin ARG` from the binaries' directory, pinned like the servers.
+    pub(crate) fn command_of(&self, bin: &str, env: &[(&str, &str)], arg: &str) -> Command {
         let bin = self.dir.join(bin);
         let mut cmd = match &self.server_cpu {
             Some(cpus) => {
@@ -163,7 +164,7 @@ impl Launcher {
         if every_call {
             cmd.env("SNODO_BENCH_JWT_EVERY_CALL", "1");
         }
-        self.http_spawned(spec, cmd).await
+        self.http_spawned(spec.bin, cmd).await
     }
 
     /// Starts `spec --http` with extra environment variables.
@@ -176,7 +177,7 @@ impl Launcher {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        self.http_spawned(spec, cmd).await
+        self.http_spawned(spec.bin, cmd).await
     }
 
     /// Starts the validating build of `spec` (`--http`), if it has one.
@@ -184,7 +185,7 @@ impl Launcher {
         let (bin, env) = spec
             .validated
             .ok_or_else(|| format!("{} cannot validate arguments", spec.name))?;
-        self.http_spawned(spec, self.command_of(bin, env, "--http"))
+        self.http_spawned(spec.bin, self.command_of(bin, env, "--http"))
             .await
     }
 
@@ -192,7 +193,7 @@ impl Launcher {
     pub(crate) async fn http_tasks(&self, spec: &Spec, store: &str) -> Result<HttpServer, String> {
         let mut cmd = self.command(spec, "--http");
         cmd.env("SNODO_BENCH_TASKS", store);
-        self.http_spawned(spec, cmd).await
+        self.http_spawned(spec.bin, cmd).await
     }
 
     /// Starts `spec --http-sessions` (the library's stateful mode for the
@@ -202,24 +203,29 @@ impl Launcher {
     }
 
     async fn http_with(&self, spec: &Spec, mode: &str) -> Result<HttpServer, String> {
-        self.http_spawned(spec, self.command(spec, mode)).await
+        self.http_spawned(spec.bin, self.command(spec, mode)).await
     }
 
-    async fn http_spawned(&self, spec: &Spec, mut cmd: Command) -> Result<HttpServer, String> {
+    /// Spawns `cmd` (named `name` in errors) and waits for its URL line.
+    pub(crate) async fn http_spawned(
+        &self,
+        name: &str,
+        mut cmd: Command,
+    ) -> Result<HttpServer, String> {
         let mut child = cmd
             .spawn()
-            .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
+            .map_err(|e| format!("{name}: cannot spawn: {e}"))?;
         let stdout = child.stdout.take().expect("piped");
         let mut lines = BufReader::new(stdout).lines();
         let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
             .await
-            .map_err(|_| format!("{}: no URL within 20 s", spec.bin))?
-            .map_err(|e| format!("{}: {e}", spec.bin))?
-            .ok_or_else(|| format!("{}: exited before printing its URL", spec.bin))?;
+            .map_err(|_| format!("{name}: no URL within 20 s"))?
+            .map_err(|e| format!("{name}: {e}"))?
+            .ok_or_else(|| format!("{name}: exited before printing its URL"))?;
         let url = serde_json::from_str::<serde_json::Value>(&line)
             .ok()
             .and_then(|v| v.get("url").and_then(|u| u.as_str()).map(str::to_string))
-            .ok_or_else(|| format!("{}: unexpected first line {line:?}", spec.bin))?;
+            .ok_or_else(|| format!("{name}: unexpected first line {line:?}"))?;
         let target = Target::from_url(&url)?;
         let pid = child.id().ok_or("no pid")?;
         Ok(HttpServer {

@@ -304,25 +304,57 @@ fn parse_pairs(pairs: &[String], json_values: bool) -> Result<Map<String, Value>
     Ok(out)
 }
 
-/// Builds the client for a command's options.
-fn builder(opts: &Options, style: &Style) -> Result<ClientBuilder, Failure> {
-    if !(opts.timeout > 0.0 && opts.timeout.is_finite()) {
+/// A client named `client_name` with the options every command that talks
+/// to a server shares: `--timeout` (progress restarts it) and `-H` headers.
+pub(crate) fn base_builder(
+    client_name: &str,
+    timeout: f64,
+    headers: &[String],
+) -> Result<ClientBuilder, Failure> {
+    if !(timeout > 0.0 && timeout.is_finite()) {
         return Err(Failure::usage(
             "--timeout must be a positive number of seconds",
         ));
     }
     let mut b = Client::builder()
-        .client_info("snodo-cli", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_secs_f64(opts.timeout))
+        .client_info(client_name, env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(timeout))
         .reset_timeout_on_progress(true);
-    if let Some(version) = &opts.protocol {
-        b = b.protocol_version(version);
-    }
-    for header in &opts.headers {
+    for header in headers {
         let (name, value) = header
             .split_once(':')
             .ok_or_else(|| Failure::usage(format!("expected 'Name: value', got {header:?}")))?;
         b = b.header(name.trim(), value.trim());
+    }
+    Ok(b)
+}
+
+/// `builder` authorized as `plan` says.
+pub(crate) fn authorize(builder: ClientBuilder, plan: auth::Plan) -> ClientBuilder {
+    match plan {
+        auth::Plan::Header(value) => builder.header("authorization", &value),
+        auth::Plan::OAuth(oauth) => builder.oauth(oauth),
+        auth::Plan::Nothing => builder,
+    }
+}
+
+/// The `--server-stderr` mode named `mode`.
+pub(crate) fn stderr_mode(mode: &str) -> Result<StderrMode, Failure> {
+    match mode {
+        "inherit" => Ok(StderrMode::Inherit),
+        "quiet" | "null" => Ok(StderrMode::Null),
+        "capture" => Ok(StderrMode::Capture),
+        other => Err(Failure::usage(format!(
+            "--server-stderr: unknown mode {other:?}"
+        ))),
+    }
+}
+
+/// Builds the client for a command's options.
+fn builder(opts: &Options, style: &Style) -> Result<ClientBuilder, Failure> {
+    let mut b = base_builder("snodo-cli", opts.timeout, &opts.headers)?;
+    if let Some(version) = &opts.protocol {
+        b = b.protocol_version(version);
     }
     if let Some(level) = &opts.log_level {
         let level = LogLevel::parse(level)
@@ -372,22 +404,8 @@ async fn connect_with(
     style: &Style,
     plan: auth::Plan,
 ) -> Result<Client, Failure> {
-    let mut b = builder(opts, style)?;
-    match plan {
-        auth::Plan::Header(value) => b = b.header("authorization", &value),
-        auth::Plan::OAuth(oauth) => b = b.oauth(oauth),
-        auth::Plan::Nothing => {}
-    }
-    let stderr = match opts.server_stderr.as_str() {
-        "inherit" => StderrMode::Inherit,
-        "quiet" | "null" => StderrMode::Null,
-        "capture" => StderrMode::Capture,
-        other => {
-            return Err(Failure::usage(format!(
-                "--server-stderr: unknown mode {other:?}"
-            )));
-        }
-    };
+    let b = authorize(builder(opts, style)?, plan);
+    let stderr = stderr_mode(&opts.server_stderr)?;
     let target = if Target::is_url(target) {
         Target::from(target)
     } else {

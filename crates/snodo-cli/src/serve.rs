@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Args;
-use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
+use snodo::client::{ClientBuilder, StderrMode, StdioCommand, Target};
 
 /// How often the backend is checked.
 const HEALTH_INTERVAL: Duration = Duration::from_secs(5);
@@ -73,44 +73,25 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
 
 /// The client towards the target, and the target.
 fn client(args: &ServeArgs) -> std::io::Result<(ClientBuilder, Target)> {
-    let usage = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(usage(
-            "--timeout must be a positive number of seconds".into(),
-        ));
-    }
-    let mut b = Client::builder()
-        .client_info("snodo-serve", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_secs_f64(args.timeout))
-        .reset_timeout_on_progress(true);
-    for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| usage(format!("expected 'Name: value', got {header:?}")))?;
-        b = b.header(name.trim(), value.trim());
-    }
-    let stderr = match args.server_stderr.as_str() {
-        "inherit" => StderrMode::Inherit,
-        "quiet" | "null" => StderrMode::Null,
-        other => return Err(usage(format!("--server-stderr: unknown mode {other:?}"))),
+    use crate::client_cmd::{auth, authorize, base_builder, stderr_mode};
+    let usage = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, m.to_owned());
+    let b =
+        base_builder("snodo-serve", args.timeout, &args.headers).map_err(|e| usage(e.message()))?;
+    let stderr = match stderr_mode(&args.server_stderr).map_err(|e| usage(e.message()))? {
+        StderrMode::Capture => return Err(usage("--server-stderr: inherit or quiet")),
+        mode => mode,
     };
     let command = match args.target.as_slice() {
         [url] if Target::is_url(url) => {
             // The tokens `snodo login URL` stored (refreshed as they
             // expire), --token, or the client-credentials grant; no browser
             // is opened: a host runs this command.
-            use crate::client_cmd::auth::{Plan, plan};
-            match plan(url, &args.auth, false).map_err(|e| usage(e.message().to_owned()))? {
-                Plan::Header(value) => b = b.header("authorization", &value),
-                Plan::OAuth(oauth) => b = b.oauth(oauth),
-                Plan::Nothing => {}
-            }
-            return Ok((b, Target::from(url.as_str())));
+            let plan = auth::plan(url, &args.auth, false).map_err(|e| usage(e.message()))?;
+            return Ok((authorize(b, plan), Target::from(url.as_str())));
         }
-        [line] => StdioCommand::parse(line).map_err(|e| usage(e.to_string()))?,
+        [line] => StdioCommand::parse(line).map_err(|e| usage(&e.to_string()))?,
         [program, rest @ ..] => StdioCommand::new(program, rest),
-        [] => return Err(usage("TARGET is missing".into())),
+        [] => return Err(usage("TARGET is missing")),
     };
-    let target = Target::Stdio(command.stderr(stderr));
-    Ok((b, target))
+    Ok((b, Target::Stdio(command.stderr(stderr))))
 }

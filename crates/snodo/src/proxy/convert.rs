@@ -40,7 +40,7 @@ pub(crate) fn strip(map: &mut Map<String, Value>) {
 }
 
 /// The `input_required` answer of a backend, as the proxy's own.
-pub(crate) fn input_required(result: &Map<String, Value>) -> Result<InputRequired, BoxError> {
+pub(crate) fn input_required(result: &Value) -> Result<InputRequired, BoxError> {
     let mut out = InputRequired::new();
     if let Some(Value::Object(requests)) = result.get("inputRequests") {
         for (key, request) in requests {
@@ -66,55 +66,49 @@ pub(crate) fn protocol(message: String) -> BoxError {
     ))
 }
 
-/// A `resources/read` result, its URIs as the proxy's clients see them.
+/// A `resources/read` result, its URIs as the proxy's clients see them (an
+/// `input_required` answer never reaches here: the forwarder takes it).
 pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, BoxError> {
     let Value::Object(mut map) = result else {
         return Err(protocol("a read result that is not an object".into()));
     };
-    if crate::client::is_input_required(&Value::Object(map.clone())) {
-        return Ok(ReadResult::input_required(input_required(&map)?));
-    }
     let Some(Value::Array(items)) = map.remove("contents") else {
         return Err(protocol("a read result without contents".into()));
     };
     let mut contents = Vec::with_capacity(items.len());
     for item in items {
-        let Value::Object(item) = item else {
+        let Value::Object(mut item) = item else {
             return Err(protocol("read contents that are not an object".into()));
         };
-        let uri = item.get("uri").and_then(Value::as_str).unwrap_or_default();
-        let uri = naming.uri(uri);
-        let mut out = match (item.get("text"), item.get("blob")) {
-            (Some(Value::String(t)), None) => ResourceContents::text(uri, t.clone()),
-            (None, Some(Value::String(b))) => ResourceContents::blob(uri, b.clone()),
+        let uri = naming.uri(item.get("uri").and_then(Value::as_str).unwrap_or_default());
+        let mut out = match (item.remove("text"), item.remove("blob")) {
+            (Some(Value::String(t)), None) => ResourceContents::text(uri, t),
+            (None, Some(Value::String(b))) => ResourceContents::blob(uri, b),
             _ => return Err(protocol("read contents without one text or blob".into())),
         };
+        item.remove("uri");
         for (k, v) in item {
-            if !matches!(k.as_str(), "uri" | "text" | "blob") {
-                out = out.with(&k, v);
-            }
+            out = out.with(&k, v);
         }
         contents.push(out);
     }
     Ok(ReadResult::contents(contents))
 }
 
-/// A `prompts/get` result.
+/// A `prompts/get` result (an `input_required` answer never reaches here:
+/// the forwarder takes it).
 pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, BoxError> {
-    let Value::Object(map) = result else {
+    let Value::Object(mut map) = result else {
         return Err(protocol("a prompt result that is not an object".into()));
     };
-    if map.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return Ok(PromptResult::input_required(input_required(&map)?));
-    }
-    let Some(Value::Array(items)) = map.get("messages") else {
+    let Some(Value::Array(items)) = map.remove("messages") else {
         return Err(protocol("a prompt result without messages".into()));
     };
     let mut messages = Vec::with_capacity(items.len());
-    for item in items {
+    for mut item in items {
         let content: Content = item
-            .get("content")
-            .cloned()
+            .get_mut("content")
+            .map(Value::take)
             .and_then(|c| serde_json::from_value(c).ok())
             .ok_or_else(|| protocol("a prompt message without valid content".into()))?;
         messages.push(match item.get("role").and_then(Value::as_str) {
@@ -180,11 +174,11 @@ mod tests {
             "inputRequests": {"ok": {"method": "elicitation/create", "params": {"message": "Sure?"}}},
             "requestState": "s1",
         });
-        let ir = input_required(m.as_object().unwrap()).unwrap();
+        let ir = input_required(&m).unwrap();
         assert_eq!(ir.request_state(), Some("s1"));
         assert_eq!(ir.requests()["ok"]["method"], "elicitation/create");
         let bad = json!({"inputRequests": {"k": {"params": {}}}});
-        assert!(input_required(bad.as_object().unwrap()).is_err());
+        assert!(input_required(&bad).is_err());
     }
 
     #[test]
@@ -264,8 +258,8 @@ mod tests {
                 let naming = Naming::prefixed("b", ".");
                 let _ = read_result(value.clone(), &naming);
                 let _ = prompt_result(value.clone());
+                let _ = input_required(&value);
                 if let Value::Object(mut map) = value {
-                    let _ = input_required(&map);
                     strip(&mut map);
                     prop_assert!(!map.contains_key("resultType"));
                 }

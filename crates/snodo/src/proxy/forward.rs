@@ -31,8 +31,6 @@ pub(crate) struct Link {
     pub(crate) completes: bool,
     /// Where the backend's own requests are routed.
     pub(crate) relay: Relay,
-    /// The backend URIs of its fixed resources, as last listed.
-    pub(crate) fixed: std::sync::Mutex<Vec<String>>,
 }
 
 /// The options of a forwarded request: input requests come back to the
@@ -124,10 +122,8 @@ where
             }
             out = &mut flight.task => {
                 return match out {
-                    Ok(Ok(Value::Object(map)))
-                        if map.get("resultType").and_then(Value::as_str) == Some("input_required") =>
-                    {
-                        Ok(Err(convert::input_required(&map)?))
+                    Ok(Ok(value)) if crate::client::is_input_required(&value) => {
+                        Ok(Err(convert::input_required(&value)?))
                     }
                     Ok(Ok(value)) => Ok(Ok(value)),
                     Ok(Err(e)) => Err(convert::error(&link.id, e)),
@@ -186,11 +182,14 @@ impl Tool for ForwardTool {
     }
 
     async fn call(&self, args: Arguments, cx: Context) -> CallResult {
-        let arguments = args.as_value().clone();
+        let arguments = match args.as_value() {
+            Value::Object(_) => Value::Object(args.into_map()),
+            other => other.clone(),
+        };
         let (client, remote) = (self.link.client.clone(), self.remote.clone());
         let result = run(&self.link, &cx, move |opts| async move {
             let result = client.call_tool_with(&remote, arguments, opts).await?;
-            Ok(result.to_wire())
+            Ok(result.into_wire())
         })
         .await?;
         let value = match result {

@@ -15,14 +15,18 @@
 //!   `structuredContent` is kept), and JSON-RPC errors with their code,
 //!   message and data; a backend that cannot be reached is a `-32603`
 //!   error naming it;
-//! - progress the backend reports, to a caller that asked for it;
+//! - progress and log messages the backend sends while a request runs;
 //! - cancellation: a cancelled caller cancels the backend's request;
 //! - multi round-trip input: a backend's `input_required` answer goes to
 //!   the caller (which the server turns into elicitation, sampling or roots
 //!   requests for an initialize-era host), and the caller's answers go back;
+//!   an initialize-era backend's own elicitation and sampling requests reach
+//!   the caller the same way, through a [`Relay`];
 //! - completion, routed to the backend that owns the prompt or template;
 //! - list changes: when a backend announces one, its components are listed
-//!   again and the proxy announces the change to its own listeners.
+//!   again and the proxy announces the change to its own listeners; the
+//!   updates of its fixed resources (the first [`MAX_FOLLOWED`]) are
+//!   announced under the proxy's URIs.
 //!
 //! Names are kept as they are ([`Proxy::verbatim`], a bridge to one
 //! backend) or namespaced by backend id ([`Proxy::namespaced`]): tools and
@@ -202,7 +206,7 @@ impl Proxy {
     }
 
     /// Adds a backend whose client has `relay` installed
-    /// ([`Relay::install`]): the elicitation, sampling and roots requests an
+    /// ([`Relay::install`]): the elicitation and sampling requests an
     /// initialize-era backend sends while a forwarded request runs go to
     /// that request's caller (as an `input_required` answer).
     pub async fn add_relayed_backend(
@@ -223,7 +227,6 @@ impl Proxy {
             naming,
             completes,
             relay,
-            fixed: Mutex::new(Vec::new()),
         });
         {
             let mut backends = self.lock();
@@ -290,10 +293,9 @@ impl Proxy {
         let Some(backend) = self.lock().remove(id) else {
             return false;
         };
-        let none = Vec::<ForwardTool>::new();
         let _ = self.shared.server.replace_group(
             &backend.group,
-            none,
+            Vec::<ForwardTool>::new(),
             Vec::<ForwardResource>::new(),
             Vec::<ForwardPrompt>::new(),
         );
@@ -320,6 +322,9 @@ struct Listing {
     tools: Vec<ForwardTool>,
     resources: Vec<ForwardResource>,
     prompts: Vec<ForwardPrompt>,
+    /// The backend URIs of the fixed resources whose updates are followed
+    /// (at most [`MAX_FOLLOWED`]).
+    followed: Vec<String>,
 }
 
 async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
@@ -330,6 +335,7 @@ async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
         tools: Vec::new(),
         resources: Vec::new(),
         prompts: Vec::new(),
+        followed: Vec::new(),
     };
     if caps.get("tools").is_some() {
         for mut definition in client.list_tools().await? {
@@ -350,6 +356,7 @@ async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
             let Some(remote) = listed.get("name").and_then(Value::as_str) else {
                 continue;
             };
+            let (name, remote) = (naming.name(remote), remote.to_owned());
             let arguments = listed
                 .get("arguments")
                 .cloned()
@@ -357,18 +364,19 @@ async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
                 .unwrap_or_default();
             out.prompts.push(ForwardPrompt {
                 link: link.clone(),
-                name: naming.name(remote),
-                remote: remote.to_owned(),
+                name,
+                remote,
                 arguments,
-                listed: listed.clone(),
+                listed,
             });
         }
     }
     if caps.get("resources").is_some() {
         let fixed = client.list_resources().await?;
-        *link.fixed.lock().unwrap_or_else(|e| e.into_inner()) = fixed
+        out.followed = fixed
             .iter()
             .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+            .take(MAX_FOLLOWED)
             .collect();
         let templates = client.list_resource_templates().await?;
         for (listed, template) in fixed
@@ -420,11 +428,7 @@ async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
     };
     check_clashes(&backends, &link.id, &listing)?;
     let old = current.group.clone();
-    let counts = (
-        listing.tools.len(),
-        listing.resources.len(),
-        listing.prompts.len(),
-    );
+    let followed = listing.followed;
     let (group, refused) = shared
         .server
         .replace_group(&old, listing.tools, listing.resources, listing.prompts)
@@ -439,19 +443,15 @@ async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
         prompts: group.prompts.len(),
         refused,
     };
-    debug_assert!(
-        synced.tools <= counts.0 && synced.resources <= counts.1 && synced.prompts <= counts.2
-    );
     if let Some(b) = backends.get_mut(&link.id) {
-        let fixed = fixed_uris(link);
         let following = b.updates.as_ref().map(|(uris, _)| uris);
-        if following != Some(&fixed) {
+        if following != Some(&followed) {
             if let Some((_, task)) = b.updates.take() {
                 task.abort();
             }
-            if !fixed.is_empty() && subscribes(link) {
-                let task = follow_updates(shared.server.clone(), link.clone(), fixed.clone());
-                b.updates = Some((fixed, task));
+            if !followed.is_empty() && subscribes(link) {
+                let task = follow_updates(shared.server.clone(), link.clone(), followed.clone());
+                b.updates = Some((followed, task));
             }
         }
         b.group = group;
@@ -494,18 +494,6 @@ fn check_clashes(
         }
     }
     Ok(())
-}
-
-/// The backend URIs of a backend's fixed resources, as registered now
-/// (at most [`MAX_FOLLOWED`]).
-fn fixed_uris(link: &Arc<Link>) -> Vec<String> {
-    link.fixed
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .take(MAX_FOLLOWED)
-        .cloned()
-        .collect()
 }
 
 /// Whether the backend offers resource subscriptions.
@@ -570,7 +558,7 @@ pub const BRIDGE_REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::fro
 
 /// A proxy for one backend with its names unchanged: connects `builder`
 /// to `target` with a [`Relay`] installed (so that an initialize-era
-/// backend's elicitation, sampling and roots requests reach the caller),
+/// backend's elicitation and sampling requests reach the caller),
 /// and builds a server that takes the backend's name, version, title and
 /// instructions and serves every revision this library serves.
 pub async fn bridge(

@@ -1,5 +1,5 @@
 //! Requests a backend sends its client while one of the proxy's calls runs
-//! (initialize-era elicitation, sampling and roots): each is routed to the
+//! (initialize-era elicitation and sampling): each is routed to the
 //! call in flight, which hands it to its own caller as an `input_required`
 //! answer and waits, parked, for the caller to come back with the answer.
 //!
@@ -61,15 +61,21 @@ struct Inner {
     /// How long a parked request waits for its caller.
     ttl: Duration,
     next: AtomicU64,
-    /// Each flight's channel, and whether it is running (not parked).
-    flights: Mutex<HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>>,
-    /// Each running flight's channel of log messages.
-    logs: Mutex<HashMap<u64, mpsc::Sender<LogMessage>>>,
+    /// The flights, by id.
+    flights: Mutex<HashMap<u64, Slot>>,
     parked: Mutex<Vec<(String, Instant, Flight)>>,
 }
 
+/// Where a flight takes what its backend sends.
+struct Slot {
+    asks: mpsc::UnboundedSender<Ask>,
+    logs: mpsc::Sender<LogMessage>,
+    /// Running, not parked.
+    running: bool,
+}
+
 impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (mpsc::UnboundedSender<Ask>, bool)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Slot>> {
         self.flights.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -95,7 +101,6 @@ impl Relay {
                 ttl,
                 next: AtomicU64::new(0),
                 flights: Mutex::default(),
-                logs: Mutex::default(),
                 parked: Mutex::default(),
             }),
         }
@@ -129,10 +134,10 @@ impl Relay {
     async fn ask(&self, method: &'static str, params: Value) -> Result<Value, BoxError> {
         let tx = {
             let flights = self.inner.lock();
-            let running = flights.values().filter(|(_, r)| *r).count();
-            let mut candidates = flights.values().filter(|(_, r)| *r || running == 0);
+            let running = flights.values().filter(|s| s.running).count();
+            let mut candidates = flights.values().filter(|s| s.running || running == 0);
             match (candidates.next(), candidates.next()) {
-                (Some((tx, _)), None) => tx.clone(),
+                (Some(slot), None) => slot.asks.clone(),
                 (None, _) => {
                     return Err(format!("{method}: no request of the proxy is in flight").into());
                 }
@@ -157,10 +162,10 @@ impl Relay {
 
     /// Hands a backend's log message to the one running request.
     fn log(&self, message: LogMessage) {
-        let logs = self.inner.logs.lock().unwrap_or_else(|e| e.into_inner());
-        let mut running = logs.values();
-        if let (Some(tx), None) = (running.next(), running.next()) {
-            let _ = tx.try_send(message);
+        let flights = self.inner.lock();
+        let mut running = flights.values().filter(|s| s.running);
+        if let (Some(slot), None) = (running.next(), running.next()) {
+            let _ = slot.logs.try_send(message);
         }
     }
 
@@ -172,21 +177,21 @@ impl Relay {
         progress: mpsc::Receiver<Progress>,
     ) -> Flight {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, asks) = mpsc::unbounded_channel();
-        self.inner.lock().insert(id, (tx, true));
-        let (log_tx, logs) = mpsc::channel(QUEUE);
-        self.inner
-            .logs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, log_tx);
+        let (asks_tx, asks) = mpsc::unbounded_channel();
+        let (logs_tx, logs) = mpsc::channel(QUEUE);
+        let slot = Slot {
+            asks: asks_tx,
+            logs: logs_tx,
+            running: true,
+        };
+        self.inner.lock().insert(id, slot);
         Flight {
             task,
             asks,
             logs,
             progress,
             waiting: None,
-            _registration: Registration {
+            registration: Registration {
                 relay: Arc::downgrade(&self.inner),
                 id,
             },
@@ -228,8 +233,8 @@ impl Relay {
     }
 
     fn running(&self, flight: &Flight, running: bool) {
-        if let Some((_, r)) = self.inner.lock().get_mut(&flight._registration.id) {
-            *r = running;
+        if let Some(slot) = self.inner.lock().get_mut(&flight.registration.id) {
+            slot.running = running;
         }
     }
 }
@@ -242,7 +247,7 @@ pub(crate) struct Flight {
     pub(crate) logs: mpsc::Receiver<LogMessage>,
     /// The backend request the caller was asked to answer, and its key.
     pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
-    _registration: Registration,
+    registration: Registration,
 }
 
 impl Drop for Flight {
@@ -266,10 +271,6 @@ impl Drop for Registration {
             return;
         };
         inner.lock().remove(&self.id);
-        let logs = &inner.logs;
-        logs.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
     }
 }
 

@@ -179,7 +179,10 @@ impl Server {
             .filter_map(|p| kept(&mut refused, PromptEntry::new(p)))
             .collect();
         group.tools = tools.iter().map(|t| t.definition.name.clone()).collect();
-        group.resources = resources.iter().map(resource_key).collect();
+        group.resources = resources
+            .iter()
+            .map(|r| resource_key(r).to_owned())
+            .collect();
         group.prompts = prompts.iter().map(|p| p.name.clone()).collect();
         let changed = (
             !(old.tools.is_empty() && group.tools.is_empty()),
@@ -188,7 +191,7 @@ impl Server {
         );
         self.change(|all_tools, all_resources, all_prompts| {
             all_tools.retain(|t| !old.tools.contains(&t.definition.name));
-            all_resources.retain(|r| !old.resources.contains(&resource_key(r)));
+            all_resources.retain(|r| !old.resources.iter().any(|k| k == resource_key(r)));
             all_prompts.retain(|p| !old.prompts.contains(&p.name));
             all_tools.extend(tools);
             all_resources.extend(resources);
@@ -299,14 +302,13 @@ pub(crate) struct Group {
 }
 
 /// A resource's URI or URI template, as listed.
-fn resource_key(r: &ResourceEntry) -> String {
+fn resource_key(r: &ResourceEntry) -> &str {
     let listed = &r.listed;
     listed
         .get("uri")
         .or_else(|| listed.get("uriTemplate"))
         .and_then(Value::as_str)
         .unwrap_or_default()
-        .to_owned()
 }
 
 /// The value, or `None` with the error kept in `refused`.

@@ -196,6 +196,26 @@ impl ToolResult {
         }
     }
 
+    /// [`ToolResult::to_wire`], by value: a result as received (a proxy's)
+    /// is handed on without a copy.
+    pub(crate) fn into_wire(self) -> Value {
+        if !self.meta.is_empty() {
+            return self.to_wire();
+        }
+        match self.kind {
+            Kind::Raw(mut map) => {
+                map.entry("content")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                Value::Object(map)
+            }
+            kind => Self {
+                kind,
+                meta: self.meta,
+            }
+            .to_wire(),
+        }
+    }
+
     /// The result's members as sent on the wire, without `resultType` and the
     /// server's `_meta` (the protocol layer adds those).
     pub fn to_wire(&self) -> Value {
