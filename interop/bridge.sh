@@ -15,8 +15,8 @@
 #     through the same bridge to server-everything;
 #   - `snodo proxy` with the demo (a URL) and server-everything (stdio)
 #     behind it, through the TypeScript SDK v2 client: names namespaced, a
-#     call routed to each, the demo killed (its tools withdrawn) and started
-#     again (restored) (interop/node/proxy_ts_v2.mjs);
+#     call routed to each, the demo killed (list_changed, its tools
+#     withdrawn) and started again (restored) (interop/node/proxy_ts_v2.mjs);
 #   - the bad cases: a target that never starts, or that is not an MCP server.
 # Each client script prints `<label>: N passed, M failed`; this script prints
 # its own checks' line and fails on any failure.
@@ -84,9 +84,9 @@ TOML
 start proxy "$snodo" proxy --http 127.0.0.1:0 "$dir/proxy.toml"
 proxy_url=$url
 ts_client proxy_ts_v2.mjs proxy-ts-v2-both --http "$proxy_url" --expect both
-kill "$demo_pid"; wait "$demo_pid" 2>/dev/null || true
-sleep 2
-ts_client proxy_ts_v2.mjs proxy-ts-v2-demo-down --http "$proxy_url" --expect withdrawn
+# The client listens, kills the demo, and sees list_changed and the withdrawal.
+ts_client proxy_ts_v2.mjs proxy-ts-v2-demo-down --http "$proxy_url" --expect withdrawn --kill "$demo_pid"
+wait "$demo_pid" 2>/dev/null || true
 demo_addr=${demo_url#http://}
 start demo-again "$snodo" demo --http "${demo_addr%/mcp}"
 for _ in $(seq 1 100); do

@@ -1,13 +1,14 @@
 // The official TypeScript SDK v2 client (2026-07-28) against `snodo proxy`
 // with the demo (`demo`, a URL backend) and server-everything (`everything`,
 // a stdio backend) behind it: names namespaced, a call routed to each.
-// `--expect withdrawn` checks instead that the demo's tools are gone while
-// it is down and server-everything's still answer. The last line is
-// `<label>: N passed, M failed`.
+// `--expect withdrawn --kill PID` instead listens for tool list changes,
+// kills the demo (PID), and checks that `list_changed` arrives, that the
+// demo's tools are gone and that server-everything's still answer. The last
+// line is `<label>: N passed, M failed`.
 //
-//   node proxy_ts_v2.mjs --http URL [--expect both|withdrawn] [--label NAME]
+//   node proxy_ts_v2.mjs --http URL [--expect both | --expect withdrawn --kill PID] [--label NAME]
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { attempt, check, expectRpcError, finish, opt, text, watchdog } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, opt, sleep, text, watchdog } from "./checks.mjs";
 
 const label = opt("--label") ?? "proxy-ts-v2";
 const expect = opt("--expect") ?? "both";
@@ -20,6 +21,24 @@ await attempt("connect", async () => {
   await client.connect(transport);
   check("negotiated 2026-07-28 with the proxy", client.getNegotiatedProtocolVersion() === "2026-07-28", client.getNegotiatedProtocolVersion());
 });
+
+if (expect === "withdrawn") {
+  await attempt("the demo killed: list_changed", async () => {
+    let changed = 0;
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
+      changed++;
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    try {
+      process.kill(Number(opt("--kill")));
+      const deadline = Date.now() + 15_000;
+      while (changed === 0 && Date.now() < deadline) await sleep(50);
+      check("tools list_changed arrives when the demo goes down", changed >= 1, `${changed} notifications`);
+    } finally {
+      await subscription.close();
+    }
+  });
+}
 
 await attempt("tools/list", async () => {
   const { tools } = await client.listTools();
