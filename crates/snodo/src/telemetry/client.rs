@@ -10,7 +10,7 @@ use super::Capture;
 use super::attributes as attr;
 use super::measure::Measure;
 use super::metrics::Side;
-use super::names::{Names, SpanName};
+use super::names::{Names, span_name};
 use super::outcome::Outcome;
 use super::text::Text;
 use crate::wire::RequestId;
@@ -64,12 +64,12 @@ impl ClientCall {
                 .then(|| params.get("arguments"))
                 .flatten()
                 .map(Value::to_string);
-            let name = Text::<128>::display(SpanName(method, names.target(capture)));
+            let name = span_name(method, names.target(capture));
             let request_id = Text::<24>::request_id(id);
             tracing::info_span!(
                 target: "snodo::client",
                 "mcp.client",
-                otel.name = name.as_str(),
+                otel.name = name.as_ref().map_or(method, Text::as_str),
                 otel.kind = "client",
                 otel.status_code = Empty,
                 otel.status_description = Empty,

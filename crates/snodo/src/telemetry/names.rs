@@ -1,23 +1,15 @@
 //! What a request names (its tool, prompt or resource URI) and the span
 //! name made from it.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use super::Capture;
+use super::text::Text;
 
-/// The span name `{mcp.method.name} {target}`, formatted only when a
-/// subscriber wants the span.
-pub(crate) struct SpanName<'a>(pub(crate) &'a str, pub(crate) Option<&'a str>);
-
-impl fmt::Display for SpanName<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.1 {
-            Some(target) => write!(f, "{} {}", self.0, target),
-            None => f.write_str(self.0),
-        }
-    }
+/// The span name `{mcp.method.name} {target}` when there is a target
+/// (without one, the name is the method itself).
+pub(crate) fn span_name(method: &str, target: Option<&str>) -> Option<Text<128>> {
+    target.map(|t| Text::pair(method, t))
 }
 
 /// What a request names: the tool, the prompt or the resource URI.

@@ -8,7 +8,7 @@ use super::Capture;
 use super::attributes as attr;
 use super::measure::Measure;
 use super::metrics::{Gauge, Held, Side};
-use super::names::{Names, SpanName};
+use super::names::{Names, span_name};
 use super::outcome::Outcome;
 use super::text::Text;
 use crate::Error;
@@ -94,7 +94,7 @@ impl ServerCall {
             let conn = network.connection;
             // Written on the stack and given as text: cheaper for a layer
             // than a `Display` value each.
-            let name = Text::<128>::display(SpanName(method, names.target(capture)));
+            let name = span_name(method, names.target(capture));
             let request_id = Text::<24>::request_id(id);
             let client_address = conn.map(|c| Text::<46>::ip(c.peer.ip()));
             let server_address = conn.map(|c| Text::<46>::ip(c.local.ip()));
@@ -102,7 +102,7 @@ impl ServerCall {
                 tracing::info_span!(
                 target: "snodo::server",
                 "mcp.server",
-                otel.name = name.as_str(),
+                otel.name = name.as_ref().map_or(method, Text::as_str),
                 otel.kind = "server",
                 otel.status_code = Empty,
                 otel.status_description = Empty,

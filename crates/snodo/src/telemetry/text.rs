@@ -63,25 +63,41 @@ impl<const N: usize> Text<N> {
         let IpAddr::V4(v4) = ip else {
             return Self::display(ip);
         };
-        let mut text = Self::new();
+        // "255.255.255.255" at most.
+        let mut out = [0u8; 15];
+        let mut at = 0;
         for (i, octet) in v4.octets().into_iter().enumerate() {
             if i > 0 {
-                text.push(b".");
+                out[at] = b'.';
+                at += 1;
             }
-            let digits = [octet / 100, octet / 10 % 10, octet % 10].map(|d| b'0' + d);
-            let skip = if octet >= 100 {
-                0
-            } else if octet >= 10 {
-                1
-            } else {
-                2
-            };
-            text.push(&digits[skip..]);
+            if octet >= 100 {
+                out[at] = b'0' + octet / 100;
+                at += 1;
+            }
+            if octet >= 10 {
+                out[at] = b'0' + octet / 10 % 10;
+                at += 1;
+            }
+            out[at] = b'0' + octet % 10;
+            at += 1;
         }
+        let mut text = Self::new();
+        text.push(&out[..at]);
+        text
+    }
+
+    /// `first`, a space and `second` (a span name).
+    pub(crate) fn pair(first: &str, second: &str) -> Self {
+        let mut text = Self::new();
+        text.push(first.as_bytes());
+        text.push(b" ");
+        text.push(second.as_bytes());
         text
     }
 
     /// Appends ASCII or whole UTF-8 text.
+    #[inline]
     fn push(&mut self, bytes: &[u8]) {
         if let Some(s) = &mut self.spilled {
             // Only ever called with whole UTF-8 sequences.
@@ -126,6 +142,11 @@ mod tests {
             let ip: IpAddr = ip.parse().unwrap();
             assert_eq!(Text::<46>::ip(ip).as_str(), ip.to_string());
         }
+        assert_eq!(
+            Text::<128>::pair("tools/call", "add").as_str(),
+            "tools/call add"
+        );
+        assert_eq!(Text::<4>::pair("ab", "cd").as_str(), "ab cd");
         let long = "é".repeat(40);
         let mut text = Text::<8>::new();
         text.write_str("ab").unwrap();

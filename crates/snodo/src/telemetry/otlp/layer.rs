@@ -273,8 +273,12 @@ impl Visitor<'_> {
     }
 
     fn special(&mut self, field: &Field, text: &str) -> bool {
+        let name = field.name();
+        if !name.starts_with("otel.") {
+            return false;
+        }
         let r = &mut *self.0;
-        match field.name() {
+        match name {
             "otel.name" => {
                 if !r.named {
                     proto::string(&mut r.attrs, 5, text);

@@ -138,6 +138,9 @@ fn len_field(len: usize) -> usize {
 /// lengths are computed first: the request path writes many of these.
 #[inline]
 pub(crate) fn key_value(buf: &mut Vec<u8>, field: u32, key: &str, value: AnyValue<'_>) {
+    if short_key_value(buf, field, key, value) {
+        return;
+    }
     let any = match value {
         AnyValue::Str(s) => len_field(s.len()),
         AnyValue::Bool(_) => 2,
@@ -157,6 +160,44 @@ pub(crate) fn key_value(buf: &mut Vec<u8>, field: u32, key: &str, value: AnyValu
         AnyValue::Int(i) => int(buf, 3, i),
         AnyValue::Double(d) => double(buf, 4, d),
     }
+}
+
+/// The common case of [`key_value`] in a few copies: a one-byte tag, every
+/// length under 128 (so each length is one byte), a string or a
+/// non-negative integer. `false` when it does not apply and nothing was
+/// written.
+#[inline]
+fn short_key_value(buf: &mut Vec<u8>, field: u32, key: &str, value: AnyValue<'_>) -> bool {
+    let any = match value {
+        AnyValue::Str(s) => 2 + s.len(),
+        AnyValue::Int(i) if i >= 0 => 1 + varint_len(i as u64),
+        _ => return false,
+    };
+    let kv = 2 + key.len() + 2 + any;
+    if field >= 16 || kv >= 0x80 {
+        return false;
+    }
+    buf.reserve(2 + kv);
+    buf.extend_from_slice(&[
+        (field << 3 | LEN) as u8,
+        kv as u8,
+        (1 << 3 | LEN) as u8,
+        key.len() as u8,
+    ]);
+    buf.extend_from_slice(key.as_bytes());
+    buf.extend_from_slice(&[(2 << 3 | LEN) as u8, any as u8]);
+    match value {
+        AnyValue::Str(s) => {
+            buf.extend_from_slice(&[(1 << 3 | LEN) as u8, s.len() as u8]);
+            buf.extend_from_slice(s.as_bytes());
+        }
+        AnyValue::Int(i) => {
+            buf.push((3 << 3 | VARINT) as u8);
+            varint(buf, i as u64);
+        }
+        _ => {}
+    }
+    true
 }
 
 #[cfg(test)]
@@ -186,6 +227,53 @@ mod tests {
             .encode_to_vec();
             assert_eq!(ours, theirs, "{n} bytes");
         }
+    }
+
+    #[test]
+    fn the_short_form_matches_prost_at_its_bounds() {
+        use opentelemetry_proto::tonic::common::v1::{
+            AnyValue as Any, KeyValue, KeyValueList, any_value::Value,
+        };
+        let encode = |field: u32, key: &str, value: AnyValue<'_>| {
+            let mut ours = Vec::new();
+            key_value(&mut ours, field, key, value);
+            ours
+        };
+        let prost = |key: &str, value: Value| {
+            KeyValueList {
+                values: vec![KeyValue {
+                    key: key.into(),
+                    value: Some(Any { value: Some(value) }),
+                    ..Default::default()
+                }],
+            }
+            .encode_to_vec()
+        };
+        // Around the one-byte lengths: key and value lengths whose sum
+        // crosses 128, and integers whose varint takes 1 to 10 bytes.
+        for key_len in [1usize, 20, 60, 121, 122, 127, 128] {
+            let key = "k".repeat(key_len);
+            for text_len in [0usize, 1, 50, 119, 120, 121, 122, 127, 128, 200] {
+                let text = "v".repeat(text_len);
+                assert_eq!(
+                    encode(1, &key, AnyValue::Str(&text)),
+                    prost(&key, Value::StringValue(text.clone())),
+                    "key {key_len}, text {text_len}"
+                );
+            }
+            for n in [0i64, 1, 127, 128, 40_000, i64::MAX, -1, i64::MIN] {
+                assert_eq!(
+                    encode(1, &key, AnyValue::Int(n)),
+                    prost(&key, Value::IntValue(n)),
+                    "key {key_len}, int {n}"
+                );
+            }
+        }
+        // A tag of two bytes (field 16) takes the general form.
+        let mut wide = Vec::new();
+        key_value(&mut wide, 16, "k", AnyValue::Str("v"));
+        assert_eq!(&wide[..2], &[16 << 3 | 2, 1]);
+        assert_eq!(&wide[3..], &prost("k", Value::StringValue("v".into()))[2..]);
     }
 
     #[test]
