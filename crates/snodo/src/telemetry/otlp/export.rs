@@ -3,6 +3,10 @@
 //! all; more are dropped and counted) and leave when a batch fills, every
 //! `OTEL_BSP_SCHEDULE_DELAY`, on a flush and at shutdown; metrics leave
 //! every `OTEL_METRIC_EXPORT_INTERVAL`, on a flush and at shutdown.
+//!
+//! A closed span is queued as the buffer it was encoded in, not copied: the
+//! export thread writes the queued spans into one request body and hands
+//! the emptied buffers back for the next spans.
 
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -23,24 +27,17 @@ pub(crate) fn now_ns() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// How many emptied batch buffers are kept.
-const SPARE_BATCHES: usize = 4;
-
-/// Spans encoded as `ScopeSpans.spans` fields, and how many.
-#[derive(Debug, Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    count: usize,
-}
+/// The most emptied span buffers kept for reuse, and the largest kept.
+const RETURNED_MAX: usize = 1024;
+const RETURNED_MAX_BYTES: usize = 8 * 1024;
 
 #[derive(Default)]
 struct Queue {
-    full: VecDeque<Batch>,
-    open: Batch,
-    queued: usize,
+    /// Encoded `Span` messages, oldest first.
+    spans: VecDeque<Vec<u8>>,
     dropped: u64,
-    /// Emptied batch buffers, for the next batches.
-    spare: Vec<Vec<u8>>,
+    /// Emptied span buffers, for the layer's next spans.
+    returned: Vec<Vec<u8>>,
     /// Flushes asked for and not yet done.
     flushes: Vec<mpsc::Sender<()>>,
     stop: bool,
@@ -73,35 +70,33 @@ impl Spans {
     /// The encoded spans queued so far (`ScopeSpans.spans` fields), taken.
     #[cfg(test)]
     pub(crate) fn take_open(&self) -> Vec<u8> {
-        let mut q = self.lock();
-        q.queued = 0;
-        std::mem::take(&mut q.open).bytes
+        let mut bytes = Vec::new();
+        for span in self.lock().spans.drain(..) {
+            proto::bytes(&mut bytes, 2, &span);
+        }
+        bytes
     }
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Queues one encoded `Span` message.
-    pub(crate) fn push(&self, span: &[u8]) {
+    /// Queues one encoded `Span` message. Returns a buffer for the next
+    /// span: an emptied one the export thread gave back, or `span`'s own
+    /// when it was dropped because the queue is full.
+    pub(crate) fn push(&self, span: Vec<u8>) -> Option<Vec<u8>> {
         let mut q = self.lock();
-        if q.queued >= self.batching.max_queue {
+        if q.spans.len() >= self.batching.max_queue {
             q.dropped += 1;
-            return;
+            return Some(span);
         }
-        q.queued += 1;
-        proto::bytes(&mut q.open.bytes, 2, span);
-        q.open.count += 1;
-        if q.open.count >= self.batching.max_batch {
-            let fresh = Batch {
-                bytes: q.spare.pop().unwrap_or_default(),
-                count: 0,
-            };
-            let full = std::mem::replace(&mut q.open, fresh);
-            q.full.push_back(full);
+        q.spans.push_back(span);
+        let spare = q.returned.pop();
+        if q.spans.len() == self.batching.max_batch {
             drop(q);
             self.wake.notify_one();
         }
+        spare
     }
 
     /// How many spans were dropped because the queue was full.
@@ -195,11 +190,14 @@ impl Thread {
         let mut next_spans = Instant::now() + delay;
         let mut next_metrics = Instant::now() + self.metric_interval;
         loop {
-            let (batches, flushes, stop, metrics_due) = {
+            let (spans, flushes, stop, metrics_due) = {
                 let mut q = self.spans.lock();
                 loop {
                     let now = Instant::now();
-                    if !q.full.is_empty() || !q.flushes.is_empty() || q.stop {
+                    if q.spans.len() >= self.spans.batching.max_batch
+                        || !q.flushes.is_empty()
+                        || q.stop
+                    {
                         break;
                     }
                     if now >= next_spans || (self.metrics.is_some() && now >= next_metrics) {
@@ -218,26 +216,26 @@ impl Thread {
                 }
                 let now = Instant::now();
                 let everything = !q.flushes.is_empty() || q.stop || now >= next_spans;
-                let mut batches: Vec<Batch> = q.full.drain(..).collect();
-                if everything && q.open.count > 0 {
-                    batches.push(std::mem::take(&mut q.open));
-                }
-                q.queued -= batches.iter().map(|b| b.count).sum::<usize>();
+                // Whole batches, and the rest when it is time for it.
+                let max_batch = self.spans.batching.max_batch;
+                let take = if everything {
+                    q.spans.len()
+                } else {
+                    q.spans.len() / max_batch * max_batch
+                };
+                let taken: Vec<Vec<u8>> = q.spans.drain(..take).collect();
                 let flushes = std::mem::take(&mut q.flushes);
                 let metrics_due = q.stop || !flushes.is_empty() || now >= next_metrics;
                 if now >= next_spans {
                     next_spans = now + delay;
                 }
-                (batches, flushes, q.stop, metrics_due)
+                (taken, flushes, q.stop, metrics_due)
             };
-            for batch in batches {
-                let mut bytes = self.send_spans(batch);
-                bytes.clear();
-                let mut q = self.spans.lock();
-                if q.spare.len() < SPARE_BATCHES {
-                    q.spare.push(bytes);
-                }
+            let max_batch = self.spans.batching.max_batch;
+            for batch in spans.chunks(max_batch) {
+                self.send_spans(batch);
             }
+            self.give_back(spans);
             if metrics_due {
                 next_metrics = Instant::now() + self.metric_interval;
                 self.send_metrics();
@@ -251,21 +249,38 @@ impl Thread {
         }
     }
 
-    /// Sends a batch; its buffer, for reuse.
-    fn send_spans(&mut self, batch: Batch) -> Vec<u8> {
+    /// Sends these spans as one export request.
+    fn send_spans(&mut self, batch: &[Vec<u8>]) {
         let Some(target) = self.traces.clone() else {
-            return batch.bytes;
+            return;
         };
-        let mut body = Vec::with_capacity(batch.bytes.len() + self.resource.len() + 64);
+        // Each span with its tag and a length of up to three bytes.
+        let len: usize = batch.iter().map(|s| s.len() + 4).sum();
+        let mut body = Vec::with_capacity(len + self.resource.len() + 64);
         proto::message(&mut body, 1, |rs| {
             rs.extend_from_slice(&self.resource);
             proto::message(rs, 2, |ss| {
                 scope(ss);
-                ss.extend_from_slice(&batch.bytes);
+                for span in batch {
+                    proto::bytes(ss, 2, span);
+                }
             });
         });
         self.send(&target, body, "spans");
-        batch.bytes
+    }
+
+    /// Gives the spans' buffers back to the layer, emptied.
+    fn give_back(&self, spans: Vec<Vec<u8>>) {
+        let mut q = self.spans.lock();
+        for mut span in spans {
+            if q.returned.len() >= RETURNED_MAX {
+                break;
+            }
+            if span.capacity() <= RETURNED_MAX_BYTES {
+                span.clear();
+                q.returned.push(span);
+            }
+        }
     }
 
     fn send_metrics(&mut self) {
@@ -328,14 +343,10 @@ mod tests {
             sampler: Sampler::AlwaysOn,
         };
         for i in 0..5 {
-            spans.push(&span(&format!("s{i}")));
+            spans.push(span(&format!("s{i}")));
         }
         assert_eq!(spans.dropped(), 2);
-        let q = spans.lock();
-        assert_eq!(q.queued, 3);
-        assert_eq!(q.full.len(), 1);
-        assert_eq!(q.full[0].count, 2);
-        assert_eq!(q.open.count, 1);
+        assert_eq!(spans.lock().spans.len(), 3);
     }
 
     /// A collector on loopback answering 200 to every request; the bodies
@@ -395,7 +406,7 @@ mod tests {
         })
         .unwrap();
         for i in 0..3 {
-            worker.spans().push(&span(&format!("s{i}")));
+            worker.spans().push(span(&format!("s{i}")));
         }
         let names = |body: Vec<u8>| -> Vec<String> {
             let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
@@ -412,6 +423,43 @@ mod tests {
         worker.flush();
         let rest = bodies.recv_timeout(Duration::from_secs(10)).unwrap();
         assert_eq!(names(rest), ["s2"]);
+        assert_eq!(worker.spans().dropped(), 0);
+    }
+
+    #[test]
+    fn spans_leave_in_order_in_batches_never_over_their_size() {
+        let (url, bodies) = collector();
+        let worker = Worker::start(Config {
+            traces: Some(Target {
+                url,
+                headers: Vec::new(),
+                timeout: Duration::from_secs(5),
+            }),
+            metrics: None,
+            sampler: Sampler::AlwaysOn,
+            batching: batching(10_000, 100),
+            metric_interval: Duration::from_secs(60),
+            resource: vec![("service.name".into(), "test".into())],
+        })
+        .unwrap();
+        let padding = "x".repeat(1000);
+        for i in 0..250 {
+            worker.spans().push(span(&format!("s{i:03}{padding}")));
+        }
+        worker.flush();
+        let mut names = Vec::new();
+        while let Ok(body) = bodies.recv_timeout(Duration::from_millis(500)) {
+            let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
+            let spans = &request.resource_spans[0].scope_spans[0].spans;
+            assert!(
+                !spans.is_empty() && spans.len() <= 100,
+                "{} spans",
+                spans.len()
+            );
+            names.extend(spans.iter().map(|s| s.name[..4].to_owned()));
+        }
+        let expected: Vec<String> = (0..250).map(|i| format!("s{i:03}")).collect();
+        assert_eq!(names, expected);
         assert_eq!(worker.spans().dropped(), 0);
     }
 }

@@ -239,8 +239,9 @@ where
         }
         let remote = if r.remote_parent { IS_REMOTE } else { 0 };
         proto::fixed32(&mut buf, 16, 1 | HAS_IS_REMOTE | remote);
-        self.spans.push(&buf);
-        buffers::give(buf);
+        if let Some(spare) = self.spans.push(buf) {
+            buffers::give(spare);
+        }
     }
 
     // SAFETY: the contract of `downcast_raw` is that the pointer returned
@@ -364,7 +365,8 @@ impl Visit for Visitor<'_> {
 }
 
 /// The spans' buffers, kept per thread for the next span: a closed span's
-/// bytes are copied into the export batch, so its buffer is free again.
+/// buffer goes to the export queue, and the queue hands back one the export
+/// thread emptied.
 mod buffers {
     use std::cell::RefCell;
 
