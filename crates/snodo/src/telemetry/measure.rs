@@ -7,7 +7,7 @@ use std::time::Instant;
 use tracing::Span;
 
 use super::attributes as attr;
-use super::metrics::{Series, Side};
+use super::metrics::{Name, Series, Side};
 use super::names::Names;
 use super::outcome::Outcome;
 
@@ -32,8 +32,8 @@ impl Measure {
             method: Method::parse(method).map_or(OTHER, Method::as_str),
             version: (!version.is_empty())
                 .then(|| Revision::parse(version).map_or(OTHER, Revision::as_str)),
-            tool: names.tool.map(Into::into),
-            prompt: names.prompt.map(Into::into),
+            tool: names.tool.map(Name::new),
+            prompt: names.prompt.map(Name::new),
             transport,
             ..Series::default()
         });

@@ -152,9 +152,9 @@ pub(crate) struct Series {
     /// `mcp.protocol.version` (`_OTHER` for an unknown revision).
     pub(crate) version: Option<&'static str>,
     /// `gen_ai.tool.name` (and `gen_ai.operation.name = execute_tool`).
-    pub(crate) tool: Option<Box<str>>,
+    pub(crate) tool: Option<Name>,
     /// `gen_ai.prompt.name`.
-    pub(crate) prompt: Option<Box<str>>,
+    pub(crate) prompt: Option<Name>,
     /// `network.transport` (and `network.protocol.name = http` over tcp).
     pub(crate) transport: Option<&'static str>,
     /// `network.protocol.version`.
@@ -176,11 +176,11 @@ impl Series {
             visit(attr::MCP_PROTOCOL_VERSION, Attr::Str(v));
         }
         if let Some(t) = &self.tool {
-            visit(attr::GEN_AI_TOOL_NAME, Attr::Str(t));
+            visit(attr::GEN_AI_TOOL_NAME, Attr::Str(t.as_str()));
             visit(attr::GEN_AI_OPERATION_NAME, Attr::Str(attr::EXECUTE_TOOL));
         }
         if let Some(p) = &self.prompt {
-            visit(attr::GEN_AI_PROMPT_NAME, Attr::Str(p));
+            visit(attr::GEN_AI_PROMPT_NAME, Attr::Str(p.as_str()));
         }
         if let Some(t) = self.transport {
             visit(attr::NETWORK_TRANSPORT, Attr::Str(t));
@@ -201,6 +201,64 @@ impl Series {
         if let Some(code) = self.status {
             visit(attr::RPC_RESPONSE_STATUS_CODE, Attr::Code(code));
         }
+    }
+}
+
+/// A tool or prompt name in a [`Series`]: kept inline up to
+/// [`Name::INLINE`] bytes, so that measuring a request allocates nothing.
+#[derive(Clone)]
+pub(crate) enum Name {
+    /// A short name: its length and bytes.
+    Inline(u8, [u8; Name::INLINE]),
+    /// A longer one.
+    Heap(Box<str>),
+}
+
+impl Name {
+    /// The longest name kept inline.
+    pub(crate) const INLINE: usize = 46;
+
+    pub(crate) fn new(name: &str) -> Self {
+        if name.len() <= Self::INLINE {
+            let mut bytes = [0; Self::INLINE];
+            bytes[..name.len()].copy_from_slice(name.as_bytes());
+            Name::Inline(name.len() as u8, bytes)
+        } else {
+            Name::Heap(name.into())
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Name::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            Name::Heap(name) => name.as_bytes(),
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // Inline bytes are always a whole `&str`'s.
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Name {}
+
+impl std::hash::Hash for Name {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write(self.as_bytes());
+        state.write_u8(0xff);
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
@@ -345,4 +403,27 @@ pub fn register() {
         );
         Box::new(instruments::build(&meter))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_compare_and_hash_by_their_text_inline_or_not() {
+        use std::hash::{BuildHasher, RandomState};
+        let state = RandomState::new();
+        let short = "é".repeat(23);
+        let long = "é".repeat(24);
+        for text in ["", "echo", short.as_str(), long.as_str()] {
+            let (a, b) = (Name::new(text), Name::new(text));
+            assert_eq!(a.as_str(), text);
+            assert_eq!(a, b);
+            assert_eq!(state.hash_one(&a), state.hash_one(&b));
+            assert_eq!(format!("{a:?}"), format!("{text:?}"));
+        }
+        assert!(matches!(Name::new(&short), Name::Inline(46, _)));
+        assert!(matches!(Name::new(&long), Name::Heap(_)));
+        assert_ne!(Name::new("add"), Name::new("add2"));
+    }
 }

@@ -24,11 +24,16 @@ pub(crate) fn start_span(
     meta: Option<&Map<String, Value>>,
     make: impl FnOnce() -> tracing::Span,
 ) -> tracing::Span {
-    let Some(meta) = meta.filter(|m| {
+    // Without the global propagator only a `traceparent` continues a trace.
+    #[cfg(feature = "otel")]
+    let carries = |m: &Map<String, Value>| {
         super::attributes::TRACE_CONTEXT_KEYS
             .iter()
             .any(|k| m.contains_key(*k))
-    }) else {
+    };
+    #[cfg(not(feature = "otel"))]
+    let carries = |m: &Map<String, Value>| m.contains_key("traceparent");
+    let Some(meta) = meta.filter(|m| carries(m)) else {
         return make();
     };
     let parent = meta

@@ -275,6 +275,7 @@ impl Recorder for &'static Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::telemetry::metrics::Name;
     use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
     use opentelemetry_proto::tonic::metrics::v1::metric::Data;
     use prost::Message as _;
@@ -282,7 +283,7 @@ mod tests {
     fn series(tool: &str) -> Series {
         Series {
             method: "tools/call",
-            tool: Some(tool.into()),
+            tool: Some(Name::new(tool)),
             ..Series::default()
         }
     }
