@@ -18,9 +18,9 @@ use crate::Error;
 use crate::protocol::headers as protocol_headers;
 use crate::protocol::{Method, keys};
 use crate::telemetry::client::ClientCall;
+use crate::telemetry::entered::in_span;
 use crate::telemetry::outcome::Outcome;
 use crate::wire::{Notification, Request, RequestId};
-use tracing::Instrument as _;
 
 /// Why a request failed when its response stream ended early.
 const STREAM_LOST: &str = "the connection closed before the response arrived";
@@ -241,11 +241,8 @@ impl Shared {
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
         let mut observed = self.observe(wire, method, &id, &mut params);
-        let span = observed.span().clone();
-        let result = self
-            .call_with_id(wire, id, method, params, opts, extra)
-            .instrument(span)
-            .await;
+        let call = self.call_with_id(wire, id, method, params, opts, extra);
+        let result = in_span(observed.span(), call).await;
         observed.finish(outcome_of(&result), result.as_ref().ok());
         result
     }

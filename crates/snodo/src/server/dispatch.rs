@@ -23,6 +23,7 @@ use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
 use crate::protocol::{self, Method, RequestMeta, Revision, headers};
+use crate::telemetry::entered::in_span;
 use crate::telemetry::metrics::Gauge;
 use crate::telemetry::server::{Era, ServerCall};
 use crate::wire::{self, Message, Request, RequestId};
@@ -113,13 +114,13 @@ impl Server {
         let listen = matches!(admitted.route, Route::Known(Method::Listen));
         let wants_stream =
             listen || admitted.meta.progress_token.is_some() || admitted.meta.log_level.is_some();
-        let span = call.span().clone();
         if !wants_stream {
             let cx = self.context(&mut admitted, transport, cancel, None);
-            let out = self.route(admitted, cx).instrument(span).await;
+            let out = in_span(call.span(), self.route(admitted, cx)).await;
             observe(&call, &out);
             return Dispatched::Reply(self.finish(&id, out));
         }
+        let span = call.span().clone();
         let (tx, rx) = mpsc::channel(64);
         let server = self.clone();
         if listen {

@@ -35,6 +35,7 @@ pub mod attributes;
 #[cfg(feature = "client")]
 pub(crate) mod client;
 pub(crate) mod context;
+pub(crate) mod entered;
 pub(crate) mod measure;
 pub mod metrics;
 pub(crate) mod names;

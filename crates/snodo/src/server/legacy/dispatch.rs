@@ -17,6 +17,7 @@ use crate::Error;
 use crate::context::{CancelSignal, Sink, TransportInfo};
 use crate::error::code;
 use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys, legacy};
+use crate::telemetry::entered::in_span;
 use crate::telemetry::server::{Era, ServerCall};
 use crate::wire::{self, Message, Request, RequestId};
 use tracing::Instrument as _;
@@ -284,9 +285,8 @@ impl Server {
             &self.inner.capture,
         );
         let span = observed.span().clone();
-        self.legacy_request(request, session, transport, cancel, observed)
-            .instrument(span)
-            .await
+        let answer = self.legacy_request(request, session, transport, cancel, observed);
+        in_span(&span, answer).await
     }
 
     /// A request of an initialize-era session, observed.
