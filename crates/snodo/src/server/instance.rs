@@ -151,6 +151,7 @@ impl Server {
     /// component that breaks a rule is left out and its error returned
     /// with the others; a clash with another owner's component fails the
     /// whole change, which leaves the catalog as it was.
+    #[cfg(feature = "client")]
     pub(crate) fn replace_group<T: Tool, R: Resource, P: Prompt>(
         &self,
         old: &Group,
@@ -294,6 +295,7 @@ impl Server {
 /// The names of the components one owner registered (see
 /// [`Server::replace_group`]): tool and prompt names, resource URIs and
 /// URI templates.
+#[cfg(feature = "client")]
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Group {
     pub(crate) tools: Vec<String>,
@@ -302,6 +304,7 @@ pub(crate) struct Group {
 }
 
 /// A resource's URI or URI template, as listed.
+#[cfg(feature = "client")]
 fn resource_key(r: &ResourceEntry) -> &str {
     let listed = &r.listed;
     listed
@@ -312,6 +315,7 @@ fn resource_key(r: &ResourceEntry) -> &str {
 }
 
 /// The value, or `None` with the error kept in `refused`.
+#[cfg(feature = "client")]
 fn kept<E>(refused: &mut Vec<BuildError>, r: Result<E, BuildError>) -> Option<E> {
     r.map_err(|e| refused.push(e)).ok()
 }

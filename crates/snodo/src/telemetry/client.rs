@@ -94,7 +94,14 @@ impl ClientCall {
         } else {
             Span::none()
         };
-        let mut measure = Measure::start(method, version, &names, peer.transport, metrics);
+        let mut measure = Measure::start(
+            std::time::Instant::now(),
+            method,
+            version,
+            &names,
+            peer.transport,
+            metrics,
+        );
         if let Some((host, port)) = &peer.address {
             measure.server(host, *port);
         }
@@ -145,7 +152,12 @@ impl ClientCall {
 impl Drop for ClientCall {
     fn drop(&mut self) {
         if let Some(d) = self.detail.take() {
-            d.measure.end(&self.span, &d.outcome, Side::Client);
+            d.measure.end(
+                &self.span,
+                &d.outcome,
+                Side::Client,
+                std::time::Instant::now(),
+            );
         }
     }
 }

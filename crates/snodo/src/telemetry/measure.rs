@@ -18,9 +18,11 @@ pub(crate) struct Measure {
 }
 
 impl Measure {
-    /// Starts the timer. With `metrics`, the attributes both sides share
-    /// are made now, from closed sets where the client could make them up.
+    /// Starts the timer at `start`. With `metrics`, the attributes both
+    /// sides share are made now, from closed sets where the client could
+    /// make them up.
     pub(crate) fn start(
+        start: Instant,
         method: &str,
         version: &str,
         names: &Names<'_>,
@@ -37,10 +39,7 @@ impl Measure {
             transport,
             ..Series::default()
         });
-        Self {
-            start: Instant::now(),
-            series,
-        }
+        Self { start, series }
     }
 
     /// Records the HTTP version of the connection.
@@ -58,8 +57,9 @@ impl Measure {
         }
     }
 
-    /// Records `outcome` on `span` and the duration in `side`'s histogram.
-    pub(crate) fn end(self, span: &Span, outcome: &Outcome, side: Side) {
+    /// Records `outcome` on `span` and the duration up to `end` in `side`'s
+    /// histogram.
+    pub(crate) fn end(self, span: &Span, outcome: &Outcome, side: Side, end: Instant) {
         let error_type = outcome.error_type(side == Side::Server);
         let status = outcome.status_code();
         if !span.is_disabled() {
@@ -86,7 +86,11 @@ impl Measure {
             }
             series.error_type = error_type;
             series.status = status;
-            recorder.duration(side, series, self.start.elapsed().as_secs_f64());
+            recorder.duration(
+                side,
+                series,
+                end.saturating_duration_since(self.start).as_secs_f64(),
+            );
         }
     }
 }

@@ -34,6 +34,7 @@
 pub mod attributes;
 #[cfg(feature = "client")]
 pub(crate) mod client;
+pub(crate) mod clock;
 pub(crate) mod context;
 pub(crate) mod entered;
 pub(crate) mod measure;

@@ -1,5 +1,7 @@
 //! The SERVER span and duration of one request, and the log lines about it.
 
+use std::time::Instant;
+
 use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
@@ -79,6 +81,7 @@ impl ServerCall {
             Era::Legacy { version, .. } => version,
         };
         let network = Network::of(transport);
+        let started = Instant::now();
         let span = if traced {
             // Every attribute known now is set now: a field recorded later
             // costs each layer a visit.
@@ -98,40 +101,45 @@ impl ServerCall {
             let request_id = Text::<24>::request_id(id);
             let client_address = conn.map(|c| Text::<46>::ip(c.peer.ip()));
             let server_address = conn.map(|c| Text::<46>::ip(c.local.ip()));
-            super::propagation::start_span(meta, || {
-                tracing::info_span!(
-                target: "snodo::server",
-                "mcp.server",
-                otel.name = name.as_ref().map_or(method, Text::as_str),
-                otel.kind = "server",
-                otel.status_code = Empty,
-                otel.status_description = Empty,
-                mcp.method.name = method,
-                mcp.protocol.version = version,
-                mcp.session.id = session,
-                mcp.resource.uri = names.uri,
-                jsonrpc.request.id = request_id.as_str(),
-                jsonrpc.protocol.version = "2.0",
-                gen_ai.tool.name = names.tool,
-                gen_ai.prompt.name = names.prompt,
-                gen_ai.operation.name = names.tool.map(|_| attr::EXECUTE_TOOL),
-                gen_ai.tool.call.arguments = arguments.as_deref(),
-                gen_ai.tool.call.result = Empty,
-                error.type = Empty,
-                rpc.response.status_code = Empty,
-                network.transport = network.transport,
-                network.protocol.name = network.transport.filter(|t| *t == "tcp").map(|_| "http"),
-                network.protocol.version = network.http_version,
-                client.address = client_address.as_ref().map(Text::as_str),
-                client.port = conn.map(|c| i64::from(c.peer.port())),
-                server.address = server_address.as_ref().map(Text::as_str),
-                server.port = conn.map(|c| i64::from(c.local.port())),
-                )
-            })
+            // The span starts when the duration does: one clock read.
+            let start = || {
+                super::propagation::start_span(meta, || {
+                    tracing::info_span!(
+                    target: "snodo::server",
+                    "mcp.server",
+                    otel.name = name.as_ref().map_or(method, Text::as_str),
+                    otel.kind = "server",
+                    otel.status_code = Empty,
+                    otel.status_description = Empty,
+                    mcp.method.name = method,
+                    mcp.protocol.version = version,
+                    mcp.session.id = session,
+                    mcp.resource.uri = names.uri,
+                    jsonrpc.request.id = request_id.as_str(),
+                    jsonrpc.protocol.version = "2.0",
+                    gen_ai.tool.name = names.tool,
+                    gen_ai.prompt.name = names.prompt,
+                    gen_ai.operation.name = names.tool.map(|_| attr::EXECUTE_TOOL),
+                    gen_ai.tool.call.arguments = arguments.as_deref(),
+                    gen_ai.tool.call.result = Empty,
+                    error.type = Empty,
+                    rpc.response.status_code = Empty,
+                    network.transport = network.transport,
+                    network.protocol.name = network.transport.filter(|t| *t == "tcp").map(|_| "http"),
+                    network.protocol.version = network.http_version,
+                    client.address = client_address.as_ref().map(Text::as_str),
+                    client.port = conn.map(|c| i64::from(c.peer.port())),
+                    server.address = server_address.as_ref().map(Text::as_str),
+                    server.port = conn.map(|c| i64::from(c.local.port())),
+                    )
+                })
+            };
+            super::clock::offer(started, start)
         } else {
             Span::none()
         };
-        let mut measure = Measure::start(method, version, &names, network.transport, metrics);
+        let mut measure =
+            Measure::start(started, method, version, &names, network.transport, metrics);
         if let Some(v) = network.http_version {
             measure.http_version(v);
         }
@@ -196,7 +204,11 @@ impl Drop for ServerCall {
         let Some(d) = self.detail.take() else { return };
         let d = *d;
         let outcome = d.outcome.into_inner().unwrap_or_else(|p| p.into_inner());
-        d.measure.end(&self.span, &outcome, Side::Server);
+        // The duration ends when the span does: one clock read.
+        let end = Instant::now();
+        d.measure.end(&self.span, &outcome, Side::Server, end);
+        let span = std::mem::replace(&mut self.span, Span::none());
+        super::clock::offer(end, || drop(span));
     }
 }
 

@@ -198,6 +198,7 @@ impl ToolResult {
 
     /// [`ToolResult::to_wire`], by value: a result as received (a proxy's)
     /// is handed on without a copy.
+    #[cfg(feature = "client")]
     pub(crate) fn into_wire(self) -> Value {
         if !self.meta.is_empty() {
             return self.to_wire();

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use super::aggregate::Aggregate;
 use super::config::{Batching, Config, Target};
@@ -19,13 +19,7 @@ use super::envelope::{resource, scope};
 use super::http::ExportClient;
 use super::proto;
 use super::sampler::Sampler;
-
-/// Now, in nanoseconds since the Unix epoch (OTLP's timestamps).
-pub(crate) fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-}
+use crate::telemetry::clock::now_ns;
 
 /// The most emptied span buffers kept for reuse, and the largest kept.
 const RETURNED_MAX: usize = 1024;

@@ -17,9 +17,10 @@ use tracing::{Dispatch, Level, Subscriber};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
-use super::export::{Spans, now_ns};
+use super::export::Spans;
 use super::ids;
 use super::proto::{self, AnyValue};
+use crate::telemetry::clock;
 use crate::telemetry::context::{ContextHook, TraceContext, remote};
 
 /// OTLP's span kinds.
@@ -74,7 +75,7 @@ impl Record {
             status: STATUS_UNSET,
             status_message: None,
             named: false,
-            start_ns: now_ns(),
+            start_ns: clock::take().map_or_else(clock::now_ns, clock::unix_ns),
             attrs: Vec::new(),
             dropped: 0,
         }
@@ -210,7 +211,7 @@ where
         if !r.cx.sampled {
             return;
         }
-        let end = now_ns();
+        let end = clock::take().map_or_else(clock::now_ns, clock::unix_ns);
         let mut buf = r.attrs;
         proto::bytes(&mut buf, 1, &r.cx.trace_id);
         proto::bytes(&mut buf, 2, &r.cx.span_id);
