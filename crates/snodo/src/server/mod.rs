@@ -35,10 +35,10 @@ pub use catalog::Capability;
 pub use complete::MAX_COMPLETION_VALUES;
 pub use error::{BuildError, RuleError};
 pub use extension::Extension;
-pub use instance::Server;
 #[cfg(feature = "client")]
 pub(crate) use instance::Group;
 pub(crate) use instance::Inner;
+pub use instance::Server;
 pub use listen::{MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS};
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};

@@ -36,7 +36,8 @@ pub(crate) enum Era<'a> {
 pub(crate) struct ServerCall {
     span: Span,
     id: RequestId,
-    detail: Option<Box<Detail>>,
+    /// Inline: a request observed by a subscriber allocates nothing more.
+    detail: Option<Detail>,
     _active: Held,
 }
 
@@ -146,11 +147,11 @@ impl ServerCall {
         Self {
             span,
             id: id.clone(),
-            detail: Some(Box::new(Detail {
+            detail: Some(Detail {
                 measure,
                 outcome: std::sync::Mutex::new(Outcome::Open),
                 capture_results: capture.results,
-            })),
+            }),
             _active: active,
         }
     }
@@ -202,7 +203,6 @@ impl Detail {
 impl Drop for ServerCall {
     fn drop(&mut self) {
         let Some(d) = self.detail.take() else { return };
-        let d = *d;
         let outcome = d.outcome.into_inner().unwrap_or_else(|p| p.into_inner());
         // The duration ends when the span does: one clock read.
         let end = Instant::now();
