@@ -151,7 +151,7 @@ impl ClientCall {
 
 impl Drop for ClientCall {
     fn drop(&mut self) {
-        if let Some(d) = self.detail.take() {
+        if let Some(d) = &mut self.detail {
             d.measure.end(
                 &self.span,
                 &d.outcome,

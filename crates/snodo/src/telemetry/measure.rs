@@ -59,7 +59,7 @@ impl Measure {
 
     /// Records `outcome` on `span` and the duration up to `end` in `side`'s
     /// histogram.
-    pub(crate) fn end(self, span: &Span, outcome: &Outcome, side: Side, end: Instant) {
+    pub(crate) fn end(&mut self, span: &Span, outcome: &Outcome, side: Side, end: Instant) {
         let error_type = outcome.error_type(side == Side::Server);
         let status = outcome.status_code();
         if !span.is_disabled() {
@@ -77,7 +77,7 @@ impl Measure {
                 );
             }
         }
-        if let (Some(mut series), Some(recorder)) = (self.series, super::metrics::recorder()) {
+        if let (Some(series), Some(recorder)) = (&mut self.series, super::metrics::recorder()) {
             if status.is_some_and(|c| super::outcome::CLIENT_FAULT_CODES.contains(&c)) {
                 // A name the client made up (an unknown tool, say) would be
                 // a new series for every request: it is not recorded.

@@ -278,7 +278,7 @@ pub(crate) enum Attr<'a> {
 /// Where the measurements go.
 pub(crate) trait Recorder: Send + Sync + 'static {
     /// A request's duration in `side`'s histogram.
-    fn duration(&self, side: Side, series: Series, seconds: f64);
+    fn duration(&self, side: Side, series: &Series, seconds: f64);
     /// A task run that ended in `status`.
     fn task_settled(&self, status: &'static str);
 }
@@ -324,7 +324,7 @@ mod instruments {
     }
 
     impl Recorder for Instruments {
-        fn duration(&self, side: Side, series: Series, seconds: f64) {
+        fn duration(&self, side: Side, series: &Series, seconds: f64) {
             let mut attrs = Vec::with_capacity(12);
             series.each(|key, value| {
                 attrs.push(match value {

@@ -202,11 +202,11 @@ impl Detail {
 
 impl Drop for ServerCall {
     fn drop(&mut self) {
-        let Some(d) = self.detail.take() else { return };
-        let outcome = d.outcome.into_inner().unwrap_or_else(|p| p.into_inner());
+        let Some(d) = &mut self.detail else { return };
+        let outcome = d.outcome.get_mut().unwrap_or_else(|p| p.into_inner());
         // The duration ends when the span does: one clock read.
         let end = Instant::now();
-        d.measure.end(&self.span, &outcome, Side::Server, end);
+        d.measure.end(&self.span, outcome, Side::Server, end);
         let span = std::mem::replace(&mut self.span, Span::none());
         super::clock::offer(end, || drop(span));
     }

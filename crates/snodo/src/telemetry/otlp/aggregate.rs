@@ -250,14 +250,14 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Recorder for &'static Aggregate {
-    fn duration(&self, side: Side, series: Series, seconds: f64) {
+    fn duration(&self, side: Side, series: &Series, seconds: f64) {
         let mut h = lock(&self.durations[side as usize]);
-        if let Some(cell) = h.series.get_mut(&series) {
+        if let Some(cell) = h.series.get_mut(series) {
             cell.add(seconds);
         } else if h.series.len() < MAX_SERIES {
             let mut cell = Cell::new();
             cell.add(seconds);
-            h.series.insert(series, cell);
+            h.series.insert(series.clone(), cell);
         } else {
             h.overflow.get_or_insert_with(Cell::new).add(seconds);
         }
@@ -291,15 +291,15 @@ mod tests {
     #[test]
     fn histograms_decode_with_their_buckets_and_overflow() {
         let agg: &'static Aggregate = Box::leak(Box::new(Aggregate::new(1)));
-        agg.duration(Side::Server, series("add"), 0.015);
-        agg.duration(Side::Server, series("add"), 400.0);
-        agg.duration(Side::Server, series("echo"), 0.001);
+        agg.duration(Side::Server, &series("add"), 0.015);
+        agg.duration(Side::Server, &series("add"), 400.0);
+        agg.duration(Side::Server, &series("echo"), 0.001);
         agg.task_settled("completed");
         agg.task_settled("completed");
         for i in 0..MAX_SERIES {
-            agg.duration(Side::Client, series(&format!("t{i}")), 0.5);
+            agg.duration(Side::Client, &series(&format!("t{i}")), 0.5);
         }
-        agg.duration(Side::Client, series("one too many"), 0.5);
+        agg.duration(Side::Client, &series("one too many"), 0.5);
         let req = ExportMetricsServiceRequest::decode(agg.encode(&[], 9).as_slice()).unwrap();
         let metrics = &req.resource_metrics[0].scope_metrics[0].metrics;
         let server = metrics
