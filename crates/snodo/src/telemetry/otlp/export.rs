@@ -383,8 +383,9 @@ mod tests {
         (url, rx)
     }
 
-    #[test]
-    fn full_batches_leave_at_once_and_a_flush_sends_the_rest() {
+    /// A worker exporting spans (no metrics) to a loopback collector, and
+    /// the bodies the collector receives.
+    fn exporting(batching: Batching) -> (Worker, mpsc::Receiver<Vec<u8>>) {
         let (url, bodies) = collector();
         let worker = Worker::start(Config {
             traces: Some(Target {
@@ -394,11 +395,17 @@ mod tests {
             }),
             metrics: None,
             sampler: Sampler::AlwaysOn,
-            batching: batching(100, 2),
+            batching,
             metric_interval: Duration::from_secs(60),
             resource: vec![("service.name".into(), "test".into())],
         })
         .unwrap();
+        (worker, bodies)
+    }
+
+    #[test]
+    fn full_batches_leave_at_once_and_a_flush_sends_the_rest() {
+        let (worker, bodies) = exporting(batching(100, 2));
         for i in 0..3 {
             worker.spans().push(span(&format!("s{i}")));
         }
@@ -422,20 +429,7 @@ mod tests {
 
     #[test]
     fn spans_leave_in_order_in_batches_never_over_their_size() {
-        let (url, bodies) = collector();
-        let worker = Worker::start(Config {
-            traces: Some(Target {
-                url,
-                headers: Vec::new(),
-                timeout: Duration::from_secs(5),
-            }),
-            metrics: None,
-            sampler: Sampler::AlwaysOn,
-            batching: batching(10_000, 100),
-            metric_interval: Duration::from_secs(60),
-            resource: vec![("service.name".into(), "test".into())],
-        })
-        .unwrap();
+        let (worker, bodies) = exporting(batching(10_000, 100));
         let padding = "x".repeat(1000);
         for i in 0..250 {
             worker.spans().push(span(&format!("s{i:03}{padding}")));
