@@ -25,14 +25,20 @@ pub(crate) fn offer<R>(at: Instant, f: impl FnOnce() -> R) -> R {
 }
 
 /// The time offered for the span being created or closed, taken.
-#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-pub(crate) fn take() -> Option<Instant> {
+fn take() -> Option<Instant> {
     OFFERED.try_with(Cell::take).ok().flatten()
+}
+
+/// The time offered for the span being created or closed (taken), or
+/// now, in nanoseconds since the Unix epoch.
+#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
+pub(crate) fn offered_or_now_ns() -> u64 {
+    take().map_or_else(now_ns, unix_ns)
 }
 
 /// `at` in nanoseconds since the Unix epoch.
 #[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-pub(crate) fn unix_ns(at: Instant) -> u64 {
+fn unix_ns(at: Instant) -> u64 {
     static ANCHOR: OnceLock<(Instant, u64)> = OnceLock::new();
     let (base, base_ns) = *ANCHOR.get_or_init(|| {
         let wall = SystemTime::now()

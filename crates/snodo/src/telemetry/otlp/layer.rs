@@ -75,7 +75,7 @@ impl Record {
             status: STATUS_UNSET,
             status_message: None,
             named: false,
-            start_ns: clock::take().map_or_else(clock::now_ns, clock::unix_ns),
+            start_ns: clock::offered_or_now_ns(),
             attrs: Vec::new(),
             dropped: 0,
         }
@@ -211,7 +211,7 @@ where
         if !r.cx.sampled {
             return;
         }
-        let end = clock::take().map_or_else(clock::now_ns, clock::unix_ns);
+        let end = clock::offered_or_now_ns();
         let mut buf = r.attrs;
         proto::bytes(&mut buf, 1, &r.cx.trace_id);
         proto::bytes(&mut buf, 2, &r.cx.span_id);
