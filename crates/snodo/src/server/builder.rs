@@ -381,7 +381,7 @@ impl ServerBuilder {
             let slot = match kind {
                 "tool" => tools
                     .iter_mut()
-                    .find(|t| t.definition.name == name)
+                    .find(|t| t.name() == name)
                     .map(|t| &mut t.scopes),
                 "resource" => resources
                     .iter_mut()

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::BuildError;
 use super::extension::Extension;
-use super::list::Listing;
+use super::list::{Listed, Listing, Written};
 use super::registry::{ToolEntry, ToolRegistry};
 use crate::Context;
 use crate::error::BoxError;
@@ -379,9 +379,9 @@ impl Catalog {
             caps.insert("extensions".into(), Value::Object(ext_caps));
         }
         Ok(Self {
-            resource_list: Listing::new(fixed.iter().map(|r| r.listed.clone()).collect()),
-            template_list: Listing::new(templates.iter().map(|r| r.listed.clone()).collect()),
-            prompt_list: Listing::new(prompts.iter().map(|p| p.listed.clone()).collect()),
+            resource_list: listing(fixed.iter().map(|r| &r.listed), "uri"),
+            template_list: listing(templates.iter().map(|r| &r.listed), "uriTemplate"),
+            prompt_list: listing(prompts.iter().map(|p| &p.listed), "name"),
             tools,
             resources: fixed,
             templates,
@@ -444,4 +444,12 @@ impl Declared {
     pub(crate) fn has(self, c: Capability) -> bool {
         self.0 & (1 << c as u8) != 0
     }
+}
+
+/// The listing of items keyed by their member `key`.
+fn listing<'a>(items: impl Iterator<Item = &'a Value>, key: &str) -> Listing {
+    let listed: Vec<Listed> = items
+        .map(|item| Listed::new(item, &Written::new(), key))
+        .collect();
+    Listing::new(&listed.iter().collect::<Vec<_>>())
 }

@@ -438,7 +438,7 @@ impl Server {
                 "tools/list",
                 "tools",
                 &catalog.tools.listing,
-                |item| super::Item::Tool(item["name"].as_str().unwrap_or("")),
+                |key| super::Item::Tool(key),
             ),
             Method::ResourcesList => self.list_page(
                 &cx,
@@ -446,7 +446,7 @@ impl Server {
                 "resources/list",
                 "resources",
                 &catalog.resource_list,
-                |item| super::Item::Resource(item["uri"].as_str().unwrap_or("")),
+                |key| super::Item::Resource(key),
             ),
             Method::ResourceTemplatesList => self.list_page(
                 &cx,
@@ -454,7 +454,7 @@ impl Server {
                 "resources/templates/list",
                 "resourceTemplates",
                 &catalog.template_list,
-                |item| super::Item::Resource(item["uriTemplate"].as_str().unwrap_or("")),
+                |key| super::Item::Resource(key),
             ),
             Method::PromptsList => self.list_page(
                 &cx,
@@ -462,7 +462,7 @@ impl Server {
                 "prompts/list",
                 "prompts",
                 &catalog.prompt_list,
-                |item| super::Item::Prompt(item["name"].as_str().unwrap_or("")),
+                |key| super::Item::Prompt(key),
             ),
             Method::ToolsCall => self.call(&catalog, params, cx).await.map(Routed::Object),
             Method::ResourcesRead => self.read(&catalog, params, cx).await.map(Routed::Object),
@@ -490,7 +490,7 @@ impl Server {
         method: &str,
         key: &str,
         listing: &Listing,
-        item: impl Fn(&Value) -> super::Item<'_>,
+        item: fn(&str) -> super::Item<'_>,
     ) -> Result<Routed, Failure> {
         let revision = cx.protocol_version();
         let legacy = Revision::parse(revision).filter(|r| r.is_legacy());
@@ -502,54 +502,41 @@ impl Server {
             ),
             Some(_) => (self.inner.page_size, None, ""),
         };
-        let adapted = legacy.and_then(|r| super::legacy::adapt_listing(listing, r));
+        let listed = listing.in_revision(legacy);
         let by_scope = self.hides_by_scope() && cx.principal().is_some();
         let catalog = by_scope.then(|| self.catalog());
         let filtering = self.inner.policy.is_some() || by_scope;
-        let visible = |value: &Value| {
-            let it = item(value);
-            self.inner
-                .policy
-                .as_deref()
-                .is_none_or(|p| p.can_see(cx.principal(), it))
-                && catalog
-                    .as_deref()
-                    .is_none_or(|c| self.scope_visible(c, cx.principal(), it))
-        };
-        let page = match adapted {
-            Some(items) => {
-                let seen: Vec<&str> = items
-                    .iter()
-                    .filter(|(value, _)| !filtering || visible(value))
-                    .map(|(_, text)| text.as_str())
-                    .collect();
-                let digest = list::for_revision(list::catalog_digest(&seen), revision);
-                list::page(method, key, &seen, digest, size, params, cache, tail)?
-            }
-            None if !filtering => {
-                let digest = list::for_revision(listing.digest, revision);
-                list::page(
-                    method,
-                    key,
-                    &listing.encoded,
-                    digest,
-                    size,
-                    params,
-                    cache,
-                    tail,
-                )?
-            }
-            None => {
-                let seen: Vec<&str> = listing
-                    .items
-                    .iter()
-                    .zip(&listing.encoded)
-                    .filter(|(value, _)| visible(value))
-                    .map(|(_, text)| text.as_str())
-                    .collect();
-                let digest = list::for_revision(list::catalog_digest(&seen), revision);
-                list::page(method, key, &seen, digest, size, params, cache, tail)?
-            }
+        let page = if filtering {
+            let seen: Vec<&str> = listing
+                .keys
+                .iter()
+                .zip(&listed.items)
+                .filter(|(key, _)| {
+                    let it = item(key);
+                    self.inner
+                        .policy
+                        .as_deref()
+                        .is_none_or(|p| p.can_see(cx.principal(), it))
+                        && catalog
+                            .as_deref()
+                            .is_none_or(|c| self.scope_visible(c, cx.principal(), it))
+                })
+                .map(|(_, text)| text.as_str())
+                .collect();
+            let digest = list::for_revision(list::catalog_digest(&seen), revision);
+            list::page(method, key, &seen, digest, size, params, cache, tail)?
+        } else {
+            let digest = list::for_revision(listed.digest, revision);
+            list::page(
+                method,
+                key,
+                &listed.items,
+                digest,
+                size,
+                params,
+                cache,
+                tail,
+            )?
         };
         Ok(Routed::Encoded(page))
     }

@@ -130,7 +130,7 @@ impl Server {
         {
             return Err(BuildError::Config(format!(
                 "tool {:?} runs as a task, and this server was built without tasks (ServerBuilder::tasks)",
-                t.definition.name
+                t.name()
             )));
         }
         let tasks = self.inner.tasks.is_some();
@@ -179,7 +179,7 @@ impl Server {
             .into_iter()
             .filter_map(|p| kept(&mut refused, PromptEntry::new(p)))
             .collect();
-        group.tools = tools.iter().map(|t| t.definition.name.clone()).collect();
+        group.tools = tools.iter().map(|t| t.name().to_string()).collect();
         group.resources = resources
             .iter()
             .map(|r| resource_key(r).to_owned())
@@ -191,7 +191,7 @@ impl Server {
             !(old.prompts.is_empty() && group.prompts.is_empty()),
         );
         self.change(|all_tools, all_resources, all_prompts| {
-            all_tools.retain(|t| !old.tools.contains(&t.definition.name));
+            all_tools.retain(|t| !old.tools.iter().any(|n| n == t.name()));
             all_resources.retain(|r| !old.resources.iter().any(|k| k == resource_key(r)));
             all_prompts.retain(|p| !old.prompts.contains(&p.name));
             all_tools.extend(tools);
@@ -229,7 +229,7 @@ impl Server {
         let removed = self
             .change(|tools, _, _| {
                 let before = tools.len();
-                tools.retain(|t| t.definition.name != name);
+                tools.retain(|t| t.name() != name);
                 Ok(tools.len() != before)
             })
             .unwrap_or(false);

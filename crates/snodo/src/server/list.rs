@@ -12,7 +12,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
 use crate::Error;
-use crate::protocol::CacheHints;
+use crate::protocol::{CacheHints, Revision};
 
 const PREFIX: &str = "mcp1.";
 const MAX_CURSOR: usize = 2048;
@@ -31,38 +31,87 @@ pub(crate) fn catalog_digest<T: AsRef<str>>(encoded: &[T]) -> u64 {
 /// keep): member name and JSON text.
 pub(crate) type Written = Vec<(&'static str, Box<str>)>;
 
-/// One listed collection: the items as JSON (for policies), the members
-/// published as written, their encoded text (spliced into responses, never
-/// re-serialized) and their digest.
+/// One item as it is listed: the key a policy sees it by (a tool's or a
+/// prompt's name, a resource's URI or URI template), its encoded JSON, and
+/// its encoded forms for the initialize era where they differ. Only text is
+/// kept: a listed item is never looked at as JSON again.
+#[derive(Clone, Debug)]
+pub(crate) struct Listed {
+    pub(crate) key: Box<str>,
+    pub(crate) encoded: String,
+    /// The item re-encoded for the initialize-era revisions without icons
+    /// (`[0]`) and with them (`[1]`), where it must change.
+    legacy: [Option<String>; 2],
+}
+
+impl Listed {
+    /// The item `value` keyed by its member `key`, with the members named in
+    /// `written` spelled as written.
+    pub(crate) fn new(value: &Value, written: &Written, key: &str) -> Self {
+        Self {
+            key: value.get(key).and_then(Value::as_str).unwrap_or("").into(),
+            encoded: encode_item(value, written),
+            legacy: super::legacy::listed_forms(value, written),
+        }
+    }
+}
+
+/// Encoded items and their digest.
 #[derive(Default)]
-pub(crate) struct Listing {
-    pub(crate) items: Vec<Value>,
-    pub(crate) written: Vec<Written>,
-    pub(crate) encoded: Vec<String>,
+pub(crate) struct Encoded {
+    pub(crate) items: Vec<String>,
     pub(crate) digest: u64,
 }
 
+impl Encoded {
+    fn new(items: Vec<String>) -> Self {
+        let digest = catalog_digest(&items);
+        Self { items, digest }
+    }
+}
+
+/// One listed collection: the items' keys (for policies) and their encoded
+/// text (spliced into responses, never re-serialized) with its digest, as
+/// 2026-07-28 lists them and, where they differ, as the initialize era does.
+#[derive(Default)]
+pub(crate) struct Listing {
+    pub(crate) keys: Vec<Box<str>>,
+    pub(crate) current: Encoded,
+    /// For the initialize-era revisions without icons (`[0]`) and with them
+    /// (`[1]`); `None` where every item is listed as it is.
+    legacy: [Option<Encoded>; 2],
+}
+
 impl Listing {
-    /// Items encoded from their values alone.
-    pub(crate) fn new(items: Vec<Value>) -> Self {
-        Self::with_written(items.into_iter().map(|v| (v, Written::new())).collect())
+    /// The listing of `items`, in their order.
+    pub(crate) fn new(items: &[&Listed]) -> Self {
+        let legacy = [0, 1].map(|form| {
+            items
+                .iter()
+                .any(|item| item.legacy[form].is_some())
+                .then(|| {
+                    Encoded::new(
+                        items
+                            .iter()
+                            .map(|item| item.legacy[form].as_ref().unwrap_or(&item.encoded).clone())
+                            .collect(),
+                    )
+                })
+        });
+        Self {
+            keys: items.iter().map(|item| item.key.clone()).collect(),
+            current: Encoded::new(items.iter().map(|item| item.encoded.clone()).collect()),
+            legacy,
+        }
     }
 
-    /// Items with members published as written.
-    pub(crate) fn with_written(items: Vec<(Value, Written)>) -> Self {
-        let (items, written): (Vec<Value>, Vec<Written>) = items.into_iter().unzip();
-        let encoded: Vec<String> = items
-            .iter()
-            .zip(&written)
-            .map(|(item, written)| encode_item(item, written))
-            .collect();
-        let digest = catalog_digest(&encoded);
-        Self {
-            items,
-            written,
-            encoded,
-            digest,
-        }
+    /// The items as `revision` lists them: an initialize-era revision may
+    /// need icons or output schemas left out.
+    pub(crate) fn in_revision(&self, revision: Option<Revision>) -> &Encoded {
+        revision
+            .filter(|r| r.is_legacy())
+            .and_then(|r| self.legacy[usize::from(r.has_icons())].as_ref())
+            .unwrap_or(&self.current)
     }
 }
 

@@ -7,13 +7,12 @@ use serde_json::Value;
 use snodo_rules::HeaderParam;
 
 use super::error::BuildError;
-use super::list::{Listing, Written};
+use super::list::{Listed, Listing, Written};
 use crate::schema::{CompiledSchema, Validator};
-use crate::tool::{DynTool, Tool, ToolDefinition, definition};
+use crate::tool::{DynTool, Tool, definition};
 
 /// One registered tool with everything computed at build time.
 pub(crate) struct ToolEntry {
-    pub(crate) definition: ToolDefinition,
     pub(crate) tool: Arc<dyn DynTool>,
     /// String entries of the input schema's top-level `required`, in order.
     pub(crate) required: Vec<String>,
@@ -21,11 +20,9 @@ pub(crate) struct ToolEntry {
     pub(crate) output: Option<Arc<dyn CompiledSchema>>,
     /// Arguments mirrored into `Mcp-Param-*` headers.
     pub(crate) headers: Vec<HeaderParam>,
-    /// The definition as `tools/list` publishes it.
-    pub(crate) listed: Value,
-    /// Its schemas as written (`inputSchema`, `outputSchema`), when the tool
-    /// gives their text.
-    pub(crate) written: Written,
+    /// The definition as `tools/list` publishes it, with its schemas as
+    /// written (`inputSchema`, `outputSchema`) when the tool gives their text.
+    pub(crate) listed: Listed,
     /// The OAuth scopes a call needs (empty: the server's defaults).
     pub(crate) scopes: Vec<String>,
     pub(crate) task: crate::task::TaskSupport,
@@ -33,6 +30,11 @@ pub(crate) struct ToolEntry {
 }
 
 impl ToolEntry {
+    /// The tool's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.listed.key
+    }
+
     /// Checks a tool against the definition rules and compiles its schemas.
     pub(crate) fn new<T: Tool>(tool: T, validator: &dyn Validator) -> Result<Self, BuildError> {
         let def = definition(&tool);
@@ -100,11 +102,10 @@ impl ToolEntry {
             }
             written.push((member, text.into()));
         }
+        let listed = serde_json::to_value(&def).unwrap_or(Value::Null);
         Ok(Self {
             required: required_of(&def.input_schema),
-            written,
-            listed: serde_json::to_value(&def).unwrap_or(Value::Null),
-            definition: def,
+            listed: Listed::new(&listed, &written, "name"),
             tool: Arc::new(tool),
             input,
             output,
@@ -127,19 +128,15 @@ pub(crate) struct ToolRegistry {
 
 impl ToolRegistry {
     pub(crate) fn new(mut entries: Vec<Arc<ToolEntry>>) -> Result<Self, BuildError> {
-        entries.sort_by(|a, b| a.definition.name.cmp(&b.definition.name));
+        entries.sort_by(|a, b| a.name().cmp(b.name()));
         let mut index = HashMap::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
-            if index.insert(e.definition.name.clone(), i).is_some() {
-                return Err(BuildError::DuplicateTool(e.definition.name.clone()));
+            if index.insert(e.name().to_string(), i).is_some() {
+                return Err(BuildError::DuplicateTool(e.name().to_string()));
             }
         }
-        let listing = Listing::with_written(
-            entries
-                .iter()
-                .map(|e| (e.listed.clone(), e.written.clone()))
-                .collect(),
-        );
+        let listed: Vec<&Listed> = entries.iter().map(|e| &e.listed).collect();
+        let listing = Listing::new(&listed);
         Ok(Self {
             entries,
             index,

@@ -51,4 +51,4 @@ pub(crate) use session::SessionState;
 /// Notifications queued for a session's standalone stream.
 pub const OUTBOX_QUEUE: usize = 256;
 
-pub(crate) use shape::adapt_listing;
+pub(crate) use shape::listed_forms;

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::super::list::{Listing, encode_item};
+use super::super::list::{Written, encode_item};
 use crate::protocol::{Revision, keys};
 
 /// An internal code for "the client could not give the input": tools turn it
@@ -59,29 +59,32 @@ fn inexpressible_output(map: &Map<String, Value>) -> bool {
         .is_some_and(|o| o.get("type").and_then(Value::as_str) != Some("object"))
 }
 
-/// A listed item as the revision can express it: no icons before
+/// A listed item as an initialize-era revision with or without icons can
+/// express it, or `None` when it is listed as it is: no icons before
 /// 2025-11-25, and no output schema that is not an object schema (the tool
 /// is listed and callable; its non-object structured content is left out of
 /// its results, see [`tool_result`]).
-fn item(value: &Value, revision: Revision) -> Value {
-    let Some(map) = value.as_object() else {
-        return value.clone();
-    };
+fn item(value: &Value, icons: bool) -> Option<Value> {
+    let map = value.as_object()?;
+    let drop_output = inexpressible_output(map);
+    let drop_icons = !icons && map.contains_key("icons");
+    if !drop_output && !drop_icons {
+        return None;
+    }
     let mut map = map.clone();
-    if inexpressible_output(&map) {
+    if drop_output {
         map.remove("outputSchema");
     }
-    if !revision.has_icons() {
+    if drop_icons {
         map.remove("icons");
     }
-    Value::Object(map)
+    Some(Value::Object(map))
 }
 
-fn needs_change(value: &Value, revision: Revision) -> bool {
-    let Some(map) = value.as_object() else {
-        return false;
-    };
-    (!revision.has_icons() && map.contains_key("icons")) || inexpressible_output(map)
+/// A listed item's encoded forms for the initialize-era revisions without
+/// icons (`[0]`) and with them (`[1]`), where they differ from its own.
+pub(crate) fn listed_forms(value: &Value, written: &Written) -> [Option<String>; 2] {
+    [false, true].map(|icons| item(value, icons).map(|v| encode_item(&v, written)))
 }
 
 /// A `tools/call` result as the initialize era can express it:
@@ -91,26 +94,6 @@ pub(crate) fn tool_result(map: &mut Map<String, Value>) {
     if map.get("structuredContent").is_some_and(|v| !v.is_object()) {
         map.remove("structuredContent");
     }
-}
-
-/// The items of a listing adapted to an initialize-era revision, with their
-/// encoded text; `None` when every item is listed as it is.
-pub(crate) fn adapt_listing(listing: &Listing, revision: Revision) -> Option<Vec<(Value, String)>> {
-    if !listing.items.iter().any(|v| needs_change(v, revision)) {
-        return None;
-    }
-    Some(
-        listing
-            .items
-            .iter()
-            .zip(&listing.written)
-            .map(|(v, written)| {
-                let v = item(v, revision);
-                let text = encode_item(&v, written);
-                (v, text)
-            })
-            .collect(),
-    )
 }
 
 #[cfg(test)]
@@ -134,23 +117,46 @@ mod tests {
 
     #[test]
     fn icons_are_2025_11_25_and_non_object_outputs_are_left_out() {
-        let listing = Listing::new(vec![
+        use super::super::super::list::{Listed, Listing};
+        let items = [
             json!({"name": "a", "icons": [{"src": "https://x/i.png"}]}),
             json!({"name": "b", "outputSchema": {"type": "array"}}),
             json!({"name": "c"}),
-        ]);
-        let old = adapt_listing(&listing, Revision::V2025_06_18).unwrap();
-        let names: Vec<&str> = old
-            .iter()
-            .map(|(v, _)| v["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, ["a", "b", "c"]);
-        assert!(old[0].0.get("icons").is_none());
-        assert!(old[1].0.get("outputSchema").is_none());
-        let new = adapt_listing(&listing, Revision::V2025_11_25).unwrap();
-        assert!(new[0].0.get("icons").is_some());
-        let plain = Listing::new(vec![json!({"name": "c"})]);
-        assert!(adapt_listing(&plain, Revision::V2025_06_18).is_none());
+        ]
+        .map(|v| Listed::new(&v, &Written::new(), "name"));
+        let listing = Listing::new(&items.iter().collect::<Vec<_>>());
+        let listed = |r| listing.in_revision(r).items.clone();
+        assert_eq!(
+            listing.keys.as_slice(),
+            ["a".into(), "b".into(), "c".into()]
+        );
+        assert_eq!(
+            listed(Some(Revision::V2026_07_28)),
+            [
+                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
+                r#"{"name":"b","outputSchema":{"type":"array"}}"#,
+                r#"{"name":"c"}"#
+            ]
+        );
+        assert_eq!(listed(None), listed(Some(Revision::V2026_07_28)));
+        assert_eq!(
+            listed(Some(Revision::V2025_06_18)),
+            [r#"{"name":"a"}"#, r#"{"name":"b"}"#, r#"{"name":"c"}"#]
+        );
+        assert_eq!(
+            listed(Some(Revision::V2025_11_25)),
+            [
+                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
+                r#"{"name":"b"}"#,
+                r#"{"name":"c"}"#
+            ]
+        );
+        let plain = Listed::new(&json!({"name": "c"}), &Written::new(), "name");
+        let plain = Listing::new(&[&plain]);
+        assert!(std::ptr::eq(
+            plain.in_revision(Some(Revision::V2025_06_18)),
+            &plain.current
+        ));
         let mut result = json!({"content": [], "structuredContent": [1, 2]});
         tool_result(result.as_object_mut().unwrap());
         assert_eq!(result, json!({"content": []}));
