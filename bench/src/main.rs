@@ -257,7 +257,7 @@ fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String>
 /// in a random order each round.
 fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), String> {
     use harness::telemetry::{self, LOADS, Run};
-    let snodo = SERVERS[0];
+    let snodo = procs::SNODO_FULL;
     let bare = procs::SNODO_BARE;
     if options.build {
         procs::build_these(&dir, &[snodo, bare])?;

@@ -85,13 +85,42 @@ pub(crate) const SERVERS: [Spec; 6] = [
 ];
 
 /// The packages to build (one cargo invocation each).
-pub(crate) const PACKAGES: [&str; 5] = [
+pub(crate) const PACKAGES: [&str; 6] = [
     "bench-server-snodo",
+    "bench-server-snodo-full",
     "bench-server-rmcp",
     "bench-server-tower-mcp",
     "bench-server-tower-mcp-validated",
     "bench-server-ceiling",
 ];
+
+/// The snodo server with tasks (in memory, SQLite or PostgreSQL), OAuth and
+/// OTLP export: the snodo-only workloads and the telemetry runs. The
+/// comparisons with the peers use `bench-server-snodo`, which, like their
+/// servers, holds only the tools.
+pub(crate) const SNODO_FULL: Spec = Spec {
+    name: "snodo",
+    bin: "bench-server-snodo-full",
+    env: &[],
+    validated: None,
+    stdio: true,
+    listen: true,
+};
+
+impl Spec {
+    /// This server as built for the snodo-only workloads: snodo's full
+    /// build with the same environment; any other server as it is.
+    pub(crate) fn full(self) -> Spec {
+        if self.bin == SERVERS[0].bin {
+            Spec {
+                bin: SNODO_FULL.bin,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
 
 /// The snodo server with every `tracing` span and event compiled out (the
 /// baseline of `--telemetry`).
@@ -159,7 +188,8 @@ impl Launcher {
         issuer: &str,
         every_call: bool,
     ) -> Result<HttpServer, String> {
-        let mut cmd = self.command(spec, "--http");
+        let spec = spec.full();
+        let mut cmd = self.command(&spec, "--http");
         cmd.env("SNODO_BENCH_ISSUER", issuer);
         if every_call {
             cmd.env("SNODO_BENCH_JWT_EVERY_CALL", "1");
@@ -191,7 +221,8 @@ impl Launcher {
 
     /// Starts `spec --http` with its tasks in `store` (`SNODO_BENCH_TASKS`).
     pub(crate) async fn http_tasks(&self, spec: &Spec, store: &str) -> Result<HttpServer, String> {
-        let mut cmd = self.command(spec, "--http");
+        let spec = spec.full();
+        let mut cmd = self.command(&spec, "--http");
         cmd.env("SNODO_BENCH_TASKS", store);
         self.http_spawned(spec.bin, cmd).await
     }

@@ -161,9 +161,10 @@ pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
 /// How long after a run the exporter gets to deliver what it queued.
 pub(crate) const DRAIN: Duration = Duration::from_millis(1500);
 
-/// Builds `bench-server-snodo` as it was at the git revision `rev`, in a
-/// worktree next to the harness's target directory; the directory of the
-/// binary.
+/// Builds `bench-server-snodo-full` as it was at the git revision `rev`, in
+/// a worktree next to the harness's target directory; the directory of the
+/// binary. Before that package existed, `bench-server-snodo` held the same
+/// parts: it is built and named `bench-server-snodo-full`.
 pub(crate) fn build_baseline(
     rev: &str,
     exe_dir: &std::path::Path,
@@ -206,7 +207,13 @@ pub(crate) fn build_baseline(
             "git worktree add",
         )?;
     }
-    eprintln!("building bench-server-snodo at {rev}");
+    let full = "bench-server-snodo-full";
+    let package = if src.join("bench/servers/snodo-full").is_dir() {
+        full
+    } else {
+        "bench-server-snodo"
+    };
+    eprintln!("building {package} at {rev}");
     run(
         Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .current_dir(&src)
@@ -215,11 +222,16 @@ pub(crate) fn build_baseline(
                 "--quiet",
                 "--release",
                 "-p",
-                "bench-server-snodo",
+                package,
                 "--target-dir",
             ])
             .arg(work.join("target")),
         "building the baseline",
     )?;
-    Ok(work.join("target").join("release"))
+    let release = work.join("target").join("release");
+    if package != full {
+        std::fs::copy(release.join(package), release.join(full))
+            .map_err(|e| format!("naming the baseline {full}: {e}"))?;
+    }
+    Ok(release)
 }

@@ -4,12 +4,21 @@
 //! `Server::serve_stdio`; with `SNODO_BENCH_AXUM` set, its tower service
 //! mounted in `axum::serve` instead of the listener; with
 //! `SNODO_BENCH_VALIDATE` set, arguments checked by the `Basic` validator.
+//!
+//! Two packages build this source. `bench-server-snodo` holds only the
+//! above, as the peers' servers hold only their tools, so that its memory is
+//! compared with theirs for the same work. `bench-server-snodo-full` (the
+//! `full` feature) adds what the snodo-only workloads need: tasks in memory,
+//! SQLite or PostgreSQL (`SNODO_BENCH_TASKS`), an OAuth-protected listener
+//! (`SNODO_BENCH_ISSUER`) and OTLP export (`SNODO_BENCH_OTLP`).
 
 use snodo::prelude::*;
+#[cfg(feature = "full")]
 use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo_bench_common::{Mode, announce, mode_from_args, stdin_closed};
 
+#[cfg(feature = "full")]
 /// `echo` as a task, for the task workloads (registered with a store only).
 #[snodo::tool(
     description = "Returns its text argument unchanged, as a task when the client allows it",
@@ -24,6 +33,7 @@ async fn echo_task(args: Arguments) -> CallResult {
     Ok(ToolResult::text(args.str("text")?))
 }
 
+#[cfg(feature = "full")]
 /// The task store named by `SNODO_BENCH_TASKS` (`memory`, `sqlite:PATH`
 /// or a `postgres://` URL, whose tasks are cleared first).
 async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
@@ -42,18 +52,16 @@ async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
     })
 }
 
-fn server(tasks: Option<snodo::task::TaskOptions>) -> Server {
-    let mut builder = bench_snodo_tools::builder();
+fn builder() -> snodo::ServerBuilder {
+    let builder = bench_snodo_tools::builder();
     if std::env::var_os("SNODO_BENCH_VALIDATE").is_some() {
         // The validated workload: arguments checked by the bundled subset.
-        builder = builder.validator(Basic);
+        return builder.validator(Basic);
     }
-    if let Some(tasks) = tasks {
-        builder = builder.tool(echo_task).tasks(tasks);
-    }
-    builder.build().expect("the benchmark tools are valid")
+    builder
 }
 
+#[cfg(feature = "full")]
 /// With `SNODO_BENCH_OTLP=http://HOST:PORT`, spans and metrics are exported
 /// there over OTLP/HTTP (the telemetry overhead runs); without it no
 /// subscriber is installed.
@@ -86,15 +94,63 @@ async fn serve_in_axum(server: &Server) -> std::io::Result<()> {
         .await
 }
 
+/// The full build's server: tasks when `SNODO_BENCH_TASKS` names a store.
+#[cfg(feature = "full")]
+async fn server() -> std::io::Result<Server> {
+    let mut builder = builder();
+    if let Ok(spec) = std::env::var("SNODO_BENCH_TASKS") {
+        builder = builder.tool(echo_task).tasks(task_options(&spec).await?);
+    }
+    Ok(builder.build().expect("the benchmark tools are valid"))
+}
+
+/// The lean build's server, which refuses the full build's settings.
+#[cfg(not(feature = "full"))]
+async fn server() -> std::io::Result<Server> {
+    for var in [
+        "SNODO_BENCH_TASKS",
+        "SNODO_BENCH_ISSUER",
+        "SNODO_BENCH_OTLP",
+    ] {
+        if std::env::var_os(var).is_some() {
+            return Err(std::io::Error::other(format!(
+                "{var} needs bench-server-snodo-full"
+            )));
+        }
+    }
+    Ok(builder().build().expect("the benchmark tools are valid"))
+}
+
+/// The listener; in the full build, protected by OAuth when
+/// `SNODO_BENCH_ISSUER` names an issuer (every call carries a JWT verified
+/// against the issuer's cached keys).
+async fn listener(server: &Server) -> std::io::Result<HttpListener> {
+    let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a valid address");
+    #[cfg(feature = "full")]
+    if let Ok(issuer) = std::env::var("SNODO_BENCH_ISSUER") {
+        let bound = tokio::net::TcpListener::bind(addr).await?;
+        let url = format!("http://{}/mcp", bound.local_addr()?);
+        let mut verifier = JwtVerifier::new(&issuer, &url);
+        if std::env::var_os("SNODO_BENCH_JWT_EVERY_CALL").is_some() {
+            // The signature checked on every call, nothing remembered.
+            verifier = verifier.verified_ttl(std::time::Duration::ZERO);
+        }
+        let rs = ResourceServer::builder(&url)
+            .authorization_server(&issuer)
+            .verifier(verifier)
+            .build()
+            .map_err(std::io::Error::other)?;
+        return HttpListener::from_listener(server, bound, HttpOptions::new().oauth(rs));
+    }
+    HttpListener::bind(server, addr, HttpOptions::new()).await
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let mode = mode_from_args("bench-server-snodo");
+    #[cfg(feature = "full")]
     let _telemetry = telemetry();
-    let tasks = match std::env::var("SNODO_BENCH_TASKS") {
-        Ok(spec) => Some(task_options(&spec).await?),
-        Err(_) => None,
-    };
-    let server = server(tasks);
+    let server = server().await?;
     match mode {
         Mode::Stdio => server.serve_stdio().await,
         // One setup serves both eras: 2026-07-28 statelessly, the
@@ -103,27 +159,7 @@ async fn main() -> std::io::Result<()> {
             serve_in_axum(&server).await
         }
         Mode::Http | Mode::HttpSessions => {
-            let addr: std::net::SocketAddr = "127.0.0.1:0".parse().expect("a valid address");
-            let listener = match std::env::var("SNODO_BENCH_ISSUER") {
-                // The protected workload: every call carries a JWT that is
-                // verified against the issuer's (cached) keys.
-                Ok(issuer) => {
-                    let bound = tokio::net::TcpListener::bind(addr).await?;
-                    let url = format!("http://{}/mcp", bound.local_addr()?);
-                    let mut verifier = JwtVerifier::new(&issuer, &url);
-                    if std::env::var_os("SNODO_BENCH_JWT_EVERY_CALL").is_some() {
-                        // The signature checked on every call, nothing remembered.
-                        verifier = verifier.verified_ttl(std::time::Duration::ZERO);
-                    }
-                    let rs = ResourceServer::builder(&url)
-                        .authorization_server(&issuer)
-                        .verifier(verifier)
-                        .build()
-                        .map_err(std::io::Error::other)?;
-                    HttpListener::from_listener(&server, bound, HttpOptions::new().oauth(rs))?
-                }
-                Err(_) => HttpListener::bind(&server, addr, HttpOptions::new()).await?,
-            };
+            let listener = listener(&server).await?;
             announce(&listener.url());
             listener.run(stdin_closed()).await
         }
