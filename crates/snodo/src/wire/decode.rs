@@ -135,9 +135,99 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
             return Err(DecodeError::parse("Parse error: number literal too long"));
         }
     }
+    if let Some(message) = fast::decode(bytes) {
+        return Ok(message);
+    }
     let value: Value =
         serde_json::from_slice(bytes).map_err(|_| DecodeError::parse("Parse error"))?;
     decode_value(value)
+}
+
+/// The usual request or notification read member by member into its parts,
+/// without a map for the top level. Anything else (a response, a batch, a
+/// duplicate or malformed member, a string with escapes where a borrowed one
+/// is read) gives `None`, and [`decode_value`] decides, so both paths answer
+/// every message alike.
+mod fast {
+    use serde::Deserialize;
+    use serde::de::{self, Deserializer, Visitor};
+    use serde_json::{Map, Value};
+
+    use super::super::RequestId;
+    use super::super::id::MAX_ID_BYTES;
+    use super::{Message, Notification, Request};
+
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        jsonrpc: &'a str,
+        #[serde(default)]
+        id: Id,
+        method: String,
+        #[serde(default)]
+        params: Params,
+    }
+
+    /// An id as [`RequestId`] allows it; absent is `None`, and anything
+    /// else (`null` included) fails.
+    #[derive(Default)]
+    struct Id(Option<RequestId>);
+
+    /// A `params` object (an absent one is empty); anything else fails.
+    #[derive(Default)]
+    struct Params(Map<String, Value>);
+
+    impl<'de> Deserialize<'de> for Params {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Map::deserialize(d).map(Params)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Id {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct IdVisitor;
+            impl Visitor<'_> for IdVisitor {
+                type Value = Id;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an integer or a string of at most 256 bytes")
+                }
+                fn visit_i64<E: de::Error>(self, n: i64) -> Result<Id, E> {
+                    Ok(Id(Some(RequestId::Number(n))))
+                }
+                fn visit_u64<E: de::Error>(self, n: u64) -> Result<Id, E> {
+                    i64::try_from(n)
+                        .map(|n| Id(Some(RequestId::Number(n))))
+                        .map_err(|_| E::custom("id out of range"))
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Id, E> {
+                    if s.len() <= MAX_ID_BYTES {
+                        Ok(Id(Some(RequestId::String(s.into()))))
+                    } else {
+                        Err(E::custom("id too long"))
+                    }
+                }
+            }
+            d.deserialize_any(IdVisitor)
+        }
+    }
+
+    pub(super) fn decode(bytes: &[u8]) -> Option<Message> {
+        // A struct also reads from an array: only objects take this path.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return None;
+        }
+        // Checked as UTF-8 once, so that the parser need not check each
+        // string again.
+        let text = std::str::from_utf8(bytes).ok()?;
+        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+        if envelope.jsonrpc != "2.0" {
+            return None;
+        }
+        let (method, params) = (envelope.method, envelope.params.0);
+        Some(match envelope.id.0 {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        })
+    }
 }
 
 /// `bytes` without one leading UTF-8 byte-order mark (`EF BB BF`).
@@ -214,6 +304,52 @@ mod tests {
 
     fn code(bytes: &[u8]) -> i64 {
         decode(bytes, &Limits::default()).unwrap_err().error.code()
+    }
+
+    /// The fast path and the value path agree on every message the fast
+    /// path takes, and leave the rest to the value path.
+    #[test]
+    fn both_paths_decode_alike() {
+        let taken = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#,
+            r#" {"method":"m","jsonrpc":"2.0","id":"abc","extra":[1,{"a":2}]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
+            r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m","params":{"a":{"b":[1,2.5,null,"\u00e9"]}}}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m","result":1}"#,
+        ];
+        for text in taken {
+            let fast = super::fast::decode(text.as_bytes());
+            let value = decode_value(serde_json::from_str(text).unwrap()).unwrap();
+            assert_eq!(fast.as_ref(), Some(&value), "{text}");
+        }
+        let left = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#,
+            r#"["2.0",1,"x",{}]"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
+            r#"{"jsonrpc":"2\u002e0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+        ];
+        for text in left {
+            assert_eq!(super::fast::decode(text.as_bytes()), None, "{text}");
+        }
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+            "a".repeat(257)
+        );
+        assert_eq!(super::fast::decode(long.as_bytes()), None);
+        assert_eq!(code(long.as_bytes()), -32600);
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x","params":null}"#),
+            -32600
+        );
     }
 
     #[test]

@@ -11,22 +11,16 @@ pub(crate) enum ScanError {
 }
 
 /// Checks nesting depth and digit runs outside strings. Linear, no allocation.
+///
+/// A string is skipped to its closing quote with `memchr2`, which looks for
+/// the next quote or backslash many bytes at a time: most of a message's
+/// bytes are inside strings.
 pub(crate) fn scan(bytes: &[u8], max_depth: usize, max_digits: usize) -> Result<(), ScanError> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
     let mut digits = 0usize;
-    for &b in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
         if b.is_ascii_digit() {
             digits += 1;
             if digits > max_digits {
@@ -36,7 +30,11 @@ pub(crate) fn scan(bytes: &[u8], max_depth: usize, max_digits: usize) -> Result<
         }
         digits = 0;
         match b {
-            b'"' => in_string = true,
+            b'"' => match string_end(bytes, i) {
+                Some(end) => i = end,
+                // Unterminated: the parser reports it.
+                None => return Ok(()),
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max_depth {
@@ -50,6 +48,19 @@ pub(crate) fn scan(bytes: &[u8], max_depth: usize, max_digits: usize) -> Result<
     Ok(())
 }
 
+/// The index just past the quote that closes the string whose contents
+/// start at `from`, or `None` when the string does not end.
+fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let at = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        // A backslash escapes the byte after it.
+        from = at + 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +71,17 @@ mod tests {
         assert_eq!(scan(b"[[[[]]]]", 3, 64), Err(ScanError::TooDeep));
         assert_eq!(scan(br#"["[[[[[[["]"#, 3, 64), Ok(()));
         assert_eq!(scan(br#"["\"[[[[[[["]"#, 3, 64), Ok(()));
+    }
+
+    #[test]
+    fn strings_end_at_their_first_unescaped_quote() {
+        assert_eq!(scan(br#"["\\"[[[[]"#, 3, 64), Err(ScanError::TooDeep));
+        assert_eq!(scan(br#"["\\\"[[[[]"]"#, 3, 64), Ok(()));
+        assert_eq!(scan(br#"["a\"#, 3, 64), Ok(()));
+        assert_eq!(scan(br#"["a\\"#, 3, 64), Ok(()));
+        assert_eq!(scan(br#"["a"#, 3, 64), Ok(()));
+        assert_eq!(scan(br#"["a",[[[]]]]"#, 3, 64), Err(ScanError::TooDeep));
+        assert_eq!(scan(br#"{"k":"v"}"#, 1, 64), Ok(()));
     }
 
     #[test]
