@@ -1,6 +1,8 @@
 //! Running a request's future inside its span.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use tracing::Span;
 
@@ -8,13 +10,31 @@ use tracing::Span;
 /// borrows the span instead of holding a clone, and does not enter it again
 /// to drop a future that has finished (a future dropped before it finished
 /// is dropped outside the span).
-pub(crate) async fn in_span<F: Future>(span: &Span, future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    std::future::poll_fn(|cx| {
-        let _entered = span.enter();
-        future.as_mut().poll(cx)
-    })
-    .await
+///
+/// A plain future rather than an `async fn`: an `async fn` would keep the
+/// future it was given beside the one it polls, doubling its size inside
+/// every request's state.
+pub(crate) fn in_span<F: Future>(span: &Span, future: F) -> InSpan<'_, F> {
+    InSpan { span, future }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`in_span`].
+    pub(crate) struct InSpan<'a, F> {
+        span: &'a Span,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for InSpan<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let _entered = this.span.enter();
+        this.future.poll(cx)
+    }
 }
 
 #[cfg(test)]

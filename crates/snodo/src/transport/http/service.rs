@@ -361,9 +361,17 @@ where
             match side {
                 Side::Modern => run(&server, message, transport, config.request_timeout).await,
                 Side::Session(session) => match &config.shared {
+                    // Boxed, here and below: the initialize era's larger
+                    // future would otherwise size every request's state.
                     None => {
-                        legacy::post(&server, session, message, transport, config.request_timeout)
-                            .await
+                        Box::pin(legacy::post(
+                            &server,
+                            session,
+                            message,
+                            transport,
+                            config.request_timeout,
+                        ))
+                        .await
                     }
                     Some(shared) => {
                         if shared.forward(&server, &session, &message) {
@@ -371,9 +379,14 @@ where
                         }
                         let before = session.state();
                         let timeout = config.request_timeout;
-                        let response =
-                            legacy::post(&server, session.clone(), message, transport, timeout)
-                                .await;
+                        let response = Box::pin(legacy::post(
+                            &server,
+                            session.clone(),
+                            message,
+                            transport,
+                            timeout,
+                        ))
+                        .await;
                         shared.changed(&server, &session, &before).await;
                         response
                     }
