@@ -51,7 +51,8 @@ impl Listed {
         Self {
             key: value.get(key).and_then(Value::as_str).unwrap_or("").into(),
             encoded: encode_item(value, written),
-            legacy: super::legacy::listed_forms(value, written),
+            legacy: super::legacy::listed_forms(value)
+                .map(|form| form.map(|v| encode_item(&v, written))),
         }
     }
 }
@@ -231,6 +232,50 @@ pub(crate) fn page<T: AsRef<str>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn icons_are_2025_11_25_and_non_object_outputs_are_left_out() {
+        use crate::protocol::Revision;
+        let items = [
+            json!({"name": "a", "icons": [{"src": "https://x/i.png"}]}),
+            json!({"name": "b", "outputSchema": {"type": "array"}}),
+            json!({"name": "c"}),
+        ]
+        .map(|v| Listed::new(&v, &Written::new(), "name"));
+        let listing = Listing::new(&items.iter().collect::<Vec<_>>());
+        let listed = |r| listing.in_revision(r).items.clone();
+        assert_eq!(
+            listing.keys.as_slice(),
+            ["a".into(), "b".into(), "c".into()]
+        );
+        assert_eq!(
+            listed(Some(Revision::V2026_07_28)),
+            [
+                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
+                r#"{"name":"b","outputSchema":{"type":"array"}}"#,
+                r#"{"name":"c"}"#
+            ]
+        );
+        assert_eq!(listed(None), listed(Some(Revision::V2026_07_28)));
+        assert_eq!(
+            listed(Some(Revision::V2025_06_18)),
+            [r#"{"name":"a"}"#, r#"{"name":"b"}"#, r#"{"name":"c"}"#]
+        );
+        assert_eq!(
+            listed(Some(Revision::V2025_11_25)),
+            [
+                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
+                r#"{"name":"b"}"#,
+                r#"{"name":"c"}"#
+            ]
+        );
+        let plain = Listed::new(&json!({"name": "c"}), &Written::new(), "name");
+        let plain = Listing::new(&[&plain]);
+        assert!(std::ptr::eq(
+            plain.in_revision(Some(Revision::V2025_06_18)),
+            &plain.current
+        ));
+    }
 
     fn page(
         method: &str,

@@ -5,7 +5,6 @@
 
 use serde_json::{Map, Value};
 
-use super::super::list::{Written, encode_item};
 use crate::protocol::{Revision, keys};
 
 /// An internal code for "the client could not give the input": tools turn it
@@ -81,10 +80,10 @@ fn item(value: &Value, icons: bool) -> Option<Value> {
     Some(Value::Object(map))
 }
 
-/// A listed item's encoded forms for the initialize-era revisions without
-/// icons (`[0]`) and with them (`[1]`), where they differ from its own.
-pub(crate) fn listed_forms(value: &Value, written: &Written) -> [Option<String>; 2] {
-    [false, true].map(|icons| item(value, icons).map(|v| encode_item(&v, written)))
+/// A listed item's forms for the initialize-era revisions without icons
+/// (`[0]`) and with them (`[1]`), where they differ from its own.
+pub(crate) fn listed_forms(value: &Value) -> [Option<Value>; 2] {
+    [false, true].map(|icons| item(value, icons))
 }
 
 /// A `tools/call` result as the initialize era can express it:
@@ -116,47 +115,7 @@ mod tests {
     }
 
     #[test]
-    fn icons_are_2025_11_25_and_non_object_outputs_are_left_out() {
-        use super::super::super::list::{Listed, Listing};
-        let items = [
-            json!({"name": "a", "icons": [{"src": "https://x/i.png"}]}),
-            json!({"name": "b", "outputSchema": {"type": "array"}}),
-            json!({"name": "c"}),
-        ]
-        .map(|v| Listed::new(&v, &Written::new(), "name"));
-        let listing = Listing::new(&items.iter().collect::<Vec<_>>());
-        let listed = |r| listing.in_revision(r).items.clone();
-        assert_eq!(
-            listing.keys.as_slice(),
-            ["a".into(), "b".into(), "c".into()]
-        );
-        assert_eq!(
-            listed(Some(Revision::V2026_07_28)),
-            [
-                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
-                r#"{"name":"b","outputSchema":{"type":"array"}}"#,
-                r#"{"name":"c"}"#
-            ]
-        );
-        assert_eq!(listed(None), listed(Some(Revision::V2026_07_28)));
-        assert_eq!(
-            listed(Some(Revision::V2025_06_18)),
-            [r#"{"name":"a"}"#, r#"{"name":"b"}"#, r#"{"name":"c"}"#]
-        );
-        assert_eq!(
-            listed(Some(Revision::V2025_11_25)),
-            [
-                r#"{"icons":[{"src":"https://x/i.png"}],"name":"a"}"#,
-                r#"{"name":"b"}"#,
-                r#"{"name":"c"}"#
-            ]
-        );
-        let plain = Listed::new(&json!({"name": "c"}), &Written::new(), "name");
-        let plain = Listing::new(&[&plain]);
-        assert!(std::ptr::eq(
-            plain.in_revision(Some(Revision::V2025_06_18)),
-            &plain.current
-        ));
+    fn non_object_structured_content_is_left_out() {
         let mut result = json!({"content": [], "structuredContent": [1, 2]});
         tool_result(result.as_object_mut().unwrap());
         assert_eq!(result, json!({"content": []}));
