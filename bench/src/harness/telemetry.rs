@@ -207,7 +207,7 @@ pub(crate) fn build_baseline(
             "git worktree add",
         )?;
     }
-    let full = "bench-server-snodo-full";
+    let full = super::procs::SNODO_FULL.bin;
     let package = if src.join("bench/servers/snodo-full").is_dir() {
         full
     } else {

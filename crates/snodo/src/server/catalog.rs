@@ -451,5 +451,5 @@ fn listing<'a>(items: impl Iterator<Item = &'a Value>, key: &str) -> Listing {
     let listed: Vec<Listed> = items
         .map(|item| Listed::new(item, &Written::new(), key))
         .collect();
-    Listing::new(&listed.iter().collect::<Vec<_>>())
+    Listing::new(&listed)
 }

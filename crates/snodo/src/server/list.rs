@@ -38,7 +38,7 @@ pub(crate) type Written = Vec<(&'static str, Box<str>)>;
 #[derive(Clone, Debug)]
 pub(crate) struct Listed {
     pub(crate) key: Box<str>,
-    pub(crate) encoded: String,
+    encoded: String,
     /// The item re-encoded for the initialize-era revisions without icons
     /// (`[0]`) and with them (`[1]`), where it must change.
     legacy: [Option<String>; 2],
@@ -85,7 +85,8 @@ pub(crate) struct Listing {
 
 impl Listing {
     /// The listing of `items`, in their order.
-    pub(crate) fn new(items: &[&Listed]) -> Self {
+    pub(crate) fn new<'a>(items: impl IntoIterator<Item = &'a Listed>) -> Self {
+        let items: Vec<&Listed> = items.into_iter().collect();
         let legacy = [0, 1].map(|form| {
             items
                 .iter()
@@ -242,7 +243,7 @@ mod tests {
             json!({"name": "c"}),
         ]
         .map(|v| Listed::new(&v, &Written::new(), "name"));
-        let listing = Listing::new(&items.iter().collect::<Vec<_>>());
+        let listing = Listing::new(&items);
         let listed = |r| listing.in_revision(r).items.clone();
         assert_eq!(
             listing.keys.as_slice(),
@@ -270,7 +271,7 @@ mod tests {
             ]
         );
         let plain = Listed::new(&json!({"name": "c"}), &Written::new(), "name");
-        let plain = Listing::new(&[&plain]);
+        let plain = Listing::new([&plain]);
         assert!(std::ptr::eq(
             plain.in_revision(Some(Revision::V2025_06_18)),
             &plain.current

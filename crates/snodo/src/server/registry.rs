@@ -135,8 +135,7 @@ impl ToolRegistry {
                 return Err(BuildError::DuplicateTool(e.name().to_string()));
             }
         }
-        let listed: Vec<&Listed> = entries.iter().map(|e| &e.listed).collect();
-        let listing = Listing::new(&listed);
+        let listing = Listing::new(entries.iter().map(|e| &e.listed));
         Ok(Self {
             entries,
             index,

@@ -154,7 +154,6 @@ mod fast {
     use serde_json::{Map, Value};
 
     use super::super::RequestId;
-    use super::super::id::MAX_ID_BYTES;
     use super::{Message, Notification, Request};
 
     #[derive(Deserialize)]
@@ -188,7 +187,7 @@ mod fast {
             impl Visitor<'_> for IdVisitor {
                 type Value = Id;
                 fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("an integer or a string of at most 256 bytes")
+                    f.write_str("an integer or a short string")
                 }
                 fn visit_i64<E: de::Error>(self, n: i64) -> Result<Id, E> {
                     Ok(Id(Some(RequestId::Number(n))))
@@ -199,11 +198,9 @@ mod fast {
                         .map_err(|_| E::custom("id out of range"))
                 }
                 fn visit_str<E: de::Error>(self, s: &str) -> Result<Id, E> {
-                    if s.len() <= MAX_ID_BYTES {
-                        Ok(Id(Some(RequestId::String(s.into()))))
-                    } else {
-                        Err(E::custom("id too long"))
-                    }
+                    RequestId::from_text(s)
+                        .map(|id| Id(Some(id)))
+                        .ok_or_else(|| E::custom("id too long"))
                 }
             }
             d.deserialize_any(IdVisitor)

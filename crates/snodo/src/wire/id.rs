@@ -26,11 +26,14 @@ impl RequestId {
     pub fn from_value(value: &Value) -> Option<Self> {
         match value {
             Value::Number(n) => n.as_i64().map(RequestId::Number),
-            Value::String(s) if s.len() <= MAX_ID_BYTES => {
-                Some(RequestId::String(s.as_str().into()))
-            }
+            Value::String(s) => Self::from_text(s),
             _ => None,
         }
+    }
+
+    /// A string id, `None` when it is over 256 bytes.
+    pub(crate) fn from_text(s: &str) -> Option<Self> {
+        (s.len() <= MAX_ID_BYTES).then(|| RequestId::String(s.into()))
     }
 
     /// The id as a JSON value.
