@@ -437,7 +437,8 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 
 #[tokio::test]
 async fn ten_thousand_sessions_meet_a_clear_limit() {
-    let store = Arc::new(MemorySessions::new(1000, Duration::from_secs(600)));
+    // One client may take the whole store here: the global bound is tested.
+    let store = Arc::new(MemorySessions::new(1000, Duration::from_secs(600)).max_per_share(2000));
     let run = start(HttpOptions::default().sessions(store.clone())).await;
     for _ in 0..1000 {
         run.initialize(json!({})).await;
@@ -445,8 +446,12 @@ async fn ten_thousand_sessions_meet_a_clear_limit() {
     let mut refused = 0;
     for _ in 0..9000 {
         let response = run.send(Method::POST, &[], INIT).await;
-        let (status, _, body) = read_json(response).await;
+        let (status, headers, body) = read_json(response).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        // Every session is finished and active: the first gives way after
+        // two idle minutes.
+        let after: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((60..=120).contains(&after), "Retry-After: {after}");
         assert_eq!(body["id"], 1);
         assert_eq!(
             body["error"]["message"],

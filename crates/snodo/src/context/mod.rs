@@ -3,12 +3,14 @@
 mod cancel;
 mod elicit;
 mod notify;
+mod share;
 mod task_link;
 
 pub use cancel::CancelSignal;
 pub use elicit::{ElicitAction, ElicitResponse};
 pub(crate) use notify::Sink;
 pub use notify::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+pub use share::Share;
 pub(crate) use task_link::TaskLink;
 
 use std::sync::Arc;

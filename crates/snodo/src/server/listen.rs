@@ -138,7 +138,7 @@ impl Server {
             owner: super::tasks::engine::owner_of_principal(principal),
         };
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| {
-            tracing::warn!(target: "snodo::server", "limit reached: too many open subscriptions (503)");
+            crate::telemetry::refusals::note("listen", &"too many open subscriptions (503)");
             Failure {
                 status: http::StatusCode::SERVICE_UNAVAILABLE,
                 error: Error::internal("Too many open subscriptions"),

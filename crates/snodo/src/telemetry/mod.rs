@@ -20,7 +20,8 @@
 //!   [`metrics`](mod@metrics).
 //! - **Logs** (events): the internal cause of an error at `ERROR`, with the
 //!   request id (a handler's panic included); a request refused at `DEBUG`;
-//!   a limit reached at `WARN`.
+//!   a limit reached at `WARN`, summarized under a flood of refusals (target
+//!   `snodo::limits`, see [`refusals`]).
 //! - **The wire view**: see [`wire`].
 //! - **Export** (the `otlp` feature): [`otlp`], snodo's own exporter,
 //!   sends the spans and metrics as OTLP over HTTP, configured by the
@@ -42,6 +43,7 @@ pub mod metrics;
 pub(crate) mod names;
 pub(crate) mod outcome;
 pub(crate) mod propagation;
+pub mod refusals;
 pub(crate) mod server;
 pub(crate) mod text;
 pub mod wire;

@@ -66,6 +66,10 @@ pub struct Session {
     /// Resumable streams (Streamable HTTP).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) replay: Mutex<super::ReplayLog>,
+    /// Whose share of the session table the session counts against (see
+    /// [`Share`](crate::transport::http::Share)); unset for a node's copy of
+    /// a session another node opened.
+    share: std::sync::OnceLock<Box<str>>,
     /// Counted in `snodo.server.sessions` while it lives.
     _counted: crate::telemetry::metrics::Held,
 }
@@ -105,6 +109,7 @@ impl Session {
             last_active: AtomicU64::new(0),
             ended: AtomicBool::new(false),
             replay: Mutex::default(),
+            share: std::sync::OnceLock::new(),
             _counted: crate::telemetry::metrics::Gauge::Sessions.hold(),
         }
     }
@@ -237,6 +242,19 @@ impl Session {
     /// The subject of the principal that opened the session.
     pub fn owner(&self) -> Option<&str> {
         self.owner.as_deref()
+    }
+
+    /// Whose share of the session table the session counts against: the
+    /// principal or the remote address that opened it; `None` for a node's
+    /// copy of a session another node opened (that node counted it).
+    pub fn share(&self) -> Option<&str> {
+        self.share.get().map(|s| &**s)
+    }
+
+    /// Sets [`Session::share`] (once; later calls change nothing).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_share(&self, share: impl Into<Box<str>>) {
+        let _ = self.share.set(share.into());
     }
 
     /// Whether `notifications/initialized` arrived.

@@ -40,6 +40,7 @@ use super::response::{json, reject, status};
 use super::session::SessionStore;
 use super::shared::Shared;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
+use crate::context::Share;
 use crate::protocol::{Revision, claims_modern, headers};
 use crate::server::Event;
 use crate::server::legacy::{
@@ -144,12 +145,13 @@ pub(super) fn classify(
     }
 }
 
-/// Opens a session for an `initialize` request.
+/// Opens a session for an `initialize` request, counted against `share`.
 pub(super) fn initialize(
     server: &Server,
     store: &dyn SessionStore,
     message: Message,
     principal: Option<&Principal>,
+    share: &Share,
 ) -> Response<McpBody> {
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
@@ -159,13 +161,19 @@ pub(super) fn initialize(
         Ok(done) => done,
         Err(reply) => return json(reply.status, reply.body),
     };
+    done.session.set_share(share.as_str());
     if let Err(full) = store.insert(done.session.clone()) {
-        tracing::warn!(target: "snodo::transport", "limit reached: {full} (503)");
+        done.session.end();
+        crate::telemetry::refusals::note("sessions", &full);
         let error = Error::internal(format!("Service unavailable: {full}"));
-        return json(
+        let mut response = json(
             StatusCode::SERVICE_UNAVAILABLE,
             wire::encode_error(Some(&request.id), &error).into(),
         );
+        response
+            .headers_mut()
+            .insert(http::header::RETRY_AFTER, retry_after(full.retry_after));
+        return response;
     }
     let mut response = json(done.reply.status, done.reply.body);
     if let Ok(value) = HeaderValue::from_str(done.session.id()) {
@@ -174,6 +182,12 @@ pub(super) fn initialize(
             .insert(HeaderName::from_static(SESSION_ID), value);
     }
     response
+}
+
+/// A `Retry-After` of whole seconds, rounded up.
+pub(super) fn retry_after(after: Duration) -> HeaderValue {
+    let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+    HeaderValue::from(secs.max(1))
 }
 
 /// Runs one message of a session.

@@ -368,7 +368,7 @@ fn too_many_streams(refused: Refused) -> Response<McpBody> {
         Refused::PeerStreams => "Too many open streams from this client",
         Refused::Streams | Refused::PeerConnections => "Too many open streams",
     };
-    tracing::warn!(target: "snodo::transport", "limit reached: {message} (503)");
+    crate::telemetry::refusals::note("streams", &format_args!("{message} (503)"));
     let mut response = reject(StatusCode::SERVICE_UNAVAILABLE, message);
     response.headers_mut().insert(
         http::header::RETRY_AFTER,

@@ -42,6 +42,6 @@ pub use listener::HttpListener;
 pub use options::HttpOptions;
 pub use service::{McpService, ResponseFuture};
 pub use session::{
-    DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, MemorySessions, SessionStore, SessionsFull,
-    UNFINISHED_GRACE,
+    DEFAULT_IDLE_UNDER_PRESSURE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SHARE,
+    DEFAULT_SESSION_IDLE, MemorySessions, SessionStore, SessionsFull, UNFINISHED_GRACE,
 };

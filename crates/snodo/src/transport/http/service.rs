@@ -24,6 +24,7 @@ use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
+use crate::context::Share;
 use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
@@ -392,8 +393,14 @@ where
                     }
                 },
                 Side::Initialize => {
-                    let response =
-                        legacy::initialize(&server, store, message, transport.principal.as_ref());
+                    let share = Share::of_transport(&transport);
+                    let response = legacy::initialize(
+                        &server,
+                        store,
+                        message,
+                        transport.principal.as_ref(),
+                        &share,
+                    );
                     if let Some(shared) = &config.shared
                         && let Some(id) = named_session(response.headers())
                         && let Some(session) = store.get(id)
@@ -553,9 +560,9 @@ where
 
 /// The 413, closing the connection after it.
 fn too_large() -> Response<McpBody> {
-    tracing::warn!(
-        target: "snodo::transport",
-        "limit reached: a request body over the limit (413, connection closed)"
+    crate::telemetry::refusals::note(
+        "body",
+        &"a request body over the limit (413, connection closed)",
     );
     let mut response = reject(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
     response

@@ -18,26 +18,50 @@ use crate::server::legacy::Session;
 /// Sessions one server holds at once, by default.
 pub const DEFAULT_MAX_SESSIONS: usize = 4096;
 
+/// Sessions one principal (or, when anonymous, one remote address) may hold
+/// at once, by default.
+pub const DEFAULT_MAX_SESSIONS_PER_SHARE: usize = 256;
+
 /// How long a session may stay idle before it expires, by default.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// How long a session may stay idle, with no standalone stream open, before
+/// it gives way to a new one when its table (the store, or its share) is
+/// full, by default.
+pub const DEFAULT_IDLE_UNDER_PRESSURE: Duration = Duration::from_secs(2 * 60);
 
 /// Every this many new sessions the store drops expired ones, full or not.
 const SWEEP_EVERY: usize = 64;
 
 /// How long a session that never finished its handshake
-/// (`notifications/initialized`) is safe from eviction when the store is full.
-pub const UNFINISHED_GRACE: Duration = Duration::from_secs(10);
+/// (`notifications/initialized`) is safe from eviction when its table is full.
+pub const UNFINISHED_GRACE: Duration = Duration::from_secs(5);
 
-/// The store is full: no session can be opened until one ends or expires.
+/// The store, or one share of it, is full: no session can be opened for this
+/// client until one ends or expires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SessionsFull {
-    /// The store's limit.
+    /// The limit reached: the store's, or the share's.
     pub max: usize,
+    /// Whether the client's own share is full (the store as a whole may not
+    /// be).
+    pub per_share: bool,
+    /// When a session may next give way (the `Retry-After` of the 503).
+    pub retry_after: Duration,
 }
 
 impl fmt::Display for SessionsFull {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "too many open sessions (at most {})", self.max)
+        if self.per_share {
+            write!(
+                f,
+                "too many open sessions for one client (at most {} each)",
+                self.max
+            )
+        } else {
+            write!(f, "too many open sessions (at most {})", self.max)
+        }
     }
 }
 
@@ -46,9 +70,11 @@ impl std::error::Error for SessionsFull {}
 /// Keeps the live sessions of one HTTP endpoint.
 ///
 /// Implementations must be cheap to call on every request; a session
-/// returned by `get` must not be expired.
+/// returned by `get` must not be expired. A store bounds what each
+/// [`Session::share`] may hold, so that one client cannot fill it for all.
 pub trait SessionStore: Send + Sync + 'static {
-    /// Adds a new session; `Err` when the store is full.
+    /// Adds a new session; `Err` when the store, or the session's share of
+    /// it, is full.
     fn insert(&self, session: Arc<Session>) -> Result<(), SessionsFull>;
     /// The live session with this id.
     fn get(&self, id: &str) -> Option<Arc<Session>>;
@@ -77,22 +103,33 @@ impl<T: SessionStore> SessionStore for Arc<T> {
     }
 }
 
-/// The in-memory store: a bounded map; idle sessions (no request and no open
-/// standalone stream for the idle time) expire when looked up, and are swept
-/// every 64 new sessions and whenever the store is full. A full store also
-/// evicts the longest-idle session that never sent `notifications/initialized`
-/// (idle at least [`UNFINISHED_GRACE`], see
-/// [`MemorySessions::unfinished_grace`]) before it refuses a new one.
+/// The in-memory store: a bounded map, with a bound per share.
+///
+/// - Idle sessions (no request and no open standalone stream for the idle
+///   time) expire when looked up, and are swept every 64 new sessions and
+///   whenever a table is full.
+/// - Each [`Session::share`] (a principal, or an anonymous client's remote
+///   address) holds at most [`DEFAULT_MAX_SESSIONS_PER_SHARE`] sessions; the
+///   one over its share is refused, whoever else has room.
+/// - When the store or a share is full, a session of that table gives way
+///   first if it never finished its handshake and has been idle for
+///   [`UNFINISHED_GRACE`], then if it has been idle, with no standalone stream
+///   open, for [`DEFAULT_IDLE_UNDER_PRESSURE`]: a client that did not come
+///   back starts a new session (404, then `initialize`). Nothing else is
+///   evicted; the new session is refused with a [`SessionsFull`] saying when
+///   to try again.
 ///
 /// ```
 /// use snodo::transport::http::{MemorySessions, SessionStore};
-/// let store = MemorySessions::new(2, std::time::Duration::from_secs(60));
+/// let store = MemorySessions::new(2, std::time::Duration::from_secs(60)).max_per_share(1);
 /// assert!(store.is_empty());
 /// ```
 pub struct MemorySessions {
-    sessions: Mutex<HashMap<Box<str>, Arc<Session>>>,
+    table: Mutex<Table>,
     max: usize,
+    max_per_share: usize,
     idle: Duration,
+    idle_under_pressure: Duration,
     unfinished_grace: Duration,
     inserts: std::sync::atomic::AtomicUsize,
 }
@@ -102,6 +139,7 @@ impl fmt::Debug for MemorySessions {
         f.debug_struct("MemorySessions")
             .field("len", &self.len())
             .field("max", &self.max)
+            .field("max_per_share", &self.max_per_share)
             .field("idle", &self.idle)
             .finish()
     }
@@ -113,23 +151,97 @@ impl Default for MemorySessions {
     }
 }
 
+/// The sessions, and how many each share holds.
+#[derive(Default)]
+struct Table {
+    sessions: HashMap<Box<str>, Arc<Session>>,
+    shares: HashMap<Box<str>, usize>,
+}
+
+impl Table {
+    fn insert(&mut self, session: Arc<Session>) {
+        if let Some(share) = session.share() {
+            *self.shares.entry(share.into()).or_default() += 1;
+        }
+        if let Some(old) = self.sessions.insert(session.id().into(), session) {
+            self.uncount(&old);
+        }
+    }
+
+    fn uncount(&mut self, session: &Session) {
+        let Some(share) = session.share() else {
+            return;
+        };
+        if let Some(n) = self.shares.get_mut(share) {
+            *n -= 1;
+            if *n == 0 {
+                self.shares.remove(share);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<Session>> {
+        let gone = self.sessions.remove(id)?;
+        self.uncount(&gone);
+        Some(gone)
+    }
+
+    /// How many sessions `share` holds.
+    fn held_by(&self, share: &str) -> usize {
+        self.shares.get(share).copied().unwrap_or(0)
+    }
+
+    /// Ends and drops the sessions `drop` picks.
+    fn drop_where(&mut self, mut drop: impl FnMut(&Session) -> bool) {
+        let gone: Vec<Box<str>> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| drop(s))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in gone {
+            if let Some(session) = self.remove(&id) {
+                session.end();
+            }
+        }
+    }
+}
+
 impl MemorySessions {
     /// A store holding at most `max` sessions, each expiring after `idle`
     /// without a request.
     pub fn new(max: usize, idle: Duration) -> Self {
         Self {
-            sessions: Mutex::default(),
+            table: Mutex::default(),
             max: max.max(1),
+            max_per_share: DEFAULT_MAX_SESSIONS_PER_SHARE,
             idle,
+            idle_under_pressure: DEFAULT_IDLE_UNDER_PRESSURE,
             unfinished_grace: UNFINISHED_GRACE,
             inserts: std::sync::atomic::AtomicUsize::new(1),
         }
     }
 
+    /// Sets how many sessions one share (a principal, or an anonymous
+    /// client's remote address) may hold (default
+    /// [`DEFAULT_MAX_SESSIONS_PER_SHARE`], at least one).
+    pub fn max_per_share(mut self, max: usize) -> Self {
+        self.max_per_share = max.max(1);
+        self
+    }
+
     /// Sets how long a session that never finished its handshake is safe
-    /// from eviction when the store is full (default [`UNFINISHED_GRACE`]).
+    /// from eviction when its table is full (default [`UNFINISHED_GRACE`]).
     pub fn unfinished_grace(mut self, grace: Duration) -> Self {
         self.unfinished_grace = grace;
+        self
+    }
+
+    /// Sets how long a finished session may stay idle, with no standalone
+    /// stream open, before it gives way when its table is full (default
+    /// [`DEFAULT_IDLE_UNDER_PRESSURE`]).
+    pub fn idle_under_pressure(mut self, idle: Duration) -> Self {
+        self.idle_under_pressure = idle;
         self
     }
 
@@ -139,58 +251,99 @@ impl MemorySessions {
         session.is_ended() || (session.idle_for() >= self.idle && !session.has_outbox())
     }
 
-    /// Ends and drops every expired session.
-    fn sweep(&self, map: &mut HashMap<Box<str>, Arc<Session>>) {
-        map.retain(|_, s| {
-            let live = !self.expired(s);
-            if !live {
-                s.end();
-            }
-            live
-        });
+    /// How long until `session` may give way to a new one in a full table;
+    /// `None` while it has a standalone stream open.
+    fn yields_in(&self, session: &Session) -> Option<Duration> {
+        if session.is_ended() {
+            return Some(Duration::ZERO);
+        }
+        let after = if !session.is_initialized() {
+            self.unfinished_grace
+        } else if session.has_outbox() {
+            return None;
+        } else {
+            self.idle_under_pressure.min(self.idle)
+        };
+        Some(after.saturating_sub(session.idle_for()))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Arc<Session>>> {
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    /// Makes room in a full table (all of it, or one share's part) by
+    /// dropping the session that has been idle longest among those that give
+    /// way now; `false` when none does.
+    fn make_room(&self, table: &mut Table, share: Option<&str>) -> bool {
+        let victim = table
+            .sessions
+            .iter()
+            .filter(|(_, s)| share.is_none_or(|share| s.share() == Some(share)))
+            .filter(|(_, s)| self.yields_in(s) == Some(Duration::ZERO))
+            // A handshake never finished goes before a finished session.
+            .max_by_key(|(_, s)| (!s.is_initialized(), s.idle_for()))
+            .map(|(id, _)| id.clone());
+        match victim.and_then(|id| table.remove(&id)) {
+            Some(gone) => {
+                gone.end();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The refusal of a table that stays full: when its first session may
+    /// give way (at least a second; the idle time when none will).
+    fn refusal(&self, table: &Table, share: Option<&str>) -> SessionsFull {
+        let next = table
+            .sessions
+            .values()
+            .filter(|s| share.is_none_or(|share| s.share() == Some(share)))
+            .filter_map(|s| self.yields_in(s))
+            .min()
+            .unwrap_or(self.idle_under_pressure.min(self.idle));
+        SessionsFull {
+            max: if share.is_some() {
+                self.max_per_share
+            } else {
+                self.max
+            },
+            per_share: share.is_some(),
+            retry_after: next.max(Duration::from_secs(1)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl SessionStore for MemorySessions {
     fn insert(&self, session: Arc<Session>) -> Result<(), SessionsFull> {
-        let mut map = self.lock();
+        let mut table = self.lock();
         let inserts = self
             .inserts
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if map.len() >= self.max || inserts.is_multiple_of(SWEEP_EVERY) {
-            self.sweep(&mut map);
+        let share = session.share();
+        let share_full =
+            |table: &Table| share.is_some_and(|share| table.held_by(share) >= self.max_per_share);
+        if table.sessions.len() >= self.max
+            || share_full(&table)
+            || inserts.is_multiple_of(SWEEP_EVERY)
+        {
+            table.drop_where(|s| self.expired(s));
         }
-        if map.len() >= self.max {
-            // Still full: the handshake that was never finished and has been
-            // idle longest gives way, so that a flood of bare `initialize`
-            // requests cannot lock finished sessions' clients out.
-            let stale = map
-                .iter()
-                .filter(|(_, s)| !s.is_initialized() && s.idle_for() >= self.unfinished_grace)
-                .max_by_key(|(_, s)| s.idle_for())
-                .map(|(id, _)| id.clone());
-            if let Some(id) = stale
-                && let Some(gone) = map.remove(&id)
-            {
-                gone.end();
-            }
+        if share_full(&table) && !self.make_room(&mut table, share) {
+            return Err(self.refusal(&table, share));
         }
-        if map.len() >= self.max {
-            return Err(SessionsFull { max: self.max });
+        if table.sessions.len() >= self.max && !self.make_room(&mut table, None) {
+            return Err(self.refusal(&table, None));
         }
-        map.insert(session.id().into(), session);
+        table.insert(session);
         Ok(())
     }
 
     fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let mut map = self.lock();
-        let session = map.get(id)?;
+        let mut table = self.lock();
+        let session = table.sessions.get(id)?;
         if self.expired(session) {
-            if let Some(gone) = map.remove(id) {
+            if let Some(gone) = table.remove(id) {
                 gone.end();
             }
             return None;
@@ -203,7 +356,7 @@ impl SessionStore for MemorySessions {
     }
 
     fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().sessions.len()
     }
 }
 
@@ -229,11 +382,88 @@ mod tests {
         let (a, b) = (session(), session());
         store.insert(a.clone()).unwrap();
         store.insert(b).unwrap();
-        assert_eq!(store.insert(session()), Err(SessionsFull { max: 2 }));
+        let full = store.insert(session()).unwrap_err();
+        assert_eq!((full.max, full.per_share), (2, false));
         a.end();
         store.insert(session()).unwrap();
         assert_eq!(store.len(), 2);
         assert!(store.get(a.id()).is_none());
+    }
+
+    fn session_of(share: &str, initialized: bool) -> Arc<Session> {
+        let s = session();
+        s.set_share(share);
+        if initialized {
+            s.mark_initialized();
+        }
+        s.touch();
+        s
+    }
+
+    #[test]
+    fn a_share_over_its_bound_is_refused_and_evicts_no_one_else() {
+        let store = MemorySessions::new(10, Duration::from_secs(60)).max_per_share(2);
+        let others: Vec<_> = (0..2).map(|_| session_of("b", true)).collect();
+        for s in &others {
+            store.insert(s.clone()).unwrap();
+        }
+        store.insert(session_of("a", true)).unwrap();
+        store.insert(session_of("a", true)).unwrap();
+        let full = store.insert(session_of("a", true)).unwrap_err();
+        assert!(full.per_share && full.max == 2, "{full:?}");
+        // The share's sessions give way once idle for the store's idle time
+        // (a minute here, shorter than the time under pressure).
+        assert!(
+            full.retry_after > Duration::from_secs(59)
+                && full.retry_after <= Duration::from_secs(60)
+        );
+        assert!(full.to_string().contains("for one client"));
+        assert!(others.iter().all(|s| store.get(s.id()).is_some()));
+        // A copy of another node's session (no share) counts only globally.
+        store.insert(session()).unwrap();
+        assert_eq!(store.len(), 5);
+    }
+
+    #[test]
+    fn a_full_share_reclaims_its_own_unfinished_handshakes_first() {
+        let store = MemorySessions::new(10, Duration::from_secs(60))
+            .max_per_share(2)
+            .unfinished_grace(Duration::ZERO);
+        let finished = session_of("a", true);
+        let unfinished = session_of("a", false);
+        store.insert(finished.clone()).unwrap();
+        store.insert(unfinished.clone()).unwrap();
+        store.insert(session_of("a", true)).unwrap();
+        assert!(unfinished.is_ended() && store.get(unfinished.id()).is_none());
+        assert!(store.get(finished.id()).is_some());
+    }
+
+    #[test]
+    fn a_full_store_reclaims_idle_sessions_under_pressure_but_never_listeners() {
+        let store =
+            MemorySessions::new(2, Duration::from_secs(60)).idle_under_pressure(Duration::ZERO);
+        let listening = session_of("a", true);
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        assert!(listening.attach_outbox(tx));
+        let idle = session_of("b", true);
+        store.insert(listening.clone()).unwrap();
+        store.insert(idle.clone()).unwrap();
+        store.insert(session_of("c", true)).unwrap();
+        assert!(idle.is_ended());
+        assert!(store.get(listening.id()).is_some());
+    }
+
+    #[test]
+    fn retry_after_names_when_the_next_session_gives_way() {
+        let store = MemorySessions::new(1, Duration::from_secs(60))
+            .unfinished_grace(Duration::from_secs(4));
+        store.insert(session_of("a", false)).unwrap();
+        let full = store.insert(session_of("b", true)).unwrap_err();
+        assert!(!full.per_share);
+        assert!(
+            full.retry_after > Duration::from_secs(3) && full.retry_after <= Duration::from_secs(4),
+            "{full:?}"
+        );
     }
 
     #[test]

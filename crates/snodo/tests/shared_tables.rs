@@ -1,0 +1,154 @@
+//! No client takes what the others share: one remote address that opens
+//! thousands of initialize-era sessions fills its own share only, and a client
+//! from another address still gets in at once. Real sockets: the flood comes
+//! from 127.0.0.1, the other client from 127.0.0.2.
+#![cfg(feature = "http")]
+
+mod legacy_support;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{Value, json};
+use snodo::transport::http::{DEFAULT_MAX_SESSIONS_PER_SHARE, HttpListener, HttpOptions};
+use tokio::sync::oneshot;
+
+const V: &str = "2025-11-25";
+
+/// An HTTP client whose connections leave from `from`.
+fn client_from(from: &str) -> Client<HttpConnector, Full<Bytes>> {
+    let mut connector = HttpConnector::new();
+    connector.set_local_address(Some(from.parse::<IpAddr>().unwrap()));
+    Client::builder(TokioExecutor::new()).build(connector)
+}
+
+/// What an `initialize` got: the status, the session id, the `Retry-After`.
+struct Opened {
+    status: StatusCode,
+    session: Option<String>,
+    retry_after: Option<u64>,
+    body: Value,
+}
+
+async fn post(
+    client: &Client<HttpConnector, Full<Bytes>>,
+    url: &str,
+    session: Option<&str>,
+    body: Value,
+) -> Opened {
+    let mut request = Request::builder()
+        .method(Method::POST)
+        .uri(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", V);
+    if let Some(id) = session {
+        request = request.header("mcp-session-id", id);
+    }
+    let request = request
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(10), client.request(request))
+        .await
+        .expect("an answer within 10 s")
+        .expect("the request goes through");
+    let status = response.status();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let session = header("mcp-session-id");
+    let retry_after = header("retry-after").map(|v| v.parse().expect("whole seconds"));
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Opened {
+        status,
+        session,
+        retry_after,
+        body,
+    }
+}
+
+/// `initialize` then `notifications/initialized`: a finished handshake.
+async fn open_session(client: &Client<HttpConnector, Full<Bytes>>, url: &str) -> Opened {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": V, "capabilities": {},
+        "clientInfo": {"name": "shares", "version": "1.0.0"}}});
+    let opened = post(client, url, None, initialize).await;
+    if let Some(id) = &opened.session {
+        let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let ack = post(client, url, Some(id), done).await;
+        assert_eq!(ack.status, StatusCode::ACCEPTED);
+    }
+    opened
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_thousand_sessions_from_one_address_leave_another_address_room() {
+    let server = legacy_support::server(Duration::from_secs(5));
+    let listener = HttpListener::bind(&server, "127.0.0.1:0".parse().unwrap(), HttpOptions::new())
+        .await
+        .expect("bind 127.0.0.1:0");
+    let url = listener.url();
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listener.run(async {
+        let _ = stopped.await;
+    }));
+
+    // The flood: 5 000 finished handshakes from 127.0.0.1, eight at a time.
+    let flood = {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let client = client_from("127.0.0.1");
+            let mut opened = 0;
+            let mut refused = Vec::new();
+            for _ in 0..5000 / 8 {
+                let batch = (0..8).map(|_| open_session(&client, &url));
+                for o in futures_util::future::join_all(batch).await {
+                    match o.status {
+                        StatusCode::OK => opened += 1,
+                        _ => refused.push(o),
+                    }
+                }
+            }
+            (opened, refused)
+        })
+    };
+
+    // Meanwhile, and after, a client from 127.0.0.2 gets in at the first try.
+    let other = client_from("127.0.0.2");
+    let mut tries = 0;
+    while !flood.is_finished() {
+        let o = open_session(&other, &url).await;
+        assert_eq!(o.status, StatusCode::OK, "during the flood: {}", o.body);
+        tries += 1;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (opened, refused) = flood.await.unwrap();
+    let o = open_session(&other, &url).await;
+    assert_eq!(o.status, StatusCode::OK, "after the flood: {}", o.body);
+    assert!(tries > 0, "the other client tried during the flood");
+
+    assert_eq!(
+        opened, DEFAULT_MAX_SESSIONS_PER_SHARE,
+        "one address, one share"
+    );
+    assert_eq!(refused.len(), 8 * (5000 / 8) - opened);
+    for o in &refused {
+        assert_eq!(o.status, StatusCode::SERVICE_UNAVAILABLE);
+        // Finished, active sessions give way only after two idle minutes.
+        let after = o.retry_after.expect("a 503 says when to come back");
+        assert!((1..=120).contains(&after), "Retry-After: {after}");
+        let message = o.body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("for one client"), "{message}");
+    }
+}
