@@ -1,7 +1,9 @@
 //! No client takes what the others share: one remote address that opens
 //! thousands of initialize-era sessions fills its own share only, and a client
-//! from another address still gets in at once. Real sockets: the flood comes
-//! from 127.0.0.1, the other client from 127.0.0.2.
+//! from another address still gets in at once; hundreds of sessions streaming
+//! large results keep no more frames for resumption than the replay budget.
+//! Real sockets: the flood comes from 127.0.0.1, the other client from
+//! 127.0.0.2.
 #![cfg(feature = "http")]
 
 mod legacy_support;
@@ -16,7 +18,12 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
-use snodo::transport::http::{DEFAULT_MAX_SESSIONS_PER_SHARE, HttpListener, HttpOptions};
+use snodo::prelude::*;
+use snodo::server::legacy::ReplayBudget;
+use snodo::tool::from_fn;
+use snodo::transport::http::{
+    DEFAULT_MAX_SESSIONS_PER_SHARE, HttpListener, HttpOptions, MemorySessions,
+};
 use tokio::sync::oneshot;
 
 const V: &str = "2025-11-25";
@@ -151,4 +158,85 @@ async fn five_thousand_sessions_from_one_address_leave_another_address_room() {
         let message = o.body["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("for one client"), "{message}");
     }
+}
+
+/// The resident memory of this process, in KiB.
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_hundred_sessions_streaming_a_mebibyte_each_stay_within_the_replay_budget() {
+    const MIB: usize = 1024 * 1024;
+    let server = Server::builder("big", "1.0.0")
+        .tool(
+            from_fn("big", |_, cx: Context| async move {
+                let _ = cx.progress(1.0, Some(1.0), None).await;
+                Ok(ToolResult::text("x".repeat(MIB)))
+            })
+            .description("A mebibyte of text, after a progress update")
+            .input_schema(json!({"type": "object"})),
+        )
+        .build()
+        .unwrap();
+    let budget = ReplayBudget::new(64 * MIB);
+    let options = HttpOptions::new()
+        .sessions(MemorySessions::default().max_per_share(1000))
+        .replay_budget(budget.clone());
+    let listener = HttpListener::bind(&server, "127.0.0.1:0".parse().unwrap(), options)
+        .await
+        .expect("bind 127.0.0.1:0");
+    let url = listener.url();
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listener.run(async {
+        let _ = stopped.await;
+    }));
+    let client = client_from("127.0.0.1");
+    let before = rss_kib();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "big", "_meta": {"progressToken": "p"}}});
+    for _ in 0..400 / 4 {
+        let calls = (0..4).map(|_| async {
+            let opened = open_session(&client, &url).await;
+            assert_eq!(opened.status, StatusCode::OK, "{}", opened.body);
+            let session = opened.session.unwrap();
+            let request = Request::builder()
+                .method(Method::POST)
+                .uri(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", V)
+                .header("mcp-session-id", &session)
+                .body(Full::new(Bytes::from(call.to_string())))
+                .unwrap();
+            let response = client.request(request).await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            assert!(
+                body.len() > MIB,
+                "the whole result arrived: {} bytes",
+                body.len()
+            );
+        });
+        futures_util::future::join_all(calls).await;
+    }
+    let grown_mib = rss_kib().saturating_sub(before) / 1024;
+    assert!(budget.held() <= 64 * MIB, "{} bytes kept", budget.held());
+    assert!(
+        budget.held() > 60 * MIB,
+        "the budget is used: {} bytes",
+        budget.held()
+    );
+    // 400 MiB of results went out; what stays is the budget, plus the
+    // allocator's slack.
+    assert!(
+        grown_mib < 64 + 96,
+        "resident memory grew by {grown_mib} MiB"
+    );
+    eprintln!(
+        "resident memory grew by {grown_mib} MiB; kept {} bytes",
+        budget.held()
+    );
 }

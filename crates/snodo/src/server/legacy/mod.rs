@@ -40,7 +40,9 @@ pub use directory::{
 };
 pub use dispatch::{Initialized, MAX_DECLARATION_BYTES, MAX_SUBSCRIPTION_URI, new_session_id};
 pub use feed::{notification_for, resync_for};
-pub use replay::{MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS};
+pub use replay::{
+    DEFAULT_REPLAY_BUDGET, MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS, ReplayBudget,
+};
 pub use session::{MAX_PENDING_SERVER_REQUESTS, MAX_SESSION_SUBSCRIPTIONS, PeerAnswer, Session};
 pub use shim::{DEFAULT_INPUT_TIMEOUT, MAX_INPUT_ROUNDS};
 

@@ -11,8 +11,15 @@
 //! A stream still running is never dropped: its frames keep flowing to its
 //! connection even when they no longer fit the log. A resume naming frames
 //! that are gone is refused.
+//!
+//! Across sessions, every log of a service charges one [`ReplayBudget`]
+//! ([`DEFAULT_REPLAY_BUDGET`] unless set): a frame that does not fit once the
+//! session's own older frames are gone is sent but not kept, so the frames
+//! all sessions keep never pass the budget, however many sessions stream.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
@@ -25,6 +32,56 @@ pub const MAX_REPLAY_EVENTS: usize = 128;
 
 /// Bytes of frames kept per session.
 pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Bytes of frames all the sessions of a service keep together, by default.
+pub const DEFAULT_REPLAY_BUDGET: usize = 256 * 1024 * 1024;
+
+/// A byte budget the replay logs of many sessions share (see
+/// [`HttpOptions::replay_budget`](crate::transport::http::HttpOptions::replay_budget)).
+///
+/// ```
+/// use snodo::server::legacy::ReplayBudget;
+/// let budget = ReplayBudget::new(64 * 1024 * 1024);
+/// assert_eq!((budget.held(), budget.max()), (0, 64 * 1024 * 1024));
+/// ```
+#[derive(Debug)]
+pub struct ReplayBudget {
+    max: usize,
+    held: AtomicUsize,
+}
+
+impl ReplayBudget {
+    /// A budget of `max` bytes, to share.
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max,
+            held: AtomicUsize::new(0),
+        })
+    }
+
+    /// The budget.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// The bytes of frames kept now.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::Acquire)
+    }
+
+    /// Takes `n` bytes if they fit.
+    fn take(&self, n: usize) -> bool {
+        self.held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                held.checked_add(n).filter(|total| *total <= self.max)
+            })
+            .is_ok()
+    }
+
+    fn give(&self, n: usize) {
+        self.held.fetch_sub(n, Ordering::AcqRel);
+    }
+}
 
 /// Where a stream's frames go: `(event id, frame)`.
 pub(crate) type Follower = mpsc::Sender<(String, Bytes)>;
@@ -44,7 +101,17 @@ struct Record {
 pub(crate) struct ReplayLog {
     next_stream: u64,
     records: VecDeque<Record>,
+    /// Bytes of the frames kept, all charged to `budget` when there is one.
     bytes: usize,
+    budget: Option<Arc<ReplayBudget>>,
+}
+
+impl Drop for ReplayLog {
+    fn drop(&mut self) {
+        if let Some(budget) = &self.budget {
+            budget.give(self.bytes);
+        }
+    }
 }
 
 /// Parses `<stream>-<seq>`.
@@ -54,15 +121,55 @@ fn parse_id(id: &str) -> Option<(u64, u64)> {
 }
 
 impl ReplayLog {
+    /// Charges the frames this log keeps to `budget` from now on (the
+    /// first budget given stays).
+    pub(crate) fn charge(&mut self, budget: &Arc<ReplayBudget>) {
+        if self.budget.is_none() && budget.take(self.bytes) {
+            self.budget = Some(budget.clone());
+        }
+    }
+
+    /// Forgets `n` bytes of frames.
+    fn release(&mut self, n: usize) {
+        self.bytes -= n;
+        if let Some(budget) = &self.budget {
+            budget.give(n);
+        }
+    }
+
+    /// Drops the finished stream at `i`.
+    fn drop_record(&mut self, i: usize) {
+        if let Some(gone) = self.records.remove(i) {
+            self.release(gone.events.iter().map(|(_, f)| f.len()).sum());
+        }
+    }
+
+    /// Drops the oldest frame of any stream, finished streams' first;
+    /// `false` when none is kept.
+    fn drop_oldest(&mut self) -> bool {
+        if let Some(i) = self.records.iter().position(|r| r.done) {
+            self.drop_record(i);
+            return true;
+        }
+        let Some(record) = self.records.iter_mut().find(|r| !r.events.is_empty()) else {
+            return false;
+        };
+        let freed = record
+            .events
+            .pop_front()
+            .map_or(0, |(_, frame)| frame.len());
+        self.release(freed);
+        true
+    }
+
     /// Opens a stream whose frames go to `follower`; returns its number.
     pub(crate) fn open(&mut self, follower: Follower) -> u64 {
         self.next_stream += 1;
         let finished = self.records.iter().filter(|r| r.done).count();
         if finished >= MAX_REPLAY_STREAMS
             && let Some(i) = self.records.iter().position(|r| r.done)
-            && let Some(gone) = self.records.remove(i)
         {
-            self.bytes -= gone.events.iter().map(|(_, f)| f.len()).sum::<usize>();
+            self.drop_record(i);
         }
         self.records.push_back(Record {
             stream: self.next_stream,
@@ -78,43 +185,60 @@ impl ReplayLog {
         self.records.iter_mut().find(|r| r.stream == stream)
     }
 
-    /// Frees bytes until the log fits its budget: whole finished streams
+    /// Frees bytes until the log fits its own bound: whole finished streams
     /// first, then the oldest frames of any stream.
     fn trim(&mut self) {
-        while self.bytes > MAX_REPLAY_BYTES {
-            if let Some(i) = self.records.iter().position(|r| r.done) {
-                if let Some(gone) = self.records.remove(i) {
-                    self.bytes -= gone.events.iter().map(|(_, f)| f.len()).sum::<usize>();
-                }
-                continue;
+        while self.bytes > MAX_REPLAY_BYTES && self.drop_oldest() {}
+    }
+
+    /// Makes room for `n` more bytes in the shared budget, dropping this
+    /// log's oldest frames as needed; `false` when they do not fit even with
+    /// nothing of this session's kept.
+    fn fits(&mut self, n: usize) -> bool {
+        let Some(budget) = self.budget.clone() else {
+            return true;
+        };
+        loop {
+            if budget.take(n) {
+                return true;
             }
-            let Some(record) = self.records.iter_mut().find(|r| !r.events.is_empty()) else {
-                break;
-            };
-            if let Some((_, frame)) = record.events.pop_front() {
-                self.bytes -= frame.len();
+            if !self.drop_oldest() {
+                return false;
             }
         }
     }
 
     /// Logs one frame of `stream` and returns its event id with the current
-    /// follower, if any (the caller sends outside the lock).
+    /// follower, if any (the caller sends outside the lock). A frame the
+    /// shared budget cannot hold is not kept: it is sent, and a resume from
+    /// before it is refused.
     pub(crate) fn push(&mut self, stream: u64, frame: Bytes) -> (String, Option<Follower>) {
         let Some(record) = self.record(stream) else {
             return (format!("{stream}-0"), None);
         };
         let seq = record.next_seq;
         record.next_seq += 1;
-        let mut freed = 0;
-        if record.events.len() >= MAX_REPLAY_EVENTS
-            && let Some((_, old)) = record.events.pop_front()
-        {
-            freed = old.len();
-        }
-        let added = frame.len();
-        record.events.push_back((seq, frame));
         let follower = record.follower.clone();
-        self.bytes = self.bytes + added - freed;
+        let freed = if record.events.len() >= MAX_REPLAY_EVENTS {
+            record.events.pop_front().map_or(0, |(_, old)| old.len())
+        } else {
+            0
+        };
+        self.release(freed);
+        let added = frame.len();
+        if self.fits(added) {
+            if let Some(record) = self.record(stream) {
+                record.events.push_back((seq, frame));
+                self.bytes += added;
+            } else if let Some(budget) = &self.budget {
+                budget.give(added);
+            }
+        } else if let Some(record) = self.record(stream) {
+            // Not kept: older frames of this stream can no longer be
+            // replayed in order either.
+            let gone: usize = record.events.drain(..).map(|(_, f)| f.len()).sum();
+            self.release(gone);
+        }
         self.trim();
         (format!("{stream}-{seq}"), follower)
     }
@@ -240,5 +364,38 @@ mod tests {
         assert!(big.bytes <= MAX_REPLAY_BYTES, "{}", big.bytes);
         let (_, follower) = big.push(s, Bytes::from_static(b"y"));
         assert!(follower.is_some());
+    }
+
+    #[test]
+    fn logs_sharing_a_budget_never_keep_more_than_it() {
+        const MIB: usize = 1024 * 1024;
+        let budget = ReplayBudget::new(3 * MIB);
+        let mib = Bytes::from(vec![b'x'; MIB]);
+        let (tx, _rx) = mpsc::channel(1);
+        let mut logs: Vec<ReplayLog> = (0..5).map(|_| ReplayLog::default()).collect();
+        let mut ids = Vec::new();
+        for log in &mut logs {
+            log.charge(&budget);
+            let s = log.open(tx.clone());
+            let (id, follower) = log.push(s, mib.clone());
+            assert!(follower.is_some(), "sent whether kept or not");
+            log.finish(s);
+            ids.push((s, id));
+        }
+        assert_eq!(budget.held(), 3 * MIB, "three kept, two sent only");
+        let resumable = |log: &mut ReplayLog, s: u64| {
+            let (rx_tx, _rx) = mpsc::channel(MAX_REPLAY_EVENTS);
+            log.resume(&format!("{s}-0"), rx_tx)
+        };
+        assert!(resumable(&mut logs[0], ids[0].0));
+        assert!(!resumable(&mut logs[4], ids[4].0), "not kept, not replayed");
+        // A session's own older frames make room for its newer ones.
+        let s = logs[0].open(tx.clone());
+        logs[0].push(s, mib.clone());
+        assert_eq!(budget.held(), 3 * MIB);
+        assert!(resumable(&mut logs[0], s));
+        assert!(!resumable(&mut logs[0], ids[0].0), "gave way");
+        drop(logs);
+        assert_eq!(budget.held(), 0, "a session's end gives its bytes back");
     }
 }

@@ -44,7 +44,7 @@ use crate::context::Share;
 use crate::protocol::{Revision, claims_modern, headers};
 use crate::server::Event;
 use crate::server::legacy::{
-    MAX_REPLAY_EVENTS, Session, new_session_id, notification_for, resync_for,
+    MAX_REPLAY_EVENTS, ReplayBudget, Session, new_session_id, notification_for, resync_for,
 };
 use crate::server::{Dispatched, ResponseStream};
 use crate::wire::{self, Message, RequestId};
@@ -197,6 +197,7 @@ pub(super) async fn post(
     message: Message,
     transport: TransportInfo,
     timeout: Duration,
+    budget: &Arc<ReplayBudget>,
 ) -> Response<McpBody> {
     let id = match &message {
         Message::Request(r) => Some(r.id.clone()),
@@ -215,7 +216,7 @@ pub(super) async fn post(
                 input: server.input_timeout(),
                 request: timeout,
             };
-            sse(pump_request(session, stream, timing, id, prime))
+            sse(pump_request(session, stream, timing, id, prime, budget))
         }
         Err(_) => {
             cancel.cancel();
@@ -263,9 +264,14 @@ fn pump_request(
     timing: Timing,
     id: Option<RequestId>,
     prime: bool,
+    budget: &Arc<ReplayBudget>,
 ) -> mpsc::Receiver<(String, Bytes)> {
     let (tx, rx) = mpsc::channel(STREAM_QUEUE);
-    let number = lock(&session).open(tx.clone());
+    let number = {
+        let mut log = lock(&session);
+        log.charge(budget);
+        log.open(tx.clone())
+    };
     if prime {
         let _ = tx.try_send((format!("{number}-0"), Bytes::new()));
     }

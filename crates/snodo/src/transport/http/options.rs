@@ -52,6 +52,8 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 /// | [`peer_limits_on_loopback`](Self::peer_limits_on_loopback) | off | listener |
 /// | [`accept_backlog`](Self::accept_backlog) | 1024 | [`HttpListener::bind`](super::HttpListener::bind) |
 /// | [`shutdown_grace`](Self::shutdown_grace) | 10 s | listener |
+/// | [`sessions`](Self::sessions) | a [`MemorySessions`](super::MemorySessions): 4096 sessions, 256 per principal or address, 30 min idle | service, listener |
+/// | [`replay_budget`](Self::replay_budget) | 256 MiB of resumable stream frames, all sessions together | service, listener |
 ///
 /// Timeouts longer than about a year count as a year, so `Duration::MAX`
 /// turns one off in practice.
@@ -86,6 +88,7 @@ pub struct HttpOptions {
     pub(super) max_discard_bytes: usize,
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
+    pub(super) replay_budget: Option<std::sync::Arc<crate::server::legacy::ReplayBudget>>,
     pub(super) directory: Option<std::sync::Arc<dyn crate::server::legacy::SessionDirectory>>,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
@@ -127,6 +130,7 @@ impl Default for HttpOptions {
             max_discard_bytes: DEFAULT_MAX_DISCARD_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
+            replay_budget: None,
             directory: None,
             #[cfg(feature = "auth")]
             oauth: None,
@@ -337,6 +341,22 @@ impl HttpOptions {
     /// [`DEFAULT_SESSION_IDLE`]: super::DEFAULT_SESSION_IDLE
     pub fn sessions(mut self, store: impl super::SessionStore) -> Self {
         self.sessions = Some(std::sync::Arc::new(store));
+        self
+    }
+
+    /// The byte budget that the resumable streams of every initialize-era
+    /// session of this endpoint share (default
+    /// [`DEFAULT_REPLAY_BUDGET`](crate::server::legacy::DEFAULT_REPLAY_BUDGET),
+    /// on top of each session's own
+    /// [`MAX_REPLAY_BYTES`](crate::server::legacy::MAX_REPLAY_BYTES)): past
+    /// it, a session's oldest kept frames go first, and a frame that still
+    /// does not fit is sent but not kept for a resume. Pass the same budget
+    /// to several endpoints to bound them together.
+    pub fn replay_budget(
+        mut self,
+        budget: std::sync::Arc<crate::server::legacy::ReplayBudget>,
+    ) -> Self {
+        self.replay_budget = Some(budget);
         self
     }
 

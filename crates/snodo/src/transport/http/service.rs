@@ -25,6 +25,7 @@ use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
 use crate::context::Share;
+use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
 use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
@@ -134,6 +135,8 @@ struct Config {
     sessions: Arc<dyn SessionStore>,
     /// Their shared side, when several nodes serve them.
     shared: Option<Arc<Shared>>,
+    /// What their resumable streams keep, together.
+    replay_budget: Arc<ReplayBudget>,
     /// The OAuth resource server the service applies itself.
     #[cfg(feature = "auth")]
     oauth: Option<crate::transport::http::oauth::ResourceServer>,
@@ -180,6 +183,10 @@ impl McpService {
                 .unwrap_or_else(|| server.request_timeout()),
             sessions,
             shared,
+            replay_budget: options
+                .replay_budget
+                .clone()
+                .unwrap_or_else(|| ReplayBudget::new(DEFAULT_REPLAY_BUDGET)),
             #[cfg(feature = "auth")]
             oauth: options.oauth.clone(),
         };
@@ -371,6 +378,7 @@ where
                             message,
                             transport,
                             config.request_timeout,
+                            &config.replay_budget,
                         ))
                         .await
                     }
@@ -386,6 +394,7 @@ where
                             message,
                             transport,
                             timeout,
+                            &config.replay_budget,
                         ))
                         .await;
                         shared.changed(&server, &session, &before).await;
