@@ -52,9 +52,29 @@ fn backend(e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(e.to_string())
 }
 
+/// Creates `path`, empty and private to its owner, unless it exists.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 impl SqliteTaskStore {
     /// Opens (creating and migrating when needed) the database at `path`.
+    ///
+    /// A new file is created readable and writable by its owner only (mode
+    /// 0600 on Unix; SQLite gives its journal files the same mode): tasks
+    /// hold their callers' arguments and results.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref();
+        create_private(path)
+            .map_err(|e| backend(format_args!("cannot create {}: {e}", path.display())))?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(backend)?;

@@ -81,3 +81,34 @@ async fn a_full_database_refuses_new_tasks() {
         .unwrap_err();
     assert_eq!(err, snodo::task::StoreError::Full { limit: 3 });
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_database_and_its_journal_are_private_to_their_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let path = temp_path("private");
+    let store = SqliteTaskStore::open(&path).unwrap();
+    let task = NewTask::new(
+        "alice",
+        "report",
+        json!({"arguments": {"secret": "s3cr3t"}}),
+    );
+    store
+        .create(task, "node-1", Duration::from_secs(30))
+        .await
+        .unwrap();
+    let dir = path.parent().unwrap();
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let mode = entry.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}: {mode:o}", entry.path().display());
+        seen += 1;
+    }
+    assert!(
+        seen >= 2,
+        "the database and its write-ahead log: {seen} files"
+    );
+    drop(store);
+    let _ = std::fs::remove_dir_all(dir);
+}

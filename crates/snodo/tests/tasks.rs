@@ -415,6 +415,38 @@ async fn cancelling_reaches_the_handler_and_is_idempotent() {
 }
 
 #[tokio::test]
+async fn a_task_waiting_for_input_fails_after_its_input_wait() {
+    let server = server_with(TaskOptions::memory().input_wait(Duration::from_millis(300)));
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"confirm"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let waiting = poll_until(&server, &id, |r| r["status"] != "working").await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let failed = poll_until(&server, &id, terminal).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["statusMessage"],
+        "No answer to the task's input requests within 0 s"
+    );
+    // An answer that comes too late finds nothing to answer.
+    let late = send(
+        &server,
+        &request(
+            2,
+            "tasks/update",
+            &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"accept","content":{{"ok":true}}}}}}}}"#),
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(late["result"]["resultType"], "complete", "{late}");
+    assert_eq!(poll_until(&server, &id, |_| true).await["status"], "failed");
+}
+
+#[tokio::test]
 async fn input_requests_wait_for_tasks_update() {
     let server = server();
     let created = send(
@@ -564,30 +596,120 @@ async fn a_full_store_refuses_new_tasks_with_a_retryable_error_and_expired_tasks
 }
 
 #[tokio::test]
-async fn ten_thousand_finished_tasks_stay_within_the_store_bound() {
+async fn a_full_store_keeps_finished_results_until_their_time_to_live() {
     let store = Arc::new(MemoryTaskStore::with_capacity(2_000));
-    let server = server_with(TaskOptions::shared(store.clone()));
+    let server = server_with(TaskOptions::shared(store.clone()).max_per_share(10_000));
     let call = request(
         1,
         "tools/call",
         r#"{"name":"sleep","arguments":{"seconds":0}}"#,
         DECLARED,
     );
-    for batch in 0..10 {
-        let mut last = String::new();
-        for i in 0..1_000 {
-            let r = send(&server, &call).await;
-            last = r["result"]["taskId"]
-                .as_str()
-                .unwrap_or_else(|| panic!("call {batch}/{i}: {r}"))
-                .to_string();
+    let first = send(&server, &call).await;
+    let first = first["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        poll_until(&server, &first, terminal).await["status"],
+        "completed"
+    );
+    let mut refused = 0;
+    for _ in 0..2_500 {
+        let r = send(&server, &call).await;
+        if r["error"]["code"] == -32603 {
+            assert_eq!(
+                r["error"]["data"],
+                json!({"retryable": true, "limit": 2_000})
+            );
+            refused += 1;
         }
-        // Once the batch has finished, its tasks are the oldest terminal ones.
-        let done = poll_until(&server, &last, terminal).await;
-        assert_eq!(done["status"], "completed");
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(store.len() <= 2_000, "bounded: {}", store.len());
+    assert_eq!(refused, 501, "the store holds 2 000 tasks");
+    assert_eq!(store.len(), 2_000);
+    let kept = poll_until(&server, &first, terminal).await;
+    assert_eq!(
+        kept["status"], "completed",
+        "the oldest result is still there"
+    );
+}
+
+/// `tools/call` of a finished-at-once task as `who`; the reply.
+async fn quick_task_as(server: &Server, who: &str) -> Value {
+    let call = request(
+        1,
+        "tools/call",
+        r#"{"name":"sleep","arguments":{"seconds":0}}"#,
+        DECLARED,
+    );
+    send_as(server, &call, Some(who)).await
+}
+
+#[tokio::test]
+async fn a_flood_of_ten_thousand_tasks_from_one_principal_leaves_the_others_their_results_and_room()
+{
+    let server = server_with(TaskOptions::memory());
+    let bob = quick_task_as(&server, "bob").await;
+    let bob = bob["result"]["taskId"].as_str().unwrap().to_string();
+    let get = request(
+        2,
+        "tasks/get",
+        &format!(r#"{{"taskId":"{bob}"}}"#),
+        DECLARED,
+    );
+    let done = async |server: &Server| send_as(server, &get, Some("bob")).await;
+    for _ in 0..100 {
+        if done(&server).await["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let mut created = 0;
+    for _ in 0..10_000 {
+        let r = quick_task_as(&server, "mallory").await;
+        if r["result"]["resultType"] == "task" {
+            created += 1;
+            continue;
+        }
+        assert_eq!(r["error"]["code"], -32603, "{r}");
+        let data = &r["error"]["data"];
+        assert_eq!(
+            (&data["retryable"], &data["limit"]),
+            (&json!(true), &json!(1_000))
+        );
+        // The oldest of the principal's tasks expires an hour after it began.
+        let after = data["retryAfterMs"].as_u64().unwrap();
+        assert!((3_000_000..=3_600_000).contains(&after), "{after}");
+    }
+    assert_eq!(created, snodo::task::DEFAULT_MAX_TASKS_PER_SHARE);
+    let kept = done(&server).await;
+    assert_eq!(
+        kept["result"]["status"], "completed",
+        "bob's result stays: {kept}"
+    );
+    let again = quick_task_as(&server, "bob").await;
+    assert_eq!(
+        again["result"]["resultType"], "task",
+        "bob has room: {again}"
+    );
+}
+
+#[tokio::test]
+async fn task_records_are_bounded_in_size() {
+    let server = server_with(TaskOptions::memory());
+    let big = "x".repeat(snodo::task::MAX_TASK_WORK_BYTES);
+    let call = request(
+        1,
+        "tools/call",
+        &format!(r#"{{"name":"sleep","arguments":{{"seconds":0,"pad":"{big}"}}}}"#),
+        DECLARED,
+    );
+    let r = send(&server, &call).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 262144 bytes"),
+        "{r}"
+    );
 }
 
 #[test]

@@ -17,9 +17,9 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 /// Tasks in memory: lost when the process ends, seen by this process only.
 ///
 /// Holds at most [`DEFAULT_MAX_TASKS`] tasks (see
-/// [`MemoryTaskStore::with_capacity`]); when full, expired tasks are purged
-/// and then the task that ended longest ago is dropped; with every task still
-/// running, creation fails with [`StoreError::Full`].
+/// [`MemoryTaskStore::with_capacity`]); when full, expired tasks are purged,
+/// and if none was, creation fails with [`StoreError::Full`]: no task is
+/// dropped before its time to live.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -114,22 +114,12 @@ impl TaskStore for MemoryTaskStore {
             if tasks.len() >= self.capacity {
                 tasks.retain(|_, t| !t.is_expired(now));
             }
+            // A finished task's result is kept until its time to live, never
+            // evicted to make room: a full store refuses the new task.
             if tasks.len() >= self.capacity {
-                let oldest = tasks
-                    .values()
-                    .filter(|t| t.status.is_terminal())
-                    .min_by_key(|t| t.last_updated_at_ms)
-                    .map(|t| t.task_id.clone());
-                match oldest {
-                    Some(id) => {
-                        tasks.remove(&id);
-                    }
-                    None => {
-                        return Err(StoreError::Full {
-                            limit: self.capacity,
-                        });
-                    }
-                }
+                return Err(StoreError::Full {
+                    limit: self.capacity,
+                });
             }
             let mut record = TaskRecord::from_new(task);
             let lease = transition::lease(&mut record, &holder, lease, now);

@@ -43,8 +43,9 @@ pub mod transition;
 
 pub use memory::{DEFAULT_MAX_TASKS, MemoryTaskStore};
 pub use model::{
-    DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, EXTENSION, Lease, MAX_TASK_ID, NewTask, TaskRecord,
-    TaskStatus, TaskSupport, declared, iso8601, new_task_id, node_stopped_error, now_ms,
+    DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, EXTENSION, Lease, MAX_TASK_ANSWER_BYTES, MAX_TASK_ID,
+    MAX_TASK_RESULT_BYTES, MAX_TASK_WORK_BYTES, NewTask, TaskRecord, TaskStatus, TaskSupport,
+    declared, iso8601, new_task_id, node_stopped_error, now_ms,
 };
-pub use options::TaskOptions;
+pub use options::{DEFAULT_INPUT_WAIT, DEFAULT_MAX_TASKS_PER_SHARE, TaskOptions};
 pub use store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};

@@ -328,6 +328,34 @@ pub fn declared(client_capabilities: &serde_json::Value) -> bool {
 /// The longest task id a store accepts, in bytes.
 pub const MAX_TASK_ID: usize = 256;
 
+/// Most bytes a task's work (the call's arguments and what running it again
+/// needs), encoded as JSON, may take in a store.
+pub const MAX_TASK_WORK_BYTES: usize = 256 * 1024;
+
+/// Most bytes a task's answers to its input requests may take together.
+pub const MAX_TASK_ANSWER_BYTES: usize = 256 * 1024;
+
+/// Most bytes a task's result, its input requests and its handler's state
+/// may take; a larger result fails the task with -32603.
+pub const MAX_TASK_RESULT_BYTES: usize = 1024 * 1024;
+
+/// The length of `value` encoded as JSON, counted without building it.
+pub(crate) fn encoded_len(value: &impl Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// A fresh task id: 128 random bits, in hex.
 pub fn new_task_id() -> String {
     let mut bytes = [0u8; 16];

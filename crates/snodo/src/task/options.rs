@@ -4,6 +4,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::memory::MemoryTaskStore;
+
+/// Tasks one principal (or, when anonymous, one remote address) may hold on
+/// a node at once, from creation until they expire, by default.
+pub const DEFAULT_MAX_TASKS_PER_SHARE: usize = 1000;
+
+/// How long a task waits for its input requests to be answered before it
+/// fails, by default.
+pub const DEFAULT_INPUT_WAIT: Duration = Duration::from_secs(10 * 60);
 use super::store::TaskStore;
 
 /// Settings of the tasks a server runs, given to
@@ -27,6 +35,8 @@ pub struct TaskOptions {
     pub(crate) max_runtime: Duration,
     pub(crate) cancel_grace: Duration,
     pub(crate) sweep_every: Duration,
+    pub(crate) max_per_share: usize,
+    pub(crate) input_wait: Duration,
 }
 
 impl std::fmt::Debug for TaskOptions {
@@ -58,6 +68,8 @@ impl TaskOptions {
             max_runtime: Duration::from_secs(60 * 60),
             cancel_grace: Duration::from_secs(5),
             sweep_every: Duration::from_secs(1),
+            max_per_share: DEFAULT_MAX_TASKS_PER_SHARE,
+            input_wait: DEFAULT_INPUT_WAIT,
         }
     }
 
@@ -117,6 +129,24 @@ impl TaskOptions {
     /// expired ones (every second by default).
     pub fn sweep_every(mut self, every: Duration) -> Self {
         self.sweep_every = every.max(Duration::from_millis(10));
+        self
+    }
+
+    /// How many tasks one principal (or, when anonymous, one remote address,
+    /// the /64 network for IPv6) may hold on this node at once, from creation
+    /// until they expire ([`DEFAULT_MAX_TASKS_PER_SHARE`] by default, at
+    /// least one). The one over its share is refused with a retryable
+    /// -32603 that says when to try again; no one else's task gives way.
+    pub fn max_per_share(mut self, max: usize) -> Self {
+        self.max_per_share = max.max(1);
+        self
+    }
+
+    /// How long a task may wait for the client to answer its input requests
+    /// before it fails with -32603 ([`DEFAULT_INPUT_WAIT`] by default; cut to
+    /// the time to live).
+    pub fn input_wait(mut self, wait: Duration) -> Self {
+        self.input_wait = wait.max(Duration::from_millis(1));
         self
     }
 }

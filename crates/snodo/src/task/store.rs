@@ -85,6 +85,12 @@ pub enum Answered {
         /// Every outstanding request is answered.
         ready: bool,
     },
+    /// Nothing was taken: the answers would take the task's past this many
+    /// bytes ([`MAX_TASK_ANSWER_BYTES`](super::MAX_TASK_ANSWER_BYTES)).
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
 }
 
 /// What `tasks/cancel` did.

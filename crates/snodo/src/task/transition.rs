@@ -12,12 +12,19 @@ use super::model::{Lease, NewTask, TaskRecord, TaskStatus, new_task_id};
 use super::store::{Answered, Cancelled, Settle, StoreError};
 
 /// Checks a new task before it is stored: its id has 1 to
-/// [`MAX_TASK_ID`](super::model::MAX_TASK_ID) bytes.
+/// [`MAX_TASK_ID`](super::model::MAX_TASK_ID) bytes, its work at most
+/// [`MAX_TASK_WORK_BYTES`](super::model::MAX_TASK_WORK_BYTES) encoded.
 pub fn check_new(task: &NewTask) -> Result<(), StoreError> {
     let max = super::model::MAX_TASK_ID;
     if task.task_id.is_empty() || task.task_id.len() > max {
         return Err(StoreError::Invalid(format!(
             "a task id has 1 to {max} bytes"
+        )));
+    }
+    let max = super::model::MAX_TASK_WORK_BYTES;
+    if super::model::encoded_len(&task.work) > max {
+        return Err(StoreError::Invalid(format!(
+            "a task's arguments take at most {max} bytes"
         )));
     }
     Ok(())
@@ -96,8 +103,28 @@ pub fn note(record: &mut TaskRecord, message: String, now: u64) {
     touch(record, now);
 }
 
-/// Applies a worker's outcome and releases its lease.
+/// Applies a worker's outcome and releases its lease. A result, or input
+/// requests with their state, larger than
+/// [`MAX_TASK_RESULT_BYTES`](super::model::MAX_TASK_RESULT_BYTES) fail the
+/// task instead.
 pub fn settle(record: &mut TaskRecord, outcome: Settle, now: u64) {
+    let max = super::model::MAX_TASK_RESULT_BYTES;
+    let size = match &outcome {
+        Settle::Completed(result) => super::model::encoded_len(result),
+        Settle::InputRequired { requests, state } => {
+            super::model::encoded_len(requests) + state.as_ref().map_or(0, String::len)
+        }
+        Settle::Failed(error) => super::model::encoded_len(error),
+        Settle::Cancelled => 0,
+    };
+    let outcome = if size > max {
+        Settle::Failed(serde_json::json!({
+            "code": -32603,
+            "message": format!("The task's outcome is larger than {max} bytes, the most a task keeps"),
+        }))
+    } else {
+        outcome
+    };
     match outcome {
         Settle::Completed(result) => {
             record.status = TaskStatus::Completed;
@@ -138,10 +165,21 @@ pub fn settle(record: &mut TaskRecord, outcome: Settle, now: u64) {
 
 /// Applies the answers of `tasks/update`: outstanding keys move to the
 /// responses, other keys are ignored; with nothing left outstanding the task
-/// is `working` again, unclaimed.
+/// is `working` again, unclaimed. Answers that would take the task's past
+/// [`MAX_TASK_ANSWER_BYTES`](super::model::MAX_TASK_ANSWER_BYTES) are refused
+/// whole ([`Answered::TooLarge`]).
 pub fn answer(record: &mut TaskRecord, responses: Map<String, Value>, now: u64) -> Answered {
     if record.status != TaskStatus::InputRequired {
         return Answered::Accepted { ready: false };
+    }
+    let max = super::model::MAX_TASK_ANSWER_BYTES;
+    let taken: usize = responses
+        .iter()
+        .filter(|(key, _)| record.input_requests.contains_key(*key))
+        .map(|(key, value)| key.len() + super::model::encoded_len(value))
+        .sum();
+    if taken > 0 && super::model::encoded_len(&record.input_responses) + taken > max {
+        return Answered::TooLarge { limit: max };
     }
     let mut taken = false;
     for (key, value) in responses {
@@ -178,4 +216,69 @@ pub fn cancel(record: &mut TaskRecord, now: u64) -> Cancelled {
     }
     settle(record, Settle::Cancelled, now);
     Cancelled::Now
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::task::model::{MAX_TASK_ANSWER_BYTES, MAX_TASK_RESULT_BYTES, MAX_TASK_WORK_BYTES};
+
+    fn record() -> TaskRecord {
+        TaskRecord::from_new(NewTask::new("", "t", json!({})))
+    }
+
+    #[test]
+    fn work_over_its_bound_is_refused() {
+        let pad = "x".repeat(MAX_TASK_WORK_BYTES);
+        let task = NewTask::new("", "t", json!({ "pad": pad }));
+        assert!(matches!(check_new(&task), Err(StoreError::Invalid(_))));
+        assert!(check_new(&NewTask::new("", "t", json!({"small": 1}))).is_ok());
+    }
+
+    #[test]
+    fn a_result_over_its_bound_fails_the_task() {
+        let mut r = record();
+        let big = json!({"content": [{"type": "text", "text": "x".repeat(MAX_TASK_RESULT_BYTES)}]});
+        settle(&mut r, Settle::Completed(big), 1);
+        assert_eq!(r.status, TaskStatus::Failed);
+        assert!(r.result.is_none());
+        assert!(r.status_message.unwrap().contains("larger than"));
+        let mut r = record();
+        settle(&mut r, Settle::Completed(json!({"content": []})), 1);
+        assert_eq!(r.status, TaskStatus::Completed);
+    }
+
+    #[test]
+    fn answers_over_their_bound_are_refused_whole() {
+        let mut r = record();
+        let mut requests = Map::new();
+        requests.insert("a".into(), json!({"method": "elicitation/create"}));
+        requests.insert("b".into(), json!({"method": "elicitation/create"}));
+        settle(
+            &mut r,
+            Settle::InputRequired {
+                requests,
+                state: None,
+            },
+            1,
+        );
+        let mut answers = Map::new();
+        answers.insert("a".into(), json!("x".repeat(MAX_TASK_ANSWER_BYTES)));
+        answers.insert("b".into(), json!(true));
+        assert_eq!(
+            answer(&mut r, answers, 2),
+            Answered::TooLarge {
+                limit: MAX_TASK_ANSWER_BYTES
+            }
+        );
+        assert_eq!(r.input_requests.len(), 2, "nothing taken");
+        let mut small = Map::new();
+        small.insert("b".into(), json!(true));
+        assert_eq!(
+            answer(&mut r, small, 3),
+            Answered::Accepted { ready: false }
+        );
+    }
 }

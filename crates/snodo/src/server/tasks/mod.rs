@@ -18,13 +18,16 @@ use super::reply::Failure;
 use crate::task::{Answered, Cancelled, NewTask, StoreError, TaskRecord};
 use crate::{Context, Error};
 
-use engine::{Engine, owner_of};
+use engine::{Engine, owner_of, share_of};
 pub(crate) use runner::Work;
 
 fn store_failure(e: StoreError) -> Failure {
     let error = match &e {
         StoreError::Full { limit } => Error::internal("Too many tasks; retry later")
             .with_data(json!({"retryable": true, "limit": limit})),
+        StoreError::Invalid(why) => {
+            return Error::invalid_params(format!("Invalid task: {why}")).into();
+        }
         _ => Error::internal("The task store is unavailable").with_data(json!({"retryable": true})),
     };
     Failure::ok(error.with_cause(e.to_string()))
@@ -77,11 +80,31 @@ impl Server {
             .ttl_ms(options.ttl.map(|t| t.as_millis() as u64))
             .poll_interval_ms(Some(options.poll_interval.as_millis() as u64))
             .retries(retries);
-        let lease = options
+        let share = share_of(cx);
+        let expires = new
+            .ttl_ms
+            .map_or(u64::MAX, |ttl| new.created_at_ms.saturating_add(ttl));
+        if let Err(over) = engine.reserve(&share, new.created_at_ms, expires) {
+            crate::telemetry::refusals::note(
+                "tasks",
+                &format_args!("too many tasks for one client (at most {} each)", over.max),
+            );
+            let error = Error::internal("Too many tasks for one client; retry later").with_data(
+                json!({"retryable": true, "limit": over.max, "retryAfterMs": over.retry_after_ms}),
+            );
+            return Err(Failure::ok(error));
+        }
+        let lease = match options
             .store
             .create(new.clone(), &options.node, options.lease)
             .await
-            .map_err(store_failure)?;
+        {
+            Ok(lease) => lease,
+            Err(e) => {
+                engine.unreserve(&share, expires);
+                return Err(store_failure(e));
+            }
+        };
         let record = TaskRecord::from_new(new);
         let mut out = record.to_wire(false);
         out.insert("resultType".into(), "task".into());
@@ -136,6 +159,10 @@ impl Server {
             .map_err(store_failure)?
         {
             Answered::NotFound => Err(not_found()),
+            Answered::TooLarge { limit } => Err(Error::invalid_params(format!(
+                "inputResponses would take the task's answers past {limit} bytes"
+            ))
+            .into()),
             Answered::Accepted { ready } => {
                 if ready {
                     runner::resume(self.clone(), id.to_string());

@@ -181,7 +181,50 @@ pub(super) fn spawn_worker(server: Server, record: TaskRecord, lease: Lease) {
                 Settle::InputRequired { .. } => "input_required",
                 Settle::Cancelled => "cancelled",
             });
+            let waits = matches!(outcome, Settle::InputRequired { .. });
             settle(&engine, &lease, outcome).await;
+            if waits {
+                watch_input_wait(&server, &engine, id);
+            }
+        }
+    });
+}
+
+/// Fails a task still waiting for input once it has waited
+/// [`TaskOptions::input_wait`](crate::task::TaskOptions::input_wait) since
+/// its last change (an answer to some of its requests starts the wait
+/// again).
+fn watch_input_wait(server: &Server, engine: &Arc<Engine>, id: String) {
+    let weak: Weak<Inner> = Arc::downgrade(&server.inner);
+    let wait = engine.options.input_wait;
+    let wait = engine.options.ttl.map_or(wait, |ttl| wait.min(ttl));
+    tokio::spawn(async move {
+        let mut sleep = wait;
+        loop {
+            tokio::time::sleep(sleep).await;
+            let Some(inner) = weak.upgrade() else { return };
+            let Some(engine) = (Server { inner }).task_engine().cloned() else {
+                return;
+            };
+            let store = &engine.options.store;
+            let Ok(Some(record)) = store.get(&id).await else {
+                return;
+            };
+            if record.status != crate::task::TaskStatus::InputRequired {
+                return;
+            }
+            let waited = now_ms().saturating_sub(record.last_updated_at_ms);
+            let wait_ms = wait.as_millis() as u64;
+            if waited < wait_ms {
+                sleep = Duration::from_millis(wait_ms - waited);
+                continue;
+            }
+            let error = Error::internal(format!(
+                "No answer to the task's input requests within {} s",
+                wait.as_secs()
+            ));
+            let _ = store.fail(&id, error.to_json()).await;
+            return;
         }
     });
 }
@@ -218,6 +261,9 @@ pub(super) fn resume(server: Server, task_id: String) {
     });
 }
 
+/// Orphaned tasks claimed at once.
+const ORPHAN_BATCH: usize = 256;
+
 /// Recovers orphaned tasks and purges expired ones every
 /// `sweep_every`, for as long as the server lives.
 pub(super) fn spawn_sweeper(server: &Server) {
@@ -236,13 +282,21 @@ pub(super) fn spawn_sweeper(server: &Server) {
                 return;
             };
             let options = &engine.options;
-            if let Ok(claimed) = options
+            // In batches, until none is left or a third of a lease has gone
+            // by: a node that takes over thousands of tasks catches up
+            // within the lease instead of 16 a second.
+            let until = tokio::time::Instant::now() + options.lease / 3;
+            while let Ok(claimed) = options
                 .store
-                .claim_orphans(&options.node, options.lease, 16)
+                .claim_orphans(&options.node, options.lease, ORPHAN_BATCH)
                 .await
             {
+                let more = claimed.len() == ORPHAN_BATCH;
                 for (record, lease) in claimed {
                     spawn_worker(server.clone(), record, lease);
+                }
+                if !more || tokio::time::Instant::now() >= until {
+                    break;
                 }
             }
             let _ = options.store.purge(now_ms(), 500).await;
