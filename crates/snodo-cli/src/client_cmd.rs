@@ -33,6 +33,7 @@ use snodo::mrtr::{ElicitAction, ElicitResponse};
 use snodo::protocol::LogLevel;
 use snodo::task::TaskStatus;
 
+use crate::escape;
 use render::Style;
 
 /// The exit codes, as documented in `snodo --help`.
@@ -418,10 +419,12 @@ async fn connect_with(
     Ok(b.connect(target).await?)
 }
 
+/// Prints `value` as pretty JSON: exactly the value, with the characters
+/// a terminal would act on written as JSON escapes.
 fn print_json(value: &Value) {
     outln!(
         "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
+        escape::json(&serde_json::to_string_pretty(value).unwrap_or_default())
     );
 }
 
@@ -443,8 +446,10 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
                     scopes
                 };
                 outln!(
-                    "Logged in to {} (issuer {issuer}, scopes: {scopes})",
-                    c.target
+                    "Logged in to {} (issuer {}, scopes: {})",
+                    c.target,
+                    escape::line(&issuer),
+                    escape::line(&scopes)
                 );
                 0
             });
@@ -672,9 +677,10 @@ fn task_line(style: &Style, task: &Task) -> String {
         TaskStatus::Failed | TaskStatus::Cancelled => style.red(task.status.as_str()),
         _ => style.cyan(task.status.as_str()),
     };
+    let id = style.dim(&escape::line(&task.task_id));
     match &task.status_message {
-        Some(message) => format!("{} {status}  {message}", style.dim(&task.task_id)),
-        None => format!("{} {status}", style.dim(&task.task_id)),
+        Some(message) => format!("{id} {status}  {}", escape::line(message)),
+        None => format!("{id} {status}"),
     }
 }
 
@@ -695,7 +701,11 @@ async fn call_as_task(
     };
     task_log::remember(&c.target, &task.task_id, &c.tool);
     if !c.opts.json {
-        eprintln!("{} task {} started", style.dim("·"), task.task_id);
+        eprintln!(
+            "{} task {} started",
+            style.dim("·"),
+            escape::line(&task.task_id)
+        );
     }
     let json = c.opts.json;
     let waiting = client.wait_task(&task.task_id, TaskWait::new(), |t| {
@@ -707,7 +717,11 @@ async fn call_as_task(
         r = waiting => r?,
         _ = tokio::signal::ctrl_c() => {
             client.cancel_task(&task.task_id).await?;
-            eprintln!("{} asked the server to cancel task {}", style.dim("·"), task.task_id);
+            eprintln!(
+                "{} asked the server to cancel task {}",
+                style.dim("·"),
+                escape::line(&task.task_id)
+            );
             return Err(ClientError::TaskCancelled { task_id: task.task_id });
         }
     };
@@ -758,8 +772,8 @@ async fn list_tasks(client: &Client, c: &Common, style: &Style) -> Result<u8, Cl
             outln!(
                 "{}  {}  {}",
                 task_line(style, task),
-                style.bold(tool),
-                style.dim(&task.created_at)
+                style.bold(&escape::line(tool)),
+                style.dim(&escape::line(&task.created_at))
             );
         }
     }
@@ -778,8 +792,8 @@ async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, C
         outln!("{}", task_line(style, &task));
         outln!(
             "  created {}, updated {}",
-            task.created_at,
-            task.last_updated_at
+            escape::line(&task.created_at),
+            escape::line(&task.last_updated_at)
         );
         if let Some(ttl) = task.ttl_ms {
             outln!("  kept {} s from creation", ttl / 1000);
@@ -787,8 +801,10 @@ async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, C
         for (key, request) in &task.input_requests {
             let message = request["params"]["message"].as_str().unwrap_or("");
             outln!(
-                "  waits on {key}: {} {message}",
-                request["method"].as_str().unwrap_or("?")
+                "  waits on {}: {} {}",
+                escape::line(key),
+                escape::line(request["method"].as_str().unwrap_or("?")),
+                escape::line(message)
             );
         }
         if let Some(result) = &task.result {
@@ -797,8 +813,8 @@ async fn show_task(client: &Client, c: &TaskArgs, style: &Style) -> Result<u8, C
         if let Some(error) = &task.error {
             outln!(
                 "  error {}: {}",
-                error["code"],
-                error["message"].as_str().unwrap_or("")
+                render::json_text(&error["code"]),
+                escape::line(error["message"].as_str().unwrap_or(""))
             );
         }
     }
@@ -820,7 +836,7 @@ async fn listen(
         eprintln!(
             "{} listening for {} (Ctrl-C to stop)",
             style.dim("·"),
-            serde_json::to_string(sub.acknowledged()).unwrap_or_default()
+            render::json_text(sub.acknowledged())
         );
     }
     let mut seen = 0u64;
@@ -840,7 +856,10 @@ async fn listen(
         };
         seen += 1;
         if c.opts.json {
-            outln!("{}", json!({"method": n.method, "params": n.params}));
+            outln!(
+                "{}",
+                render::json_text(&json!({"method": n.method, "params": n.params}))
+            );
         } else {
             render::notification(style, &n.method, &n.params);
         }
@@ -861,7 +880,7 @@ async fn finish(
                 && let Some(text) = client.stderr()
                 && !text.trim().is_empty()
             {
-                eprintln!("server stderr:\n{}", text.trim_end());
+                eprintln!("server stderr:\n{}", escape::block(text.trim_end()));
             }
             Err(e.into())
         }
@@ -886,7 +905,7 @@ pub(crate) fn main(cmd: ClientCommand, verbose: u8) -> ExitCode {
     match runtime.block_on(run_command(cmd, &style)) {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            eprintln!("{} {}", style.error("error:"), f.message);
+            eprintln!("{} {}", style.error("error:"), escape::line(&f.message));
             ExitCode::from(f.code)
         }
     }

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod client_cmd;
 mod demo;
+mod escape;
 mod proxy_cmd;
 mod serve;
 mod telemetry;

@@ -1,9 +1,14 @@
 //! Human-readable output: tables, content blocks, colour on a terminal.
+//! Every string from the server is escaped ([`crate::escape`]) before it
+//! is styled.
 
+use std::borrow::Cow;
 use std::io::IsTerminal;
 
 use serde_json::Value;
 use snodo::client::Client;
+
+use crate::escape;
 
 /// Whether to colour stdout, and the helpers that do.
 #[derive(Clone, Debug)]
@@ -133,15 +138,30 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The string at `key`, escaped for one line.
+fn line_of<'a>(v: &'a Value, key: &str) -> Cow<'a, str> {
+    escape::line(str_of(v, key))
+}
+
+/// The first line of the string at `key`, escaped.
+fn first_line_of<'a>(v: &'a Value, key: &str) -> Cow<'a, str> {
+    escape::line(first_line(str_of(v, key)))
+}
+
+/// `value` as JSON text, escaped.
+pub(crate) fn json_text(value: &Value) -> String {
+    escape::json(&value.to_string()).into_owned()
+}
+
 /// `snodo discover`.
 pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
     let info = client.server_info().unwrap_or(Value::Null);
-    let name = str_of(&info, "name");
-    let version = str_of(&info, "version");
+    let name = line_of(&info, "name");
+    let version = line_of(&info, "version");
     outln!(
         "{} {} {}",
         style.bold("Server:"),
-        if name.is_empty() { "(unnamed)" } else { name },
+        if name.is_empty() { "(unnamed)" } else { &name },
         version
     );
     let era = if client.is_legacy() {
@@ -152,30 +172,32 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
     outln!(
         "{} {} ({era})",
         style.bold("Protocol:"),
-        client.protocol_version()
+        escape::line(&client.protocol_version())
     );
     let supported = client.supported_versions();
     if !supported.is_empty() {
+        let supported: Vec<_> = supported.iter().map(|v| escape::line(v)).collect();
         outln!("{} {}", style.bold("Supported:"), supported.join(", "));
     }
     if let Some(session) = client.session_id() {
-        outln!("{} {session}", style.bold("Session:"));
+        outln!("{} {}", style.bold("Session:"), escape::line(&session));
     }
     let caps = client.server_capabilities();
     let mut names = Vec::new();
     if let Some(map) = caps.as_object() {
         for (key, value) in map {
-            let flags: Vec<&str> = value
+            let flags: Vec<Cow<'_, str>> = value
                 .as_object()
                 .map(|m| {
                     m.iter()
                         .filter(|(_, v)| v.as_bool() == Some(true))
-                        .map(|(k, _)| k.as_str())
+                        .map(|(k, _)| escape::line(k))
                         .collect()
                 })
                 .unwrap_or_default();
+            let key = escape::line(key);
             if flags.is_empty() {
-                names.push(key.clone());
+                names.push(key.into_owned());
             } else {
                 names.push(format!("{key} ({})", flags.join(", ")));
             }
@@ -191,7 +213,11 @@ pub(crate) fn discover(style: &Style, client: &Client, _result: &Value) {
         }
     );
     if let Some(instructions) = client.instructions() {
-        outln!("{}\n{instructions}", style.bold("Instructions:"));
+        outln!(
+            "{}\n{}",
+            style.bold("Instructions:"),
+            escape::block(&instructions)
+        );
     }
 }
 
@@ -200,8 +226,8 @@ pub(crate) fn tools(style: &Style, tools: &[Value]) {
     let rows: Vec<Vec<String>> = tools
         .iter()
         .map(|t| {
-            let title = t.get("title").and_then(Value::as_str);
-            let desc = first_line(str_of(t, "description"));
+            let title = t.get("title").and_then(Value::as_str).map(escape::line);
+            let desc = first_line_of(t, "description");
             let desc = match title {
                 Some(title) if !desc.is_empty() => format!("{title}: {desc}"),
                 Some(title) => title.to_string(),
@@ -211,9 +237,9 @@ pub(crate) fn tools(style: &Style, tools: &[Value]) {
                 .get("inputSchema")
                 .and_then(|s| s.get("properties"))
                 .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
+                .map(|p| p.keys().map(|k| escape::line(k).into_owned()).collect())
                 .unwrap_or_default();
-            vec![str_of(t, "name").to_string(), args.join(","), desc]
+            vec![line_of(t, "name").into_owned(), args.join(","), desc]
         })
         .collect();
     table(style, &["NAME", "ARGUMENTS", "DESCRIPTION"], &rows);
@@ -222,27 +248,35 @@ pub(crate) fn tools(style: &Style, tools: &[Value]) {
 /// One content block, as text.
 fn content_block(style: &Style, block: &Value) -> String {
     match str_of(block, "type") {
-        "text" => str_of(block, "text").to_string(),
+        "text" => escape::block(str_of(block, "text")).into_owned(),
         "image" | "audio" => format!(
             "[{} {}, {} bytes of base64]",
             str_of(block, "type"),
-            str_of(block, "mimeType"),
+            line_of(block, "mimeType"),
             str_of(block, "data").len()
         ),
-        "resource_link" => format!("[link {} {}]", str_of(block, "uri"), str_of(block, "name")),
+        "resource_link" => format!(
+            "[link {} {}]",
+            line_of(block, "uri"),
+            line_of(block, "name")
+        ),
         "resource" => {
             let res = block.get("resource").cloned().unwrap_or(Value::Null);
-            let uri = str_of(&res, "uri");
+            let uri = line_of(&res, "uri");
             match res.get("text").and_then(Value::as_str) {
-                Some(text) => format!("{}\n{text}", style.cyan(&format!("[resource {uri}]"))),
+                Some(text) => format!(
+                    "{}\n{}",
+                    style.cyan(&format!("[resource {uri}]")),
+                    escape::block(text)
+                ),
                 None => format!(
                     "[resource {uri} {}, {} bytes of base64]",
-                    str_of(&res, "mimeType"),
+                    line_of(&res, "mimeType"),
                     str_of(&res, "blob").len()
                 ),
             }
         }
-        other => format!("[{other} block] {block}"),
+        other => format!("[{} block] {}", escape::line(other), json_text(block)),
     }
 }
 
@@ -266,7 +300,7 @@ pub(crate) fn call_result(style: &Style, result: &Value) {
     {
         outln!(
             "{}",
-            serde_json::to_string_pretty(structured).unwrap_or_default()
+            escape::json(&serde_json::to_string_pretty(structured).unwrap_or_default())
         );
     }
 }
@@ -277,9 +311,9 @@ pub(crate) fn resources(style: &Style, resources: &[Value], templates: &[Value])
         .iter()
         .map(|r| {
             vec![
-                str_of(r, "uri").to_string(),
-                str_of(r, "name").to_string(),
-                first_line(str_of(r, "description")).to_string(),
+                line_of(r, "uri").into_owned(),
+                line_of(r, "name").into_owned(),
+                first_line_of(r, "description").into_owned(),
             ]
         })
         .collect();
@@ -290,9 +324,9 @@ pub(crate) fn resources(style: &Style, resources: &[Value], templates: &[Value])
             .iter()
             .map(|r| {
                 vec![
-                    str_of(r, "uriTemplate").to_string(),
-                    str_of(r, "name").to_string(),
-                    first_line(str_of(r, "description")).to_string(),
+                    line_of(r, "uriTemplate").into_owned(),
+                    line_of(r, "name").into_owned(),
+                    first_line_of(r, "description").into_owned(),
                 ]
             })
             .collect();
@@ -310,14 +344,14 @@ pub(crate) fn read_result(style: &Style, result: &Value) {
     let many = contents.len() > 1;
     for c in &contents {
         if many {
-            outln!("{}", style.cyan(&format!("[{}]", str_of(c, "uri"))));
+            outln!("{}", style.cyan(&format!("[{}]", line_of(c, "uri"))));
         }
         match c.get("text").and_then(Value::as_str) {
-            Some(text) => outln!("{text}"),
+            Some(text) => outln!("{}", escape::block(text)),
             None => outln!(
                 "[blob {} {}, {} bytes of base64]",
-                str_of(c, "uri"),
-                str_of(c, "mimeType"),
+                line_of(c, "uri"),
+                line_of(c, "mimeType"),
                 str_of(c, "blob").len()
             ),
         }
@@ -335,9 +369,9 @@ pub(crate) fn prompts(style: &Style, prompts: &[Value]) {
                 .map(|list| {
                     list.iter()
                         .map(|a| {
-                            let name = str_of(a, "name");
+                            let name = line_of(a, "name");
                             if a.get("required").and_then(Value::as_bool) == Some(true) {
-                                name.to_string()
+                                name.into_owned()
                             } else {
                                 format!("[{name}]")
                             }
@@ -346,9 +380,9 @@ pub(crate) fn prompts(style: &Style, prompts: &[Value]) {
                 })
                 .unwrap_or_default();
             vec![
-                str_of(p, "name").to_string(),
+                line_of(p, "name").into_owned(),
                 args.join(","),
-                first_line(str_of(p, "description")).to_string(),
+                first_line_of(p, "description").into_owned(),
             ]
         })
         .collect();
@@ -358,7 +392,7 @@ pub(crate) fn prompts(style: &Style, prompts: &[Value]) {
 /// `snodo prompt`.
 pub(crate) fn prompt_result(style: &Style, result: &Value) {
     if let Some(desc) = result.get("description").and_then(Value::as_str) {
-        outln!("{}", style.bold(desc));
+        outln!("{}", style.bold(&escape::block(desc)));
     }
     for m in result
         .get("messages")
@@ -369,7 +403,7 @@ pub(crate) fn prompt_result(style: &Style, result: &Value) {
         let content = m.get("content").cloned().unwrap_or(Value::Null);
         outln!(
             "{} {}",
-            style.cyan(&format!("{}:", str_of(m, "role"))),
+            style.cyan(&format!("{}:", line_of(m, "role"))),
             content_block(style, &content)
         );
     }
@@ -387,24 +421,21 @@ pub(crate) fn completion(_style: &Style, result: &Value) {
         outln!(
             "{}",
             v.as_str()
-                .map(str::to_string)
-                .unwrap_or_else(|| v.to_string())
+                .map(|s| escape::line(s).into_owned())
+                .unwrap_or_else(|| json_text(v))
         );
     }
     if c.get("hasMore").and_then(Value::as_bool) == Some(true) {
-        let total = c
-            .get("total")
-            .map(Value::to_string)
-            .unwrap_or_else(|| "?".into());
+        let total = c.get("total").map(json_text).unwrap_or_else(|| "?".into());
         eprintln!("(more values available; {total} in total)");
     }
 }
 
 /// `snodo listen`: one notification.
 pub(crate) fn notification(style: &Style, method: &str, params: &Value) {
-    let short = method.strip_prefix("notifications/").unwrap_or(method);
+    let short = escape::line(method.strip_prefix("notifications/").unwrap_or(method));
     match params.get("uri").and_then(Value::as_str) {
-        Some(uri) => outln!("{} {uri}", style.cyan(short)),
-        None => outln!("{}", style.cyan(short)),
+        Some(uri) => outln!("{} {}", style.cyan(&short), escape::line(uri)),
+        None => outln!("{}", style.cyan(&short)),
     }
 }
