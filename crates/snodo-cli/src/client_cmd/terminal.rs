@@ -1,5 +1,6 @@
 //! The terminal side of a call: a progress bar on stderr, server log lines,
-//! and elicitation questions asked on the terminal.
+//! and elicitation questions asked on the terminal. The server's words in
+//! them are escaped ([`crate::escape`]): a question cannot redraw itself.
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -9,7 +10,8 @@ use snodo::BoxError;
 use snodo::client::{ElicitMode, ElicitRequest, LogMessage, Progress};
 use snodo::mrtr::{ElicitAction, ElicitResponse};
 
-use super::render::Style;
+use super::render::{Style, json_text};
+use crate::escape;
 
 /// Progress on stderr while a call reports it: a bar redrawn in place on a
 /// terminal; otherwise one line per update (a JSON object with `--json`).
@@ -34,7 +36,7 @@ impl ProgressBar {
         if self.json {
             eprintln!(
                 "{}",
-                json!({"progress": p.progress, "total": p.total, "message": p.message})
+                json_text(&json!({"progress": p.progress, "total": p.total, "message": p.message}))
             );
             return;
         }
@@ -43,13 +45,13 @@ impl ProgressBar {
             let message = p
                 .message
                 .as_deref()
-                .map(|m| format!(" {m}"))
+                .map(|m| format!(" {}", escape::line(m)))
                 .unwrap_or_default();
             eprintln!("progress: {}{total}{message}", p.progress);
             return;
         }
         let width = 30usize;
-        let message = p.message.as_deref().unwrap_or("");
+        let message = escape::line(p.message.as_deref().unwrap_or(""));
         let line = match p.total.filter(|t| *t > 0.0) {
             Some(total) => {
                 let ratio = (p.progress / total).clamp(0.0, 1.0);
@@ -83,18 +85,19 @@ impl ProgressBar {
     }
 }
 
-/// Prints a server log message on stderr.
+/// Prints a server log message on stderr (a text message keeps its lines).
 pub(crate) fn print_log(style: &Style, m: &LogMessage) {
     let data = match &m.data {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => escape::block(s).into_owned(),
+        other => json_text(other),
     };
     let logger = m
         .logger
         .as_deref()
-        .map(|l| format!("{l}: "))
+        .map(|l| format!("{}: ", escape::line(l)))
         .unwrap_or_default();
-    eprintln!("{} {logger}{data}", style.dim(&format!("[{}]", m.level)));
+    let level = format!("[{}]", escape::line(&m.level));
+    eprintln!("{} {logger}{data}", style.dim(&level));
 }
 
 /// Reads one line from stdin; `None` at end of input.
@@ -197,7 +200,11 @@ fn parse_answer(prop: &Value, text: &str) -> Result<Value, String> {
 }
 
 fn form_blocking(style: &Style, req: &ElicitRequest) -> ElicitResponse {
-    eprintln!("{} {}", style.warn("The server asks:"), req.message);
+    eprintln!(
+        "{} {}",
+        style.warn("The server asks:"),
+        escape::block(&req.message)
+    );
     let ElicitMode::Form { schema } = &req.mode else {
         return cancel();
     };
@@ -213,14 +220,14 @@ fn form_blocking(style: &Style, req: &ElicitRequest) -> ElicitResponse {
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     for (name, prop) in props {
-        let label = prop.get("title").and_then(Value::as_str).unwrap_or(name);
+        let label = escape::line(prop.get("title").and_then(Value::as_str).unwrap_or(name));
         let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
-        let mut hints = vec![ty.to_string()];
+        let mut hints = vec![escape::line(ty).into_owned()];
         if let Some(desc) = prop.get("description").and_then(Value::as_str) {
-            hints.push(desc.to_string());
+            hints.push(escape::line(desc).into_owned());
         }
         if let Some(default) = prop.get("default") {
-            hints.push(format!("default {default}"));
+            hints.push(format!("default {}", json_text(default)));
         }
         let is_required = required.contains(&name.as_str());
         let marker = if is_required { "*" } else { "" };
@@ -244,7 +251,10 @@ fn form_blocking(style: &Style, req: &ElicitRequest) -> ElicitResponse {
                     content.insert(name.clone(), value);
                     break;
                 }
-                Err(expected) => eprintln!("  {}", style.warn(&format!("expected {expected}"))),
+                Err(expected) => eprintln!(
+                    "  {}",
+                    style.warn(&format!("expected {}", escape::line(&expected)))
+                ),
             }
         }
     }
@@ -265,9 +275,13 @@ fn form_blocking(style: &Style, req: &ElicitRequest) -> ElicitResponse {
 }
 
 fn url_blocking(style: &Style, req: &ElicitRequest) -> ElicitResponse {
-    eprintln!("{} {}", style.warn("The server asks:"), req.message);
+    eprintln!(
+        "{} {}",
+        style.warn("The server asks:"),
+        escape::block(&req.message)
+    );
     if let ElicitMode::Url { url } = &req.mode {
-        eprintln!("  {url}");
+        eprintln!("  {}", escape::line(url));
     }
     match ask("Open this URL and continue? [y/N] ").map(|a| a.trim().to_ascii_lowercase()) {
         Some(a) if a == "y" || a == "yes" => ElicitResponse {
