@@ -117,7 +117,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("snodo: {e}");
+            // The error may quote a backend (`snodo serve`).
+            eprintln!("snodo: {}", escape::line(&e.to_string()));
             ExitCode::FAILURE
         }
     }

@@ -1,7 +1,8 @@
 //! What the command writes about itself: log lines on stderr (`RUST_LOG`),
 //! the wire view (`-v` frames, `-vv` frames and HTTP headers, credentials
 //! redacted by the library), and the OTLP export the `OTEL_*` variables ask
-//! for.
+//! for. A client's log lines and wire view quote servers: they are escaped
+//! ([`crate::escape`]).
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -13,6 +14,8 @@ use tracing_subscriber::Layer;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
+
+use crate::escape;
 
 /// How log lines look.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -108,12 +111,12 @@ impl<S: Subscriber> Layer<S> for WireView {
         let arrow = if f.direction == "send" { '>' } else { '<' };
         let mut out = String::new();
         if !f.head.is_empty() {
-            let _ = writeln!(out, "{arrow} {}", f.head);
+            let _ = writeln!(out, "{arrow} {}", escape::line(&f.head));
             for line in f.headers.lines() {
-                let _ = writeln!(out, "{arrow}   {line}");
+                let _ = writeln!(out, "{arrow}   {}", escape::line(line));
             }
         } else {
-            let _ = writeln!(out, "{arrow} {}", f.frame);
+            let _ = writeln!(out, "{arrow} {}", escape::block(&f.frame));
         }
         let _ = std::io::stderr().lock().write_all(out.as_bytes());
     }
@@ -136,6 +139,7 @@ impl<S: Subscriber> Layer<S> for Lines {
             Level::DEBUG => "debug",
             Level::TRACE => "trace",
         };
-        eprintln!("{level}: {}{}", f.message, f.rest);
+        let text = format!("{}{}", f.message, f.rest);
+        eprintln!("{level}: {}", escape::line(&text));
     }
 }

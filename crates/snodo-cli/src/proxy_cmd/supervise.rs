@@ -11,6 +11,7 @@ use snodo::proxy::{Proxy, Relay};
 use tokio::sync::oneshot;
 
 use super::config::{Backend, Command};
+use crate::escape;
 
 /// The shortest and longest pause between two connection attempts.
 const FIRST_PAUSE: Duration = Duration::from_millis(500);
@@ -139,20 +140,20 @@ pub(crate) async fn supervise(
                             synced.tools, synced.resources, synced.prompts
                         );
                         for refused in &synced.refused {
-                            eprintln!("{label}: left out: {refused}");
+                            eprintln!("{label}: left out: {}", escape::line(refused));
                         }
                         Some(client)
                     }
                     Ok(Err(Failure::Refused(e))) => {
                         // A clash or a bad id does not heal by trying again.
-                        eprintln!("{label}: refused: {e}");
+                        eprintln!("{label}: refused: {}", escape::line(&e));
                         if let Some(tx) = first.take() {
                             let _ = tx.send(());
                         }
                         return;
                     }
                     Ok(Err(Failure::Down(e))) => {
-                        eprintln!("{label}: down: {e}");
+                        eprintln!("{label}: down: {}", escape::line(&e));
                         None
                     }
                     Err(_) => {
@@ -172,7 +173,10 @@ pub(crate) async fn supervise(
             pause = FIRST_PAUSE;
             let why = watch_health(&client, interval).await;
             proxy.remove_backend(&id);
-            eprintln!("{label}: down ({why}): its components are withdrawn");
+            eprintln!(
+                "{label}: down ({}): its components are withdrawn",
+                escape::line(&why)
+            );
             client.close().await;
         }
         tokio::time::sleep(pause).await;
