@@ -507,15 +507,14 @@ async fn json_output_carries_the_server_strings_exactly() {
     assert_eq!(v["error"]["message"], evil("T-task-error"));
 }
 
-/// Where `script` (util-linux, on Linux) runs a command on a terminal of
-/// its own.
-fn script_program() -> Option<&'static str> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
+/// Where `script` (util-linux, Debian's essential `bsdutils`) runs a
+/// command on a terminal of its own. Its absence fails the test: a skipped
+/// check would pass for nothing.
+fn script_program() -> &'static str {
     ["/usr/bin/script", "/bin/script"]
         .into_iter()
         .find(|p| Path::new(p).exists())
+        .expect("util-linux `script` runs the CLI on a terminal (install bsdutils)")
 }
 
 /// Panics when terminal output holds anything but text and the CLI's own
@@ -547,10 +546,7 @@ fn assert_only_own_sequences(text: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn questions_on_a_terminal_show_server_text_escaped() {
-    let Some(script) = script_program() else {
-        eprintln!("skipped: no `script` to run the command on a terminal");
-        return;
-    };
+    let script = script_program();
     let server = Hostile::start().await;
     let dir = config_dir("terminal");
     let command = format!(
