@@ -542,7 +542,9 @@ async fn the_jwks_going_away_and_coming_back_is_survived() {
         json!({})
     )
     .await));
-    // A key the server never saw cannot be fetched: 401, not a 5xx.
+    // A key the server never saw, while the keys cannot be fetched: it may
+    // be the issuer's new key, so nothing decides yet: 503, with the time
+    // of the next fetch.
     let rogue = p
         .sign(
             json!({"iss": p.issuer, "aud": url, "exp": 4_000_000_000u64, "sub": "x"}),
@@ -551,14 +553,18 @@ async fn the_jwks_going_away_and_coming_back_is_survived() {
         )
         .await
         .0;
-    let (status, _, _) = mcp(
+    let (status, headers, _) = mcp(
         &running.url,
         Some(&format!("Bearer {rogue}")),
         "tools/list",
         json!({}),
     )
     .await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        headers["retry-after"], "1",
+        "the next fetch is within 100 ms"
+    );
     p.jwks(true).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let fresh = p

@@ -596,6 +596,51 @@ async fn a_full_store_refuses_new_tasks_with_a_retryable_error_and_expired_tasks
 }
 
 #[tokio::test]
+async fn principals_are_told_apart_by_issuer_and_by_client_or_user() {
+    let server = server();
+    let principal = |issuer: &str, subject: &str, client: &str| {
+        let mut p = Principal::new(subject);
+        p.issuer = Some(issuer.to_string());
+        p.client_id = Some(client.to_string());
+        p
+    };
+    let as_ = async |p: &Principal, text: &str| {
+        let transport = TransportInfo {
+            principal: Some(p.clone()),
+            ..TransportInfo::default()
+        };
+        match server.dispatch(text.as_bytes(), transport).await {
+            Dispatched::Reply(reply) => serde_json::from_slice::<Value>(&reply.body).unwrap(),
+            other => panic!("expected one reply, got {other:?}"),
+        }
+    };
+    // A user whose subject is "svc", signed in through the client "web".
+    let user = principal("https://idp.example", "svc", "web");
+    let call = request(
+        1,
+        "tools/call",
+        r#"{"name":"sleep","arguments":{"seconds":0}}"#,
+        DECLARED,
+    );
+    let created = as_(&user, &call).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let get = request(2, "tasks/get", &format!(r#"{{"taskId":"{id}"}}"#), DECLARED);
+    assert!(as_(&user, &get).await["result"]["taskId"] == id.as_str());
+    // The client "svc" acting for itself, and "svc" of another issuer, are
+    // other principals.
+    for other in [
+        principal("https://idp.example", "svc", "svc"),
+        principal("https://other.example", "svc", "web"),
+    ] {
+        let got = as_(&other, &get).await;
+        assert_eq!(
+            got["error"]["message"], "Task not found",
+            "{other:?}: {got}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_full_store_keeps_finished_results_until_their_time_to_live() {
     let store = Arc::new(MemoryTaskStore::with_capacity(2_000));
     let server = server_with(TaskOptions::shared(store.clone()).max_per_share(10_000));

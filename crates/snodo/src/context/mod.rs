@@ -73,6 +73,35 @@ impl Principal {
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
     }
+
+    /// Whether the principal is an OAuth client acting for itself (a
+    /// client-credentials token: its subject is its client id) rather than a
+    /// user.
+    pub fn is_client(&self) -> bool {
+        self.client_id.as_deref() == Some(self.subject.as_str())
+    }
+
+    /// What tells principals apart wherever something belongs to one
+    /// (initialize-era sessions, tasks, listen streams, sealed request
+    /// state): the issuer, whether it is a client or a user, and the
+    /// subject. The same subject from two issuers is two principals, and a
+    /// client whose id equals a user's subject is not that user.
+    ///
+    /// ```
+    /// use snodo::Principal;
+    /// let mut user = Principal::new("svc");
+    /// user.client_id = Some("web".into());
+    /// let mut client = Principal::new("svc");
+    /// client.client_id = Some("svc".into());
+    /// assert_ne!(user.key(), client.key());
+    /// ```
+    pub fn key(&self) -> String {
+        let issuer = self.issuer.as_deref().unwrap_or("");
+        let kind = if self.is_client() { "client" } else { "user" };
+        // The issuer's length first, so that no issuer and subject pair
+        // reads as another.
+        format!("{}:{issuer} {kind} {}", issuer.len(), self.subject)
+    }
 }
 
 /// Per-request context handed to every handler.

@@ -32,10 +32,7 @@ impl Share {
     /// The share of a request by `principal` (if authenticated) from `peer`.
     pub fn of(principal: Option<&Principal>, peer: Option<IpAddr>) -> Self {
         if let Some(p) = principal {
-            let issuer = p.issuer.as_deref().unwrap_or("");
-            // The issuer's length first, so that no issuer and subject pair
-            // reads as another.
-            return Self(format!("principal {}:{issuer}{}", issuer.len(), p.subject).into());
+            return Self(format!("principal {}", p.key()).into());
         }
         match peer.map(network) {
             Some(IpAddr::V4(v4)) => Self(format!("address {v4}").into()),

@@ -113,7 +113,10 @@ impl StateSealer {
 
     fn mac(secret: &[u8], kid: &str, cx: &Context, payload: &str) -> HmacSha256 {
         let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes any key length");
-        let principal = cx.principal().map(|p| p.subject.as_str()).unwrap_or("");
+        let principal = cx
+            .principal()
+            .map(crate::Principal::key)
+            .unwrap_or_default();
         let bound = json!([kid, cx.method(), cx.params(), principal, payload]);
         mac.update(canonical(&bound).as_bytes());
         mac

@@ -47,7 +47,8 @@ pub struct Session {
     revision: Revision,
     client_capabilities: Value,
     client_info: Option<Value>,
-    /// The subject of the principal that opened the session, if any.
+    /// The [`key`](crate::Principal::key) of the principal that opened the
+    /// session, if any.
     owner: Option<String>,
     initialized: AtomicBool,
     /// 0 = not set, otherwise `LogLevel as u8 + 1`.
@@ -239,7 +240,8 @@ impl Session {
         self.client_info.as_ref()
     }
 
-    /// The subject of the principal that opened the session.
+    /// The [`key`](crate::Principal::key) of the principal that opened the
+    /// session.
     pub fn owner(&self) -> Option<&str> {
         self.owner.as_deref()
     }

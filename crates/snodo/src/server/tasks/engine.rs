@@ -106,19 +106,13 @@ pub(crate) fn missing_extension() -> Error {
     Error::missing_client_capability(json!({"extensions": {crate::task::EXTENSION: {}}}))
 }
 
-/// Whom a task belongs to: the principal's issuer and subject (`""` for an
-/// anonymous client).
+/// Whom a task belongs to: the principal's [`key`](crate::Principal::key)
+/// (`""` for an anonymous client).
 pub(crate) fn owner_of(cx: &Context) -> String {
     owner_of_principal(cx.principal())
 }
 
 /// [`owner_of`] for a principal.
 pub(crate) fn owner_of_principal(principal: Option<&crate::Principal>) -> String {
-    match principal {
-        None => String::new(),
-        Some(p) => match &p.issuer {
-            Some(issuer) => format!("{issuer} {}", p.subject),
-            None => p.subject.clone(),
-        },
-    }
+    principal.map_or_else(String::new, crate::Principal::key)
 }

@@ -95,7 +95,7 @@ fn find_session(
     };
     let session = store
         .get(id)
-        .filter(|s| s.owner() == principal.map(|p| p.subject.as_str()))
+        .filter(|s| s.owner() == principal.map(Principal::key).as_deref())
         .ok_or((StatusCode::NOT_FOUND, "Session not found"))?;
     if let Some(version) = header(headers, headers::PROTOCOL_VERSION)
         && Revision::parse(version).is_none_or(|r| !r.is_legacy())
@@ -156,7 +156,7 @@ pub(super) fn initialize(
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
     };
-    let owner = principal.map(|p| p.subject.clone());
+    let owner = principal.map(Principal::key);
     let done = match server.initialize(&request, new_session_id(), owner) {
         Ok(done) => done,
         Err(reply) => return json(reply.status, reply.body),

@@ -318,9 +318,9 @@ where
             if let Err(response) = shared.refresh(store, id).await {
                 return response;
             }
-            let owner = principal.map(|p| p.subject.as_str());
+            let owner = principal.map(Principal::key);
             if delete
-                && store.get(id).is_some_and(|s| s.owner() == owner)
+                && store.get(id).is_some_and(|s| s.owner() == owner.as_deref())
                 && let Err(response) = shared.ended(&server, id).await
             {
                 return response;

@@ -92,14 +92,22 @@ impl Inner {
         if let Some(p) = self.cache.get(&key) {
             return Ok(p);
         }
-        let answer = self
-            .http
-            .post_form(
-                &self.endpoint,
-                &[("token", token), ("token_type_hint", "access_token")],
-                vec![(header::AUTHORIZATION, self.authorization.clone())],
-            )
+        let form = [("token", token), ("token_type_hint", "access_token")];
+        let asked = self.http.post_form(
+            &self.endpoint,
+            &form,
+            vec![(header::AUTHORIZATION, self.authorization.clone())],
+        );
+        // Bounded like a fetch of a JWT issuer's keys: a hanging endpoint
+        // costs a request this long at most.
+        let answer = tokio::time::timeout(super::DEFAULT_FETCH_TIMEOUT, asked)
             .await
+            .map_err(|_| {
+                VerifyError::Unavailable(format!(
+                    "the introspection endpoint did not answer within {} s",
+                    super::DEFAULT_FETCH_TIMEOUT.as_secs()
+                ))
+            })?
             .map_err(|e| VerifyError::Unavailable(e.to_string()))?;
         if !answer.status.is_success() {
             return Err(VerifyError::Unavailable(format!(

@@ -19,6 +19,8 @@ use crate::protocol::auth::metadata::{ServerMetadata, server_metadata_urls};
 pub const DEFAULT_JWKS_TTL: Duration = Duration::from_secs(600);
 /// The shortest time between two fetches of the keys.
 pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(30);
+/// How long one fetch of the issuer's metadata and keys may take.
+pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Clock skew allowed on `exp`, `nbf` and `iat`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 /// How long the result of checking a token's signature and claims is
@@ -54,12 +56,24 @@ struct Inner {
     jwks_uri: RwLock<Option<String>>,
     ttl: Duration,
     refresh_interval: Duration,
+    fetch_timeout: Duration,
     leeway: Duration,
     keys: RwLock<Option<Cached>>,
-    fetching: tokio::sync::Mutex<Option<Instant>>,
+    /// Held while the keys are fetched (one fetch at a time); the last
+    /// attempt.
+    fetching: tokio::sync::Mutex<Option<Attempt>>,
+    /// The last attempt, readable without waiting for a fetch in flight.
+    last_attempt: RwLock<Option<Attempt>>,
     http: OAuthHttp,
     /// Tokens that passed.
     verified: Verdicts,
+}
+
+/// A fetch of the keys: when it began, and whether it brought them.
+#[derive(Debug, Clone, Copy)]
+struct Attempt {
+    at: Instant,
+    ok: bool,
 }
 
 #[derive(Debug)]
@@ -79,9 +93,11 @@ impl JwtVerifier {
                 jwks_uri: RwLock::new(None),
                 ttl: DEFAULT_JWKS_TTL,
                 refresh_interval: DEFAULT_REFRESH_INTERVAL,
+                fetch_timeout: DEFAULT_FETCH_TIMEOUT,
                 leeway: DEFAULT_LEEWAY,
                 keys: RwLock::new(None),
                 fetching: tokio::sync::Mutex::new(None),
+                last_attempt: RwLock::new(None),
                 http: OAuthHttp::new(false).expect("the TLS configuration of the HTTP client"),
                 verified: Verdicts::new(DEFAULT_VERIFIED_TTL, MAX_VERIFIED),
             }),
@@ -109,6 +125,13 @@ impl JwtVerifier {
     /// The shortest time between fetches ([`DEFAULT_REFRESH_INTERVAL`]).
     pub fn refresh_interval(self, interval: Duration) -> Self {
         self.edit(|i| i.refresh_interval = interval)
+    }
+
+    /// How long one fetch of the issuer's metadata and keys may take
+    /// ([`DEFAULT_FETCH_TIMEOUT`]): an issuer that hangs costs a token-bearing
+    /// request this long at most, once per refresh interval.
+    pub fn fetch_timeout(self, timeout: Duration) -> Self {
+        self.edit(|i| i.fetch_timeout = timeout)
     }
 
     /// How long a verified token is remembered ([`DEFAULT_VERIFIED_TTL`];
@@ -209,15 +232,43 @@ impl Inner {
     }
 
     /// Fetches the keys unless that was tried within the interval (`Ok(false)`:
-    /// not tried); a failed fetch keeps the keys there were.
+    /// not tried); a failed fetch keeps the keys there were. One fetch takes
+    /// [`JwtVerifier::fetch_timeout`] at most.
     async fn refresh(
         &self,
-        mut last: tokio::sync::MutexGuard<'_, Option<Instant>>,
+        mut last: tokio::sync::MutexGuard<'_, Option<Attempt>>,
     ) -> Result<bool, VerifyError> {
-        if last.is_some_and(|at| at.elapsed() < self.refresh_interval) {
+        if last.is_some_and(|a| a.at.elapsed() < self.refresh_interval) {
             return Ok(false);
         }
-        *last = Some(Instant::now());
+        let mut attempt = Attempt {
+            at: Instant::now(),
+            ok: false,
+        };
+        let fetched = tokio::time::timeout(self.fetch_timeout, self.fetch())
+            .await
+            .unwrap_or_else(|_| {
+                Err(VerifyError::Unavailable(format!(
+                    "the issuer {} did not answer within {} ms",
+                    self.issuer,
+                    self.fetch_timeout.as_millis()
+                )))
+            });
+        attempt.ok = fetched.is_ok();
+        *last = Some(attempt);
+        *self.last_attempt.write().unwrap_or_else(|e| e.into_inner()) = Some(attempt);
+        let keys = fetched?;
+        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Cached {
+            keys,
+            at: Instant::now(),
+        });
+        // A key may have gone: what it verified is checked again.
+        self.verified.clear();
+        Ok(true)
+    }
+
+    /// Reads the issuer's keys.
+    async fn fetch(&self) -> Result<Vec<Jwk>, VerifyError> {
         let uri = self.jwks_uri().await?;
         let answer = self
             .http
@@ -233,13 +284,24 @@ impl Inner {
         let set: JwkSet = answer
             .json()
             .ok_or_else(|| VerifyError::Unavailable(format!("the JWKS at {uri} does not parse")))?;
-        *self.keys.write().unwrap_or_else(|e| e.into_inner()) = Some(Cached {
-            keys: set.keys,
-            at: Instant::now(),
-        });
-        // A key may have gone: what it verified is checked again.
-        self.verified.clear();
-        Ok(true)
+        Ok(set.keys)
+    }
+
+    /// When the keys will next be fetched, from now (at least a second).
+    fn next_attempt(&self) -> Duration {
+        let last = *self.last_attempt.read().unwrap_or_else(|e| e.into_inner());
+        last.map_or(Duration::ZERO, |a| {
+            self.refresh_interval.saturating_sub(a.at.elapsed())
+        })
+        .max(Duration::from_secs(1))
+    }
+
+    /// Whether the last fetch of the keys failed.
+    fn issuer_down(&self) -> bool {
+        self.last_attempt
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|a| !a.ok)
     }
 
     fn has_keys(&self) -> bool {
@@ -249,7 +311,10 @@ impl Inner {
     /// The key for `kid`: a fresh cached one at once; otherwise after a
     /// refresh (stale keys keep serving while another request refreshes,
     /// and when the issuer cannot be reached; a key the issuer no longer
-    /// publishes does not).
+    /// publishes does not). One request fetches at a time; the others do
+    /// not wait for it: nothing cached decides for them, so they are
+    /// answered [`VerifyError::Unavailable`] at once, as is a key unknown
+    /// while the issuer cannot be reached (it may be a new key).
     async fn key(&self, kid: Option<&str>, alg: Algorithm) -> Result<Jwk, VerifyError> {
         let (found, fresh) = self.find(kid, alg);
         if let (Some(key), true) = (&found, fresh) {
@@ -257,31 +322,25 @@ impl Inner {
         }
         let refreshed = match self.fetching.try_lock() {
             Ok(last) => self.refresh(last).await,
-            Err(_) => match &found {
-                Some(stale) => return Ok(stale.clone()),
-                None => {
-                    let last = self.fetching.lock().await;
-                    self.refresh(last).await
-                }
-            },
+            Err(_) => {
+                return found.ok_or_else(|| {
+                    VerifyError::Unavailable("the issuer's keys are being fetched".into())
+                });
+            }
         };
         let unknown = || VerifyError::Invalid("signed by an unknown key".into());
+        let unreachable =
+            || VerifyError::Unavailable("the issuer's keys could not be fetched".into());
         match refreshed {
             // Fetched just now: only what the issuer publishes counts.
             Ok(true) => self.find(kid, alg).0.ok_or_else(unknown),
             // Not fetched (too soon): whatever is cached, stale or not.
             Ok(false) => match self.find(kid, alg).0 {
                 Some(key) => Ok(key),
-                None if !self.has_keys() => Err(VerifyError::Unavailable(
-                    "the issuer's keys could not be fetched".into(),
-                )),
+                None if !self.has_keys() || self.issuer_down() => Err(unreachable()),
                 None => Err(unknown()),
             },
-            Err(e) => match found {
-                Some(stale) => Ok(stale),
-                None if !self.has_keys() => Err(e),
-                None => Err(unknown()),
-            },
+            Err(e) => found.ok_or(e),
         }
     }
 
@@ -346,6 +405,10 @@ impl Inner {
 }
 
 impl TokenVerifier for JwtVerifier {
+    fn retry_after(&self) -> Duration {
+        self.inner.next_attempt()
+    }
+
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>> {
         Box::pin(self.inner.verify(token))
     }

@@ -30,8 +30,8 @@ mod verify;
 
 pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
 pub use jwt::{
-    DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL, DEFAULT_VERIFIED_TTL, JwtVerifier,
-    MAX_VERIFIED,
+    DEFAULT_FETCH_TIMEOUT, DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL,
+    DEFAULT_VERIFIED_TTL, JwtVerifier, MAX_VERIFIED,
 };
 pub use layer::{OAuthLayer, OAuthService};
 pub use server::{ConfigError, MAX_AUTHORIZATION_BYTES, ResourceServer, ResourceServerBuilder};

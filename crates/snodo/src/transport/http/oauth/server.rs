@@ -186,8 +186,10 @@ impl ResourceServer {
                     "temporarily_unavailable",
                     "the token cannot be verified now",
                 );
+                let after = self.inner.verifier.retry_after();
+                let secs = after.as_secs() + u64::from(after.subsec_nanos() > 0);
                 r.headers_mut()
-                    .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                    .insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
                 Err(Box::new(r))
             }
         }

@@ -46,6 +46,13 @@ impl std::error::Error for VerifyError {}
 pub trait TokenVerifier: Send + Sync + fmt::Debug + 'static {
     /// The principal of a valid `token`.
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, VerifyError>>;
+
+    /// After a [`VerifyError::Unavailable`], when the verifier will next
+    /// try to reach what it needs (the `Retry-After` of the 503); five
+    /// seconds unless the verifier knows better.
+    fn retry_after(&self) -> Duration {
+        Duration::from_secs(5)
+    }
 }
 
 /// Verdicts on tokens that passed, by the token's SHA-256 (the token itself
