@@ -13,7 +13,13 @@ Builds the release CLI, starts `snodo demo --http 127.0.0.1:0` pinned to CPU
 - hostile traffic: malformed and truncated JSON, mismatched `Mcp-*` headers,
   3 MB bodies (declared and chunked) written before reading, requests
   abandoned half-way, slow clients dribbling their headers, idle sockets,
-  listen streams opened and dropped, sessions opened and never ended.
+  listen streams opened and dropped, sessions opened and never ended;
+- floods of what every client shares, each from an address of its own: finished
+  and unfinished initialize-era handshakes from 127.0.0.1 (the share fills,
+  the rest must be 503 with a Retry-After), and tasks from 127.0.0.3 (past
+  the share, a retryable -32603 with retryAfterMs), while the legitimate
+  session clients come from 127.0.0.2 and a task client from 127.0.0.4, and
+  each of them must get in at every try.
 
 It samples the server's resident memory every second and fails (exit 1) on
 memory growth (the peak of the last quarter above the peak of the second
@@ -165,10 +171,12 @@ def close(writer):
 
 
 async def session_worker(port, deadline, stats, wid):
-    """Initialize-era sessions: initialize, a few calls, DELETE (or not)."""
+    """Initialize-era sessions from 127.0.0.2: initialize, a few calls,
+    DELETE (or not). The session flood comes from another address: these
+    must get in every time."""
     while time.monotonic() < deadline:
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.2", 0))
             init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": LEGACY, "capabilities": {},
                 "clientInfo": {"name": "soak", "version": "1"}}}).encode()
@@ -210,6 +218,85 @@ async def session_worker(port, deadline, stats, wid):
             close(writer)
         except (asyncio.TimeoutError, asyncio.IncompleteReadError, OSError) as e:
             stats.error(f"session worker: {type(e).__name__}: {e}")
+
+
+TASKS_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
+
+
+def task_call(rid):
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {
+        "name": "report", "arguments": {"seconds": 1}, "_meta": TASKS_META}}).encode()
+
+
+async def session_flood(port, deadline, stats):
+    """Handshakes from 127.0.0.1 on one keep-alive connection, finished and
+    not: past the address's share every one is 503 with a Retry-After."""
+    rid = 0
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.1", 0))
+            while time.monotonic() < deadline:
+                rid += 1
+                init = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": {
+                    "protocolVersion": LEGACY, "capabilities": {},
+                    "clientInfo": {"name": "flood", "version": "1"}}}).encode()
+                writer.write(request(port, init, {"MCP-Protocol-Version": LEGACY}))
+                status, headers, _ = await read_response(reader, STALL * 5)
+                stats.saw(status)
+                if status == 503:
+                    stats.count("session flood refused")
+                    if not headers.get("retry-after", "").isdigit():
+                        stats.error("a refused initialize has no Retry-After")
+                    continue
+                stats.count("session flood opened")
+                sid = headers.get("mcp-session-id")
+                if sid and rid % 2 == 0:
+                    note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+                    writer.write(request(port, note, {"MCP-Protocol-Version": LEGACY, "Mcp-Session-Id": sid}))
+                    status, _, _ = await read_response(reader, STALL * 5)
+                    stats.saw(status)
+            close(writer)
+        except (asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
+            stats.error(f"session flood: no answer in time ({type(e).__name__})")
+        except OSError:
+            stats.count("session flood (reset)")
+
+
+async def task_worker(port, deadline, stats, source, flood):
+    """Tasks of the demo's `report` from `source`: as fast as possible when
+    `flood` (past the share: a retryable -32603), one every half second
+    otherwise (each must become a task)."""
+    rid = 0
+    while time.monotonic() < deadline:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+            while time.monotonic() < deadline:
+                rid += 1
+                writer.write(request(port, task_call(rid), {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "report"}))
+                status, _, body = await read_response(reader, STALL * 5)
+                stats.saw(status)
+                replies = sse_data(body) if status == 200 else []
+                reply = replies[-1] if replies else {}
+                created = reply.get("result", {}).get("resultType") == "task"
+                if flood:
+                    error = reply.get("error", {})
+                    if created:
+                        stats.count("task flood created")
+                    elif error.get("code") == -32603 and error.get("data", {}).get("retryable"):
+                        stats.count("task flood refused")
+                    else:
+                        stats.error(f"task flood: unexpected answer {reply}")
+                else:
+                    if not created:
+                        stats.error(f"a task client beside the flood was refused: {reply}")
+                    stats.count("task beside the flood")
+                    await asyncio.sleep(0.5)
+            close(writer)
+        except (asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
+            stats.error(f"tasks from {source}: no answer in time ({type(e).__name__})")
 
 
 MALFORMED = [
@@ -342,6 +429,9 @@ async def soak(port, pid, seconds, stats, samples):
     mix = ["malformed", "malformed", "mismatched headers", "oversized", "abandoned",
            "abandoned", "slow", "slow", "idle", "listen dropped", "listen dropped"]
     tasks += [asyncio.create_task(hostile_worker(port, deadline, stats, k)) for k in mix]
+    tasks.append(asyncio.create_task(session_flood(port, deadline, stats)))
+    tasks.append(asyncio.create_task(task_worker(port, deadline, stats, "127.0.0.3", True)))
+    tasks.append(asyncio.create_task(task_worker(port, deadline, stats, "127.0.0.4", False)))
     await asyncio.wait_for(asyncio.gather(*tasks), seconds + 60)
 
 

@@ -139,6 +139,12 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         }
         None => None,
     };
+    if keys.is_none() && args.tasks != "memory" {
+        return Err(std::io::Error::other(format!(
+            "--tasks {} keeps tasks across restarts, but state sealed with a key made for this process would not open after one (a task waiting for input could not resume): give --keys FILE or SNODO_KEYS",
+            args.tasks
+        )));
+    }
     let (events, directory) = match &args.bus {
         Some(url) => {
             let (hub, directory) = demo::bus(url, args.bus_channel.as_deref())

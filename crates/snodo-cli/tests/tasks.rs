@@ -27,9 +27,12 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// `snodo demo --http 127.0.0.1:0 --tasks STORE` and its URL.
+/// `snodo demo --http 127.0.0.1:0 --tasks STORE --keys FILE` and its URL
+/// (a durable store needs keys that outlive the process).
 async fn demo(store: &str) -> (Child, String) {
-    support::spawn_demo(&["--tasks", store]).await
+    let keys = std::env::temp_dir().join(format!("snodo-cli-tasks-{}.keys", std::process::id()));
+    std::fs::write(&keys, "k1=YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE=\n").unwrap();
+    support::spawn_demo(&["--tasks", store, "--keys", keys.to_str().unwrap()]).await
 }
 
 /// A client command with its own config folder: exit code, stdout, stderr.
@@ -249,4 +252,28 @@ async fn two_demos_on_postgres_one_killed_mid_task() {
         resolved.error.unwrap()["message"],
         "The node running the task stopped"
     );
+}
+
+#[tokio::test]
+async fn a_durable_store_without_lasting_keys_is_refused_with_the_reason() {
+    let dir = temp_dir("no-keys");
+    let store = format!("sqlite:{}", dir.join("tasks.db").display());
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        Command::new(SNODO)
+            .args(["demo", "--http", "127.0.0.1:0", "--tasks", &store])
+            .env_remove("SNODO_KEYS")
+            .stdin(Stdio::null())
+            .output(),
+    )
+    .await
+    .expect("the demo refuses at once")
+    .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("keeps tasks across restarts") && err.contains("--keys"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -391,6 +391,23 @@ async fn a_broken_stream_resumes_from_last_event_id() {
         StatusCode::BAD_REQUEST,
         "an id no stream has"
     );
+
+    // An id that is not visible ASCII is refused too: it does not open the
+    // standalone stream instead.
+    let request = Request::builder()
+        .method(Method::GET)
+        .uri(&run.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", V)
+        .header(
+            "last-event-id",
+            http::HeaderValue::from_bytes(b"1-\xe91").unwrap(),
+        )
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let response = run.client.request(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]

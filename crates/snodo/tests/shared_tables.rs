@@ -240,3 +240,76 @@ async fn four_hundred_sessions_streaming_a_mebibyte_each_stay_within_the_replay_
         budget.held()
     );
 }
+
+/// A `subscriptions/listen` request from `client`: its response, whose
+/// stream stays open while the response is held.
+async fn listen(
+    client: &Client<HttpConnector, Full<Bytes>>,
+    url: &str,
+) -> http::Response<hyper::body::Incoming> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), client.request(request))
+        .await
+        .expect("an answer within 10 s")
+        .expect("the request goes through")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_holds_its_share_of_listen_streams_and_another_still_listens() {
+    let server = Server::builder("listen", "1.0.0")
+        .tool(from_fn("echo", |_, _| async { Ok(ToolResult::text("ok")) }))
+        .subscriptions_per_share(3)
+        .build()
+        .unwrap();
+    let listener = HttpListener::bind(&server, "127.0.0.1:0".parse().unwrap(), HttpOptions::new())
+        .await
+        .expect("bind 127.0.0.1:0");
+    let url = listener.url();
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listener.run(async {
+        let _ = stopped.await;
+    }));
+    let flood = client_from("127.0.0.1");
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let response = listen(&flood, &url).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        held.push(response);
+    }
+    let refused = listen(&flood, &url).await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let body = refused.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        "Too many open subscriptions for one client"
+    );
+    // Another address has its own share.
+    let other = listen(&client_from("127.0.0.2"), &url).await;
+    assert_eq!(other.status(), StatusCode::OK);
+    // A stream that ends gives its slot back.
+    drop(held.pop());
+    let mut again = None;
+    for _ in 0..50 {
+        let response = listen(&flood, &url).await;
+        if response.status() == StatusCode::OK {
+            again = Some(response);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(again.is_some(), "the slot came back");
+}

@@ -496,6 +496,36 @@ async fn input_requests_wait_for_tasks_update() {
     .await;
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
 
+    // A malformed answer to an outstanding request is refused whole and the
+    // question stays open (it used to be taken, and the handler's asking
+    // again failed the task as a reused key).
+    for malformed in [
+        r#""yes""#,
+        r#"{"action":"maybe"}"#,
+        r#"{"action":"accept","content":{"ok":{"deep":1}}}"#,
+    ] {
+        let refused = send(
+            &server,
+            &request(
+                3,
+                "tasks/update",
+                &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{malformed}}}}}"#),
+                DECLARED,
+            ),
+        )
+        .await;
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("inputResponses.ok is not an answer to \"elicitation/create\""),
+            "{refused}"
+        );
+    }
+    let still = poll_until(&server, &id, |_| true).await;
+    assert_eq!(still["status"], "input_required");
+
     let answered = send(&server, &request(4, "tasks/update", &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"accept","content":{{"ok":true}}}}}}}}"#), DECLARED)).await;
     assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
     let done = poll_until(&server, &id, terminal).await;

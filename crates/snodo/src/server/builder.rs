@@ -64,6 +64,7 @@ pub struct ServerBuilder {
     list_cache: CacheHints,
     read_cache: CacheHints,
     page_size: usize,
+    subscriptions_per_share: usize,
     limits: Limits,
     revisions: Vec<Revision>,
     input_timeout: Duration,
@@ -95,6 +96,7 @@ impl ServerBuilder {
             list_cache: CacheHints::default(),
             read_cache: CacheHints::default(),
             page_size: 100,
+            subscriptions_per_share: super::shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE,
             limits: Limits::default(),
             revisions: Revision::ALL.to_vec(),
             input_timeout: super::legacy::DEFAULT_INPUT_TIMEOUT,
@@ -298,6 +300,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets how many `subscriptions/listen` streams one principal (or, when
+    /// anonymous, one remote address) may hold open at once (default
+    /// [`DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE`](super::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE));
+    /// the one over its share is refused with 503, whatever room the
+    /// server has.
+    pub fn subscriptions_per_share(mut self, max: usize) -> Self {
+        self.subscriptions_per_share = max;
+        self
+    }
+
     /// Sets the decoding limits (message size, nesting depth, number length).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -441,6 +453,7 @@ impl ServerBuilder {
                 list_cache: self.list_cache,
                 read_cache: self.read_cache,
                 page_size: self.page_size,
+                listen_shares: super::shares::ShareCounts::new(self.subscriptions_per_share),
                 limits: self.limits,
                 revisions: self.revisions,
                 input_timeout: self.input_timeout,

@@ -124,7 +124,7 @@ impl Server {
         let (tx, rx) = mpsc::channel(64);
         let server = self.clone();
         if listen {
-            let opened = match self.open_listen(&admitted, transport.principal.as_ref()) {
+            let opened = match self.open_listen(&admitted, &transport) {
                 Ok(opened) => opened,
                 Err(f) => {
                     call.error(&f.error);

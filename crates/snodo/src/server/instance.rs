@@ -43,6 +43,8 @@ pub(crate) struct Inner {
     pub(crate) list_cache: CacheHints,
     pub(crate) read_cache: CacheHints,
     pub(crate) page_size: usize,
+    /// Listen streams each share holds open.
+    pub(crate) listen_shares: super::shares::ShareCounts,
     pub(crate) limits: Limits,
     /// The revisions served, newest first.
     pub(crate) revisions: Vec<crate::protocol::Revision>,

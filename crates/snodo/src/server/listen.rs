@@ -61,6 +61,7 @@ impl Filter {
 pub(super) struct Opened {
     filter: Filter,
     slot: Slot,
+    share_slot: super::shares::ShareSlot,
     events: broadcast::Receiver<Event>,
 }
 
@@ -70,8 +71,9 @@ impl Server {
     pub(super) fn open_listen(
         &self,
         admitted: &Admitted,
-        principal: Option<&crate::Principal>,
+        transport: &crate::TransportInfo,
     ) -> Result<Opened, Failure> {
+        let principal = transport.principal.as_ref();
         let invalid = |m: &str| -> Failure { Error::invalid_params(m.to_string()).into() };
         let requested = admitted
             .params
@@ -137,6 +139,21 @@ impl Server {
             task_ids,
             owner: super::tasks::engine::owner_of_principal(principal),
         };
+        let share = crate::context::Share::of_transport(transport);
+        let shares = &self.inner.listen_shares;
+        let share_slot = shares.try_take(&share).ok_or_else(|| {
+            let max = shares.max();
+            crate::telemetry::refusals::note(
+                "listen",
+                &format_args!(
+                    "too many open subscriptions for one client (at most {max} each; 503)"
+                ),
+            );
+            Failure {
+                status: http::StatusCode::SERVICE_UNAVAILABLE,
+                error: Error::internal("Too many open subscriptions for one client"),
+            }
+        })?;
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| {
             crate::telemetry::refusals::note("listen", &"too many open subscriptions (503)");
             Failure {
@@ -147,6 +164,7 @@ impl Server {
         Ok(Opened {
             filter,
             slot,
+            share_slot,
             events,
         })
     }
@@ -161,6 +179,7 @@ impl Server {
         let Opened {
             filter,
             slot: _slot,
+            share_slot: _share_slot,
             mut events,
         } = opened;
         let tag = json!({ keys::SUBSCRIPTION_ID: id.to_value() });

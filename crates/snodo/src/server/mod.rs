@@ -26,6 +26,7 @@ mod reply;
 mod resources;
 mod scope_policy;
 mod scopes;
+mod shares;
 mod stream;
 mod tasks;
 
@@ -43,4 +44,5 @@ pub use listen::{MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS};
 pub use policy::{Item, Policy};
 pub use reply::{Dispatched, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};
+pub use shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE;
 pub use stream::{ABANDON_GRACE, ResponseStream};

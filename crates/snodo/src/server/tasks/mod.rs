@@ -40,6 +40,26 @@ fn task_id(params: &Map<String, Value>) -> Result<&str, Failure> {
     }
 }
 
+/// Whether `answer` is shaped as the client's result for the input request
+/// `asked`; `Err` names what was asked. Checked before the answer is taken,
+/// so that a malformed answer is refused and the question stays open.
+fn check_answer(asked: &Value, answer: &Value) -> Result<(), String> {
+    let method = asked.get("method").and_then(Value::as_str).unwrap_or("");
+    let fits = match method {
+        "elicitation/create" => crate::context::ElicitResponse::from_value(answer).is_some(),
+        "sampling/createMessage" => {
+            answer.get("role").is_some_and(Value::is_string) && answer.get("content").is_some()
+        }
+        "roots/list" => answer.get("roots").is_some_and(Value::is_array),
+        _ => answer.is_object(),
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(format!("{method:?} (see the input request)"))
+    }
+}
+
 fn not_found() -> Failure {
     Error::invalid_params("Task not found").into()
 }
@@ -150,7 +170,16 @@ impl Server {
             Some(Value::Object(map)) => map.clone(),
             _ => return Err(Error::invalid_params("inputResponses must be an object").into()),
         };
-        self.owned_task(engine, id, cx).await?;
+        let record = self.owned_task(engine, id, cx).await?;
+        for (key, answer) in &responses {
+            if let Some(asked) = record.input_requests.get(key) {
+                check_answer(asked, answer).map_err(|why| {
+                    Failure::from(Error::invalid_params(format!(
+                        "inputResponses.{key} is not an answer to {why}"
+                    )))
+                })?;
+            }
+        }
         match engine
             .options
             .store

@@ -58,6 +58,10 @@ pub(crate) const SESSION_ID: &str = crate::protocol::legacy::SESSION_ID_HEADER;
 /// ended elsewhere and the news was missed).
 const SHARED_RENEWAL: Duration = Duration::from_secs(60);
 
+/// The longest `Last-Event-ID` a session's streams could have issued
+/// (`<stream>-<seq>`, two 20-digit numbers) and then some.
+const MAX_LAST_EVENT_ID: usize = 64;
+
 /// Frames queued for one SSE connection.
 const STREAM_QUEUE: usize = 64;
 
@@ -341,7 +345,22 @@ fn get(
     headers: &HeaderMap,
 ) -> Response<McpBody> {
     session.touch();
-    if let Some(last) = header(headers, "last-event-id") {
+    if let Some(value) = headers.get("last-event-id") {
+        let last = match std::str::from_utf8(value.as_bytes()) {
+            Ok(last)
+                if !last.is_empty()
+                    && last.len() <= MAX_LAST_EVENT_ID
+                    && last.bytes().all(|b| (0x21..=0x7e).contains(&b)) =>
+            {
+                last
+            }
+            _ => {
+                return reject(
+                    StatusCode::BAD_REQUEST,
+                    "Bad Request: Last-Event-ID must be 1 to 64 visible ASCII characters",
+                );
+            }
+        };
         let (tx, rx) = mpsc::channel(MAX_REPLAY_EVENTS + STREAM_QUEUE);
         if !lock(&session).resume(last, tx) {
             return reject(

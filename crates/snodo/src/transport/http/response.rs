@@ -2,19 +2,22 @@
 //! initialize-era session handling send.
 
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, HeaderValue};
+use http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{Response, StatusCode};
 
 use super::body::McpBody;
 use crate::{Error, wire};
 
-/// A JSON response.
+/// A JSON response. A 503 says when to try again (`Retry-After: 1`) unless
+/// its maker sets a better time.
 pub(super) fn json(code: StatusCode, body: Bytes) -> Response<McpBody> {
     let mut response = Response::new(McpBody::full(body));
     *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if code == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     response
 }
 
