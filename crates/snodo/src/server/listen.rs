@@ -151,14 +151,16 @@ impl Server {
             );
             Failure {
                 status: http::StatusCode::SERVICE_UNAVAILABLE,
-                error: Error::internal("Too many open subscriptions for one client"),
+                error: Error::internal("Too many open subscriptions for one client")
+                    .with_data(json!({"retryable": true, "limit": max})),
             }
         })?;
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| {
             crate::telemetry::refusals::note("listen", &"too many open subscriptions (503)");
             Failure {
                 status: http::StatusCode::SERVICE_UNAVAILABLE,
-                error: Error::internal("Too many open subscriptions"),
+                error: Error::internal("Too many open subscriptions")
+                    .with_data(json!({"retryable": true})),
             }
         })?;
         Ok(Opened {

@@ -214,10 +214,22 @@ impl Drop for ServerCall {
 
 /// Logs what a failed request teaches an operator: the internal cause of an
 /// error (never sent to the peer) at error level, a refused request at
-/// debug level.
+/// debug level. A limit reached (an error whose data says `retryable`) is a
+/// refusal here: its summary is [`refusals`](super::refusals)'.
 fn log_error(id: &RequestId, error: &Error) {
     use std::error::Error as _;
-    if let Some(cause) = error.source() {
+    let retryable = error
+        .data()
+        .and_then(|d| d.get("retryable"))
+        .is_some_and(|r| r == true);
+    if retryable {
+        tracing::debug!(
+            target: "snodo::server",
+            request_id = %id,
+            code = error.code(),
+            "request refused: {}", error.message()
+        );
+    } else if let Some(cause) = error.source() {
         tracing::error!(
             target: "snodo::server",
             request_id = %id,

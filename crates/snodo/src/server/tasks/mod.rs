@@ -23,8 +23,13 @@ pub(crate) use runner::Work;
 
 fn store_failure(e: StoreError) -> Failure {
     let error = match &e {
-        StoreError::Full { limit } => Error::internal("Too many tasks; retry later")
-            .with_data(json!({"retryable": true, "limit": limit})),
+        StoreError::Full { limit } => {
+            crate::telemetry::refusals::note("tasks", &e);
+            return Failure::ok(
+                Error::internal("Too many tasks; retry later")
+                    .with_data(json!({"retryable": true, "limit": limit})),
+            );
+        }
         StoreError::Invalid(why) => {
             return Error::invalid_params(format!("Invalid task: {why}")).into();
         }
