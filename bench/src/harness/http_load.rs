@@ -114,6 +114,27 @@ pub(crate) async fn connect(target: &Target) -> Result<(Sender, JoinHandle<()>),
     let stream = TcpStream::connect(target.addr)
         .await
         .map_err(|e| format!("connect: {e}"))?;
+    handshake(stream).await
+}
+
+/// [`connect`] from the loopback address `from` (servers that share their
+/// tables fairly count each remote address apart).
+pub(crate) async fn connect_from(
+    target: &Target,
+    from: std::net::Ipv4Addr,
+) -> Result<(Sender, JoinHandle<()>), String> {
+    let socket = tokio::net::TcpSocket::new_v4().map_err(|e| format!("socket: {e}"))?;
+    socket
+        .bind((from, 0).into())
+        .map_err(|e| format!("bind {from}: {e}"))?;
+    let stream = socket
+        .connect(target.addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    handshake(stream).await
+}
+
+async fn handshake(stream: TcpStream) -> Result<(Sender, JoinHandle<()>), String> {
     let _ = stream.set_nodelay(true);
     let (sender, conn) = http1::handshake(TokioIo::new(stream))
         .await
@@ -591,7 +612,9 @@ async fn open_session(
 }
 
 /// Opens `count` initialize-era sessions (handshake complete) over a few
-/// keep-alive connections and leaves them idle.
+/// keep-alive connections, each from a loopback address of its own (eight
+/// clients, as a server that caps sessions per address sees them), and
+/// leaves them idle.
 pub(crate) async fn open_sessions(target: &Target, count: usize) -> Result<(), String> {
     const CONNECTIONS: usize = 8;
     let local = tokio::task::LocalSet::new();
@@ -601,7 +624,8 @@ pub(crate) async fn open_sessions(target: &Target, count: usize) -> Result<(), S
             let target = Rc::clone(&target);
             let share = count / CONNECTIONS + usize::from(c < count % CONNECTIONS);
             local.spawn_local(async move {
-                let (mut sender, driver) = connect(&target).await?;
+                let from = std::net::Ipv4Addr::new(127, 0, 0, 10 + c as u8);
+                let (mut sender, driver) = connect_from(&target, from).await?;
                 for i in 0..share {
                     open_session(&mut sender, &target, ((c as u64) << 32) | i as u64).await?;
                 }
