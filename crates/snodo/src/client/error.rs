@@ -4,8 +4,9 @@
 //! JSON-RPC error ([`ClientError::Rpc`]), a failure to reach the peer or to
 //! read its answer ([`ClientError::Transport`]), a local deadline
 //! ([`ClientError::Timeout`]), a peer that broke the protocol
-//! ([`ClientError::Protocol`]), and an application handler that failed
-//! ([`ClientError::Handler`]).
+//! ([`ClientError::Protocol`]), an answer past one of the client's own
+//! limits ([`ClientError::LimitExceeded`]), and an application handler that
+//! failed ([`ClientError::Handler`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -39,6 +40,41 @@ pub enum ProtocolErrorKind {
     InputRequest,
     /// A subscription the server ended before acknowledging it.
     Subscription,
+}
+
+/// Which of the client's limits an answer went past, in a
+/// [`ClientError::LimitExceeded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientLimit {
+    /// The bytes of one message from the server
+    /// ([`ClientBuilder::max_message_bytes`](super::ClientBuilder::max_message_bytes)).
+    MessageBytes,
+    /// The items of one whole listing, all its pages together
+    /// ([`ClientBuilder::max_listing_items`](super::ClientBuilder::max_listing_items)).
+    ListingItems,
+    /// The bytes of one whole listing's items as compact JSON, all its
+    /// pages together
+    /// ([`ClientBuilder::max_listing_bytes`](super::ClientBuilder::max_listing_bytes)).
+    ListingBytes,
+}
+
+impl ClientLimit {
+    /// The name of the limit, as its [`ClientBuilder`](super::ClientBuilder)
+    /// setter spells it (`"max_listing_items"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientLimit::MessageBytes => "max_message_bytes",
+            ClientLimit::ListingItems => "max_listing_items",
+            ClientLimit::ListingBytes => "max_listing_bytes",
+        }
+    }
+}
+
+impl fmt::Display for ClientLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A failed client operation.
@@ -76,6 +112,19 @@ pub enum ClientError {
         /// Which rule.
         kind: ProtocolErrorKind,
         /// What exactly.
+        message: String,
+    },
+    /// An answer went past one of the client's limits, and what was read of
+    /// it is dropped: a message larger than the message limit fails the
+    /// call it answers at once, and a listing with more items or bytes than
+    /// the listing limits stops at the page that crossed them (no further
+    /// page is asked for).
+    LimitExceeded {
+        /// Which limit.
+        limit: ClientLimit,
+        /// Its value: bytes, or items for [`ClientLimit::ListingItems`].
+        max: usize,
+        /// What went past it.
         message: String,
     },
     /// The caller passed something the protocol cannot carry (arguments that
@@ -174,6 +223,14 @@ impl ClientError {
         }
     }
 
+    pub(crate) fn limit(limit: ClientLimit, max: usize, message: impl Into<String>) -> Self {
+        ClientError::LimitExceeded {
+            limit,
+            max,
+            message: message.into(),
+        }
+    }
+
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
         ClientError::InvalidArgument(message.into())
     }
@@ -189,6 +246,28 @@ impl ClientError {
     pub fn protocol_kind(&self) -> Option<ProtocolErrorKind> {
         match self {
             ClientError::Protocol { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// The limit an answer went past, for a [`ClientError::LimitExceeded`].
+    ///
+    /// ```
+    /// use snodo::client::{ClientError, ClientLimit};
+    /// let err = ClientError::LimitExceeded {
+    ///     limit: ClientLimit::ListingItems,
+    ///     max: 1000,
+    ///     message: "tools/list lists more than 1000 items".into(),
+    /// };
+    /// assert_eq!(err.exceeded_limit(), Some(ClientLimit::ListingItems));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "limit exceeded: tools/list lists more than 1000 items (max_listing_items = 1000)"
+    /// );
+    /// ```
+    pub fn exceeded_limit(&self) -> Option<ClientLimit> {
+        match self {
+            ClientError::LimitExceeded { limit, .. } => Some(*limit),
             _ => None,
         }
     }
@@ -258,6 +337,11 @@ impl fmt::Display for ClientError {
                 )
             }
             ClientError::Protocol { message, .. } => write!(f, "protocol violation: {message}"),
+            ClientError::LimitExceeded {
+                limit,
+                max,
+                message,
+            } => write!(f, "limit exceeded: {message} ({limit} = {max})"),
             ClientError::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
             ClientError::Handler { message, .. } => write!(f, "handler failed: {message}"),
             ClientError::ToolFailed { message } => write!(f, "the tool failed: {message}"),

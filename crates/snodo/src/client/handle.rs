@@ -1,6 +1,6 @@
 //! The client handle: connecting, negotiating and every request it sends.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
@@ -16,7 +16,7 @@ use super::transport::{Incoming, Outgoing, Transport};
 use super::version::Negotiated;
 use super::{
     ClientBuilder, ClientError, ListenFilter, RequestOptions, Shared, StdioCommand, Subscription,
-    Target, TransportKind, legacy, listen, mrtr, negotiate, request, transport,
+    Target, TransportKind, legacy, listen, listing, mrtr, negotiate, request, transport,
 };
 
 /// A connected MCP client. Cheap to clone; every clone shares the
@@ -88,16 +88,6 @@ async fn background(
             Incoming::Response { .. } => {}
         }
     }
-}
-
-fn tools_key(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "tools/list" => "tools",
-        "resources/list" => "resources",
-        "resources/templates/list" => "resourceTemplates",
-        "prompts/list" => "prompts",
-        _ => return None,
-    })
 }
 
 impl Client {
@@ -300,52 +290,10 @@ impl Client {
         Ok(result)
     }
 
-    /// Every item of a list method, following `nextCursor` to the end.
-    async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
-        let key = tools_key(method).ok_or_else(|| {
-            ClientError::invalid_argument(format!("{method} is not a list method"))
-        })?;
-        let mut items = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut seen = HashSet::new();
-        for _ in 0..self.shared.config.max_pages {
-            let mut page = self.list_page(method, cursor.as_deref()).await?;
-            match page.get_mut(key).map(Value::take) {
-                Some(Value::Array(list)) => items.extend(list),
-                None | Some(Value::Null) => {}
-                Some(_) => {
-                    return Err(ClientError::protocol(
-                        ProtocolErrorKind::MalformedResult,
-                        format!("{method}: {key} must be an array"),
-                    ));
-                }
-            }
-            match page.get("nextCursor") {
-                Some(Value::String(next)) => {
-                    if !seen.insert(next.clone()) {
-                        return Err(ClientError::protocol(
-                            ProtocolErrorKind::Pagination,
-                            format!("{method} repeated the cursor {next:?}"),
-                        ));
-                    }
-                    cursor = Some(next.clone());
-                }
-                _ => return Ok(items),
-            }
-        }
-        Err(ClientError::protocol(
-            ProtocolErrorKind::Pagination,
-            format!(
-                "{method} has more than {} pages",
-                self.shared.config.max_pages
-            ),
-        ))
-    }
-
     /// Every tool. Over HTTP (2026-07-28) tools whose `x-mcp-header`
     /// annotations are invalid are dropped, with a warning logged.
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        let tools = self.list_all("tools/list").await?;
+        let tools = listing::all(self, "tools/list").await?;
         let enforce = self.mirrors_headers();
         let mut kept = Vec::with_capacity(tools.len());
         let mut cache = HashMap::new();
@@ -388,17 +336,17 @@ impl Client {
 
     /// Every resource.
     pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/list").await
+        listing::all(self, "resources/list").await
     }
 
     /// Every resource template.
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/templates/list").await
+        listing::all(self, "resources/templates/list").await
     }
 
     /// Every prompt.
     pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("prompts/list").await
+        listing::all(self, "prompts/list").await
     }
 
     /// Whether `Mcp-Param-*` headers are sent (modern Streamable HTTP).

@@ -38,7 +38,8 @@
 //! - per-request `_meta` (protocol version, capabilities, client info) and,
 //!   over HTTP, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
 //!   `Mcp-Param-*` headers of `x-mcp-header` arguments;
-//! - list helpers that follow `nextCursor` (bounded, with a loop check);
+//! - list helpers that follow `nextCursor` (bounded in pages, items and
+//!   bytes, with a loop check);
 //! - automatic answers to `input_required` results through the handlers of
 //!   [`ClientBuilder`] (elicitation, sampling, roots), which also answer the
 //!   server requests of the initialize-era wire;
@@ -50,6 +51,7 @@ mod error;
 mod handle;
 mod legacy;
 mod listen;
+mod listing;
 mod mrtr;
 mod negotiate;
 pub mod oauth;
@@ -61,13 +63,14 @@ mod tasks;
 pub(crate) mod transport;
 mod version;
 
-pub use error::{ClientError, ProtocolErrorKind, TimeoutKind};
+pub use error::{ClientError, ClientLimit, ProtocolErrorKind, TimeoutKind};
 pub use handle::{Client, CompletionRef};
 pub use listen::{ChangeNotification, ListenFilter, Subscription};
 pub use mrtr::is_input_required;
 pub use options::{
-    BoxFuture, ClientBuilder, ElicitMode, ElicitRequest, LEGACY_VERSIONS, LogMessage,
-    MODERN_VERSIONS, Progress, RequestOptions, Root, VersionPolicy, elicit_result,
+    BoxFuture, ClientBuilder, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_ITEMS, ElicitMode,
+    ElicitRequest, LEGACY_VERSIONS, LogMessage, MODERN_VERSIONS, Progress, RequestOptions, Root,
+    VersionPolicy, elicit_result,
 };
 pub use target::{StderrMode, StdioCommand, Target};
 pub use tasks::{Task, TaskCall, TaskWait};

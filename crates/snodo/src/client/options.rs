@@ -16,6 +16,19 @@ pub use crate::future::BoxFuture;
 pub(crate) use crate::protocol::legacy::TOLERATED_LEGACY;
 pub use crate::protocol::legacy::{LEGACY_VERSIONS, MODERN_VERSIONS};
 
+/// The most items one whole listing may hold, all its pages together,
+/// unless [`ClientBuilder::max_listing_items`] says otherwise: a hundred
+/// times the tools a host can usefully show a model, and a bound on what a
+/// server can make the client (and a proxy in front of it) hold.
+pub const DEFAULT_MAX_LISTING_ITEMS: usize = 10_000;
+
+/// The most bytes the items of one whole listing may take as compact JSON,
+/// all its pages together, unless [`ClientBuilder::max_listing_bytes`] says
+/// otherwise: one message at the default message limit, so that any one
+/// page the client accepts fits, and a bound on memory (a listing parsed
+/// takes about ten times its JSON size).
+pub const DEFAULT_MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
+
 /// Which protocol revision the client speaks.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -255,6 +268,8 @@ pub(crate) struct Config {
     pub(crate) handlers: Handlers,
     pub(crate) max_input_rounds: usize,
     pub(crate) max_pages: usize,
+    pub(crate) max_listing_items: usize,
+    pub(crate) max_listing_bytes: usize,
     pub(crate) listen_buffer: usize,
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) max_message_bytes: usize,
@@ -276,6 +291,8 @@ impl Default for Config {
             handlers: Handlers::default(),
             max_input_rounds: 10,
             max_pages: 1000,
+            max_listing_items: DEFAULT_MAX_LISTING_ITEMS,
+            max_listing_bytes: DEFAULT_MAX_LISTING_BYTES,
             listen_buffer: 100,
             log_level: None,
             max_message_bytes: 16 * 1024 * 1024,
@@ -349,7 +366,8 @@ impl std::fmt::Debug for ClientBuilder {
 
 impl ClientBuilder {
     /// A builder with the defaults: automatic negotiation, 60 s per request,
-    /// 10 minutes at most in total, 10 input rounds, 1 000 pages.
+    /// 10 minutes at most in total, 10 input rounds, listings of at most
+    /// 1 000 pages, 10 000 items and 16 MiB.
     pub fn new() -> Self {
         Self::default()
     }
@@ -436,6 +454,25 @@ impl ClientBuilder {
         self
     }
 
+    /// Most items one whole listing may hold, all its pages together
+    /// ([`DEFAULT_MAX_LISTING_ITEMS`], 10 000): the list helpers
+    /// ([`Client::list_tools`](super::Client::list_tools) and the others)
+    /// fail with [`ClientError::LimitExceeded`](super::ClientError::LimitExceeded)
+    /// at the page that goes past it, and ask for no further page.
+    pub fn max_listing_items(mut self, items: usize) -> Self {
+        self.config.max_listing_items = items;
+        self
+    }
+
+    /// Most bytes the items of one whole listing may take as compact JSON,
+    /// all its pages together ([`DEFAULT_MAX_LISTING_BYTES`], 16 MiB); past
+    /// it the list helpers fail as they do past
+    /// [`max_listing_items`](Self::max_listing_items).
+    pub fn max_listing_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_listing_bytes = bytes;
+        self
+    }
+
     /// How many undelivered notifications a subscription buffers (100).
     pub fn listen_buffer(mut self, size: usize) -> Self {
         self.config.listen_buffer = size.max(1);
@@ -455,7 +492,11 @@ impl ClientBuilder {
         self
     }
 
-    /// The largest message accepted from a server (16 MiB).
+    /// The largest message accepted from a server (16 MiB). A larger answer
+    /// fails the call it answers at once with
+    /// [`ClientError::LimitExceeded`](super::ClientError::LimitExceeded)
+    /// (over stdio, when the answer's `id` comes in its first 4 KiB, as
+    /// every common encoder writes it).
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         self.config.max_message_bytes = bytes;
         self

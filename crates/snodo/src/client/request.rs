@@ -488,6 +488,7 @@ fn outcome_of_error(error: &ClientError) -> Outcome {
         ClientError::Timeout { .. } => Outcome::Failed("timeout"),
         ClientError::Transport { .. } => Outcome::Failed("transport"),
         ClientError::Protocol { .. } => Outcome::Failed("protocol"),
+        ClientError::LimitExceeded { .. } => Outcome::Failed("limit"),
         ClientError::ToolFailed { .. } => Outcome::ToolError,
         _ => Outcome::Failed("client"),
     }

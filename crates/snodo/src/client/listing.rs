@@ -1,0 +1,160 @@
+//! Whole listings: every page of a list method, followed by `nextCursor`
+//! within the client's bounds on pages, items and bytes (all pages
+//! together). The page that goes past a bound ends the listing: no further
+//! page is asked for, and what was read is dropped.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{Client, ClientError, ClientLimit, ProtocolErrorKind};
+
+/// The member of a list method's result that holds its items.
+fn items_key(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "tools/list" => "tools",
+        "resources/list" => "resources",
+        "resources/templates/list" => "resourceTemplates",
+        "prompts/list" => "prompts",
+        _ => return None,
+    })
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The length of `value` as compact JSON, measured without building it.
+fn json_len(value: &Value) -> usize {
+    let mut counter = Counter(0);
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// What one listing has taken so far, against the client's bounds.
+struct Budget {
+    items: usize,
+    bytes: usize,
+    max_items: usize,
+    max_bytes: usize,
+}
+
+impl Budget {
+    /// Charges one page's items; fails once the listing goes past a bound.
+    fn charge(&mut self, method: &str, page: &[Value]) -> Result<(), ClientError> {
+        self.items += page.len();
+        if self.items > self.max_items {
+            return Err(ClientError::limit(
+                ClientLimit::ListingItems,
+                self.max_items,
+                format!("{method} lists more than {} items", self.max_items),
+            ));
+        }
+        for item in page {
+            self.bytes += json_len(item);
+            if self.bytes > self.max_bytes {
+                return Err(ClientError::limit(
+                    ClientLimit::ListingBytes,
+                    self.max_bytes,
+                    format!("{method} lists more than {} bytes of items", self.max_bytes),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every item of list method `method`, following `nextCursor` to the end.
+pub(super) async fn all(client: &Client, method: &str) -> Result<Vec<Value>, ClientError> {
+    let key = items_key(method)
+        .ok_or_else(|| ClientError::invalid_argument(format!("{method} is not a list method")))?;
+    let config = &client.shared.config;
+    let mut budget = Budget {
+        items: 0,
+        bytes: 0,
+        max_items: config.max_listing_items,
+        max_bytes: config.max_listing_bytes,
+    };
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = HashSet::new();
+    for _ in 0..config.max_pages {
+        let mut page = client.list_page(method, cursor.as_deref()).await?;
+        match page.get_mut(key).map(Value::take) {
+            Some(Value::Array(list)) => {
+                budget.charge(method, &list)?;
+                items.extend(list);
+            }
+            None | Some(Value::Null) => {}
+            Some(_) => {
+                return Err(ClientError::protocol(
+                    ProtocolErrorKind::MalformedResult,
+                    format!("{method}: {key} must be an array"),
+                ));
+            }
+        }
+        match page.get("nextCursor") {
+            Some(Value::String(next)) => {
+                if !seen.insert(next.clone()) {
+                    return Err(ClientError::protocol(
+                        ProtocolErrorKind::Pagination,
+                        format!("{method} repeated the cursor {next:?}"),
+                    ));
+                }
+                cursor = Some(next.clone());
+            }
+            _ => return Ok(items),
+        }
+    }
+    Err(ClientError::protocol(
+        ProtocolErrorKind::Pagination,
+        format!("{method} has more than {} pages", config.max_pages),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn budget(max_items: usize, max_bytes: usize) -> Budget {
+        Budget {
+            items: 0,
+            bytes: 0,
+            max_items,
+            max_bytes,
+        }
+    }
+
+    #[test]
+    fn the_budget_counts_items_and_their_compact_json_across_pages() {
+        let item = json!({"name": "x"});
+        assert_eq!(json_len(&item), r#"{"name":"x"}"#.len());
+        let mut b = budget(3, 1000);
+        b.charge("tools/list", &[item.clone(), item.clone()])
+            .unwrap();
+        b.charge("tools/list", std::slice::from_ref(&item)).unwrap();
+        let e = b.charge("tools/list", &[item.clone()]).unwrap_err();
+        assert_eq!(e.exceeded_limit(), Some(ClientLimit::ListingItems));
+        assert_eq!(
+            e.to_string(),
+            "limit exceeded: tools/list lists more than 3 items (max_listing_items = 3)"
+        );
+        let mut b = budget(100, 2 * 12);
+        b.charge("prompts/list", &[item.clone(), item.clone()])
+            .unwrap();
+        let e = b.charge("prompts/list", &[item]).unwrap_err();
+        assert_eq!(e.exceeded_limit(), Some(ClientLimit::ListingBytes));
+        assert!(e.to_string().contains("max_listing_bytes = 24"), "{e}");
+    }
+}
