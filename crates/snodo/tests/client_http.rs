@@ -978,3 +978,54 @@ async fn a_listing_past_its_item_or_byte_bound_fails_naming_it_and_reads_no_furt
         "the documented default"
     );
 }
+
+#[tokio::test]
+async fn an_answer_over_the_message_limit_fails_its_call_at_once_and_is_not_sent_again() {
+    let big = "x".repeat(5_000);
+    let server = ScriptServer::start(move |req| match req.rpc_method() {
+        Some("server/discover") => Reply::discover(req),
+        Some("tools/call") if req.body["params"]["name"] == "json" => complete(req, &big),
+        Some("tools/call") => Reply::Sse(
+            vec![],
+            vec![(
+                0,
+                event(json!({"jsonrpc": "2.0", "id": req.id(), "result": {
+                    "resultType": "complete", "content": [{"type": "text", "text": big}]}})),
+            )],
+            true,
+        ),
+        _ => Reply::Status(404),
+    })
+    .await;
+    let client = Client::builder()
+        .max_message_bytes(2_048)
+        .timeout(Duration::from_secs(20))
+        .connect(server.url.as_str())
+        .await
+        .unwrap();
+    for (tool, carrier) in [
+        ("json", "an HTTP body"),
+        ("sse", "an event of the response stream"),
+    ] {
+        let started = std::time::Instant::now();
+        let err = client.call_tool(tool, json!({})).await.unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{tool}: failed at once: {err:?}"
+        );
+        assert_eq!(
+            err.exceeded_limit(),
+            Some(snodo::client::ClientLimit::MessageBytes),
+            "{tool}: {err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "limit exceeded: the server's answer is {carrier} of more than 2048 bytes \
+                 (max_message_bytes = 2048)"
+            )
+        );
+    }
+    // Each was asked once: an answer too big is not asked for again.
+    assert_eq!(server.calls("tools/call").len(), 2);
+}

@@ -394,3 +394,53 @@ async fn legacy_listen_filters_pushed_notifications() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": "file:///x"}})
     );
 }
+
+#[tokio::test]
+async fn an_answer_over_the_message_limit_fails_its_call_at_once() {
+    if !python_available() {
+        return;
+    }
+    let big = "x".repeat(5_000);
+    let peer = StdioPeer::new(
+        "oversized",
+        json!([
+            discover_rule(),
+            {"method": "tools/call", "once": true, "reply": [
+                // A notification over the limit is skipped, and fails nothing.
+                {"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": big}},
+                {"jsonrpc": "2.0", "id": "$ID", "result": {"resultType": "complete",
+                    "content": [{"type": "text", "text": big}]}}
+            ]},
+            {"method": "tools/call", "reply": [{"jsonrpc": "2.0", "id": "$ID", "result": {
+                "resultType": "complete", "content": [{"type": "text", "text": "small"}]}}]}
+        ]),
+    );
+    let client = Client::builder()
+        .max_message_bytes(2_048)
+        .timeout(Duration::from_secs(20))
+        .connect(peer.command.clone())
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let err = client.call_tool("big", json!({})).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "failed at once, not at the timeout: {err:?} after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        err.exceeded_limit(),
+        Some(snodo::client::ClientLimit::MessageBytes),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "limit exceeded: the server's answer is a line on stdout of more than 2048 bytes \
+         (max_message_bytes = 2048)"
+    );
+    // The connection goes on.
+    let ok = client.call_tool("small", json!({})).await.unwrap();
+    assert_eq!(ok.text_content(), "small");
+    client.close().await;
+}

@@ -85,7 +85,7 @@ async fn background(
                     let _ = transport.send(out).await;
                 });
             }
-            Incoming::Response { .. } => {}
+            Incoming::Response { .. } | Incoming::Oversized { .. } => {}
         }
     }
 }

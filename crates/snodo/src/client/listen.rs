@@ -243,6 +243,10 @@ pub(crate) async fn listen(
             }
             Some(Incoming::Notification(n)) => shared.on_notification(n),
             Some(Incoming::Request(r)) => shared.answer_later(r),
+            Some(Incoming::Oversized { max, carrier }) => {
+                guard.disarm();
+                return Err(Incoming::oversized(max, carrier));
+            }
         }
     };
     let (tx, rx) = mpsc::channel(shared.config.listen_buffer);
@@ -257,7 +261,7 @@ pub(crate) async fn listen(
                 _ = tx.closed() => return,
             };
             match msg {
-                None | Some(Incoming::Response { .. }) => {
+                None | Some(Incoming::Response { .. }) | Some(Incoming::Oversized { .. }) => {
                     guard.disarm();
                     return;
                 }

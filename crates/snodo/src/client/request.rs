@@ -402,6 +402,10 @@ impl Shared {
                     guard.disarm();
                     return parse_response(&message, status);
                 }
+                Some(Incoming::Oversized { max, carrier }) => {
+                    guard.disarm();
+                    return Err(Incoming::oversized(max, carrier));
+                }
                 Some(Incoming::Notification(n)) if n.method == "notifications/progress" => {
                     if let Some(p) = Progress::from_params(&n.params) {
                         if let Some(callback) = &opts.progress {

@@ -271,7 +271,7 @@ impl Server {
                             deadline = Some(tokio::time::Instant::now() + options.shutdown_grace);
                             continue;
                         }
-                        Line::TooLong => {
+                        Line::TooLong(_) => {
                             tracing::warn!(target: "snodo::transport", max_line, "limit reached: a stdin line over the limit (-32600)");
                             let err = Error::invalid_request("Invalid Request: message exceeds the line limit");
                             write_frame(&mut out, &wire::encode_error(None, &err)).await?;

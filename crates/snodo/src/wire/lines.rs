@@ -9,11 +9,15 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader};
 pub(crate) enum Line {
     /// A complete line (without the newline).
     Data(Vec<u8>),
-    /// A line longer than the limit; its bytes were discarded.
-    TooLong,
+    /// A line longer than the limit: its first [`HEAD`] bytes (at most);
+    /// the rest were discarded.
+    TooLong(Vec<u8>),
     /// End of input.
     Eof,
 }
+
+/// How much of a line over the limit is kept, to say what it was.
+pub(crate) const HEAD: usize = 4096;
 
 /// Reads bounded lines. Partial lines live in the reader, not in the
 /// future, so a read abandoned by `select!` loses nothing.
@@ -42,7 +46,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             if buf.is_empty() {
                 let line = std::mem::take(&mut self.line);
                 return Ok(if std::mem::take(&mut self.overflow) {
-                    Line::TooLong
+                    Line::TooLong(line)
                 } else if line.is_empty() {
                     Line::Eof
                 } else {
@@ -53,20 +57,24 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 Some(i) => (&buf[..i], Some(i + 1)),
                 None => (buf, None),
             };
-            if !self.overflow {
-                if self.line.len() + chunk.len() > self.max {
-                    self.overflow = true;
-                    self.line = Vec::new();
-                } else {
-                    self.line.extend_from_slice(chunk);
-                }
+            if self.overflow {
+                let room = HEAD.saturating_sub(self.line.len());
+                self.line.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            } else if self.line.len() + chunk.len() > self.max {
+                self.overflow = true;
+                let room = HEAD.saturating_sub(self.line.len());
+                self.line.extend_from_slice(&chunk[..room.min(chunk.len())]);
+                self.line.truncate(HEAD);
+                self.line.shrink_to_fit();
+            } else {
+                self.line.extend_from_slice(chunk);
             }
             let used = done.unwrap_or(buf.len());
             self.reader.consume(used);
             if done.is_some() {
                 let line = std::mem::take(&mut self.line);
                 return Ok(if std::mem::take(&mut self.overflow) {
-                    Line::TooLong
+                    Line::TooLong(line)
                 } else {
                     Line::Data(line)
                 });
@@ -96,11 +104,27 @@ mod tests {
             overflow: false,
             max: 10,
         };
-        assert!(matches!(lines.next().await.unwrap(), Line::TooLong));
+        assert!(matches!(lines.next().await.unwrap(), Line::TooLong(head) if head == [b'x'; 100]));
         assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"ok"));
         assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l.is_empty()));
         assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"last"));
         assert!(matches!(lines.next().await.unwrap(), Line::Eof));
+    }
+
+    #[tokio::test]
+    async fn a_long_line_keeps_its_head_only() {
+        let data = format!("{}\nok\n", "y".repeat(3 * HEAD));
+        let mut lines = LineReader {
+            reader: BufReader::with_capacity(1000, data.as_bytes()),
+            line: Vec::new(),
+            overflow: false,
+            max: HEAD + 10,
+        };
+        let Line::TooLong(head) = lines.next().await.unwrap() else {
+            panic!("a line over the limit");
+        };
+        assert_eq!(head, vec![b'y'; HEAD]);
+        assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"ok"));
     }
 
     #[tokio::test]

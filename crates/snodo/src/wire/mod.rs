@@ -6,6 +6,7 @@
 
 mod decode;
 mod encode;
+pub(crate) mod envelope;
 mod id;
 pub(crate) mod lines;
 mod scan;

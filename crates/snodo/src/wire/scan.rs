@@ -50,7 +50,7 @@ pub(crate) fn scan(bytes: &[u8], max_depth: usize, max_digits: usize) -> Result<
 
 /// The index just past the quote that closes the string whose contents
 /// start at `from`, or `None` when the string does not end.
-fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
+pub(super) fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
     loop {
         let at = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
         if bytes[at] == b'"' {

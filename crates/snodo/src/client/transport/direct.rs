@@ -11,6 +11,7 @@ use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::context::{CancelSignal, TransportInfo, TransportKind as ServerTransport};
 use crate::server::Dispatched;
+use crate::wire::envelope::envelope;
 use crate::wire::{self, RequestId};
 
 /// The in-process transport.
@@ -52,7 +53,7 @@ async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usi
     match dispatched {
         Dispatched::Nothing => {}
         Dispatched::Reply(reply) => {
-            if let Some(msg) = Incoming::decode(&reply.body, max) {
+            if let Some(msg) = incoming(&reply.body, max) {
                 let _ = tx.send(msg).await;
             }
         }
@@ -62,13 +63,33 @@ async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usi
                 _ = tx.closed() => return,
             };
             let Some(frame) = frame else { return };
-            if let Some(msg) = Incoming::decode(&frame, max)
-                && tx.send(msg).await.is_err()
-            {
+            let Some(msg) = incoming(&frame, max) else {
+                continue;
+            };
+            let over = matches!(msg, Incoming::Oversized { .. });
+            if tx.send(msg).await.is_err() || over {
                 return;
             }
         },
     }
+}
+
+/// A frame of the server's as the client takes it: a response over `max`
+/// bytes is [`Incoming::Oversized`] (and ends the exchange), any other
+/// message over it is dropped.
+fn incoming(frame: &[u8], max: usize) -> Option<Incoming> {
+    if frame.len() <= max {
+        return Incoming::decode(frame, max);
+    }
+    let head = &frame[..frame.len().min(crate::wire::lines::HEAD)];
+    if envelope(head).response_id().is_some() {
+        return Some(Incoming::Oversized {
+            max,
+            carrier: "a message",
+        });
+    }
+    tracing::warn!("snodo client: skipped a server message over {max} bytes");
+    None
 }
 
 impl Transport for DirectTransport {

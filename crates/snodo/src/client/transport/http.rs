@@ -309,9 +309,7 @@ async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
             frame.map_err(|e| ClientError::transport_with("the response body failed", e))?;
         if let Ok(data) = frame.into_data() {
             if out.len() + data.len() > max {
-                return Err(ClientError::transport(format!(
-                    "the response exceeds {max} bytes"
-                )));
+                return Err(Incoming::oversized(max, "an HTTP body"));
             }
             out.extend_from_slice(&data);
         }
@@ -569,6 +567,15 @@ async fn read_events(
                 tracing::warn!(
                     "snodo client: dropping an event stream whose event exceeds the size limit"
                 );
+                // The request this stream answers fails now, naming the
+                // limit (it is not sent again: the answer would be as big).
+                if id.is_some() {
+                    let msg = Incoming::Oversized {
+                        max: inner.max_bytes,
+                        carrier: "an event of the response stream",
+                    };
+                    let _ = tx.send(msg).await;
+                }
                 return;
             }
         }

@@ -36,6 +36,14 @@ pub(crate) enum Incoming {
     Notification(Notification),
     /// A server-to-client request (initialize-era wire only).
     Request(Request),
+    /// The answer to the request was larger than the message limit and was
+    /// dropped unread.
+    Oversized {
+        /// The limit, in bytes.
+        max: usize,
+        /// What carried it (`"a line on stdout"`).
+        carrier: &'static str,
+    },
 }
 
 impl Incoming {
@@ -59,6 +67,15 @@ impl Incoming {
                 None
             }
         }
+    }
+
+    /// The error a call gets for an answer over the message limit.
+    pub(crate) fn oversized(max: usize, carrier: &str) -> ClientError {
+        ClientError::limit(
+            crate::client::ClientLimit::MessageBytes,
+            max,
+            format!("the server's answer is {carrier} of more than {max} bytes"),
+        )
     }
 
     /// The id of a response.

@@ -22,6 +22,7 @@ use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::client::target::{StderrMode, StdioCommand};
 use crate::wire::RequestId;
+use crate::wire::envelope::envelope;
 use crate::wire::lines::{Line, LineReader, trim_line};
 
 /// How much captured standard error is kept.
@@ -72,7 +73,7 @@ impl Router {
                     .flatten();
                 by_token.or(by_cancel).or_else(|| subscription_id(n))
             }
-            Incoming::Request(_) => None,
+            Incoming::Request(_) | Incoming::Oversized { .. } => None,
         };
         if let Some(id) = target {
             let tx = self.lock().get(&id).cloned();
@@ -88,6 +89,24 @@ impl Router {
         if self.unsolicited.try_send(msg).is_err() {
             tracing::debug!("snodo client: dropped an unsolicited message");
         }
+    }
+
+    /// Fails request `id` with an answer over `max` bytes; whether it was
+    /// waiting.
+    fn oversized(&self, id: &RequestId, max: usize) -> bool {
+        let Some(tx) = self.lock().remove(id) else {
+            return false;
+        };
+        let msg = Incoming::Oversized {
+            max,
+            carrier: "a line on stdout",
+        };
+        if let Err(mpsc::error::TrySendError::Full(msg)) = tx.try_send(msg) {
+            tokio::spawn(async move {
+                let _ = tx.send(msg).await;
+            });
+        }
+        true
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::Sender<Incoming>>> {
@@ -225,8 +244,16 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, router: Arc<Router>, max: u
                     }
                 }
             }
-            Ok(Line::TooLong) => {
-                tracing::warn!("snodo client: skipped a server message over {max} bytes")
+            Ok(Line::TooLong(head)) => {
+                // The answer to a call fails that call now: the call would
+                // otherwise wait its whole timeout for an answer dropped.
+                let answered = envelope(&head).response_id();
+                match answered {
+                    Some(id) if router.oversized(&id, max) => tracing::warn!(
+                        "snodo client: the answer to request {id} is over {max} bytes: the request fails"
+                    ),
+                    _ => tracing::warn!("snodo client: skipped a server message over {max} bytes"),
+                }
             }
             Ok(Line::Eof) | Err(_) => break,
         }
