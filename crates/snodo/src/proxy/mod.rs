@@ -23,10 +23,19 @@
 //!   an initialize-era backend's own elicitation and sampling requests reach
 //!   the caller the same way, through a [`Relay`];
 //! - completion, routed to the backend that owns the prompt or template;
-//! - list changes: when a backend announces one, its components are listed
-//!   again and the proxy announces the change to its own listeners; the
-//!   updates of its fixed resources (the first [`MAX_FOLLOWED`]) are
-//!   announced under the proxy's URIs.
+//! - list changes: when a backend announces one, its components of that
+//!   kind are listed again and the proxy announces the change to its own
+//!   listeners; relists are coalesced per backend (one in flight, one
+//!   queued that later changes join), so a burst of notifications costs
+//!   two listings; the updates of its fixed resources (the first
+//!   [`MAX_FOLLOWED`]) are announced under the proxy's URIs.
+//!
+//! Each listing is bounded by the backend client's listing limits
+//! ([`ClientBuilder::max_listing_items`], 10 000 items, and
+//! [`ClientBuilder::max_listing_bytes`], 16 MiB, by default): a backend
+//! past them is not added, or, when a relist goes past them, has its
+//! components withdrawn ([`Proxy::withdrawn`] says why) while the other
+//! backends are served as before.
 //!
 //! Names are kept as they are ([`Proxy::verbatim`], a bridge to one
 //! backend) or namespaced by backend id ([`Proxy::namespaced`]): tools and
@@ -61,21 +70,26 @@
 mod convert;
 mod error;
 mod forward;
+mod listing;
 mod naming;
 mod relay;
+mod relist;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::Value;
+use tokio::task::AbortHandle;
 
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+use self::listing::{Kinds, Listing};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
 pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
+use self::relist::Relists;
 use crate::Server;
-use crate::client::{Client, ClientBuilder, ClientError, ListenFilter, Subscription, Target};
+use crate::client::{Client, ClientBuilder, ListenFilter, Subscription, Target};
 use crate::server::{Capability, Group};
 
 /// The most backends one proxy holds.
@@ -98,10 +112,13 @@ struct Shared {
 struct Backend {
     link: Arc<Link>,
     group: Group,
-    watcher: Option<tokio::task::AbortHandle>,
+    /// The tasks that follow its list changes and list it again.
+    tasks: Vec<AbortHandle>,
     /// Follows `notifications/resources/updated` of the fixed resources
     /// listed last, and the URIs it follows.
-    updates: Option<(Vec<String>, tokio::task::AbortHandle)>,
+    updates: Option<(Vec<String>, AbortHandle)>,
+    /// Why its components are withdrawn while it stays added.
+    withdrawn: Option<String>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -109,14 +126,15 @@ impl std::fmt::Debug for Backend {
         f.debug_struct("Backend")
             .field("id", &self.link.id)
             .field("group", &self.group)
+            .field("withdrawn", &self.withdrawn)
             .finish()
     }
 }
 
 impl Drop for Backend {
     fn drop(&mut self) {
-        if let Some(w) = &self.watcher {
-            w.abort();
+        for task in &self.tasks {
+            task.abort();
         }
         if let Some((_, u)) = &self.updates {
             u.abort();
@@ -178,10 +196,23 @@ impl Proxy {
         self.lock().keys().cloned().collect()
     }
 
+    /// Why the components of backend `id` are withdrawn while it stays
+    /// added: its last listing went past its client's listing limits
+    /// ([`ClientError::LimitExceeded`](crate::client::ClientError::LimitExceeded)).
+    /// `None` while they are served, or when there is no such backend. A
+    /// later list change that lists it within the limits serves them again.
+    pub fn withdrawn(&self, id: &str) -> Option<String> {
+        self.lock().get(id).and_then(|b| b.withdrawn.clone())
+    }
+
     /// Adds a backend under `id`: lists its components, registers them and
     /// follows its list changes until it is removed. The client declares
     /// no elicitation or sampling capability of its own: use
     /// [`Proxy::connect_backend`] for a backend that asks for input.
+    ///
+    /// A listing past the client's listing limits fails with
+    /// [`ClientError::LimitExceeded`](crate::client::ClientError::LimitExceeded)
+    /// (in [`ProxyError::client_error`]), and the backend is not added.
     pub async fn add_backend(&self, id: &str, client: Client) -> Result<Synced, ProxyError> {
         self.add_relayed_backend(id, client, Relay::new()).await
     }
@@ -228,6 +259,7 @@ impl Proxy {
             completes,
             relay,
         });
+        let relists = Arc::new(Relists::default());
         {
             let mut backends = self.lock();
             if backends.contains_key(id) {
@@ -245,8 +277,9 @@ impl Proxy {
                 Backend {
                     link: link.clone(),
                     group: Group::default(),
-                    watcher: None,
+                    tasks: Vec::new(),
                     updates: None,
+                    withdrawn: None,
                 },
             );
         }
@@ -259,18 +292,30 @@ impl Proxy {
                 None
             }
         };
-        match self.sync(&link).await {
+        match self.sync(&link, Kinds::ALL).await {
             Ok(synced) => {
+                let mut tasks = vec![relist(
+                    Arc::downgrade(&self.shared),
+                    link.clone(),
+                    relists.clone(),
+                )];
                 if let Some(subscription) = subscription {
-                    let watcher = watch(Arc::downgrade(&self.shared), link.clone(), subscription);
-                    if let Some(b) = self.lock().get_mut(id) {
-                        b.watcher = Some(watcher);
-                    }
+                    tasks.push(follow_changes(link.clone(), relists, subscription));
+                }
+                match self.lock().get_mut(id) {
+                    Some(b) if Arc::ptr_eq(&b.link, &link) => b.tasks = tasks,
+                    _ => tasks.iter().for_each(AbortHandle::abort),
                 }
                 Ok(synced)
             }
             Err(e) => {
-                self.lock().remove(id);
+                let mut backends = self.lock();
+                if backends
+                    .get(id)
+                    .is_some_and(|b| Arc::ptr_eq(&b.link, &link))
+                {
+                    backends.remove(id);
+                }
                 Err(e)
             }
         }
@@ -283,7 +328,7 @@ impl Proxy {
             .get(id)
             .map(|b| b.link.clone())
             .ok_or_else(|| ProxyError::config(format!("no backend {id:?}")))?;
-        self.sync(&link).await
+        self.sync(&link, Kinds::ALL).await
     }
 
     /// Removes backend `id` and its components (announcing the change);
@@ -295,9 +340,9 @@ impl Proxy {
         };
         let _ = self.shared.server.replace_group(
             &backend.group,
-            Vec::<ForwardTool>::new(),
-            Vec::<ForwardResource>::new(),
-            Vec::<ForwardPrompt>::new(),
+            Some(Vec::<ForwardTool>::new()),
+            Some(Vec::<ForwardResource>::new()),
+            Some(Vec::<ForwardPrompt>::new()),
         );
         true
     }
@@ -306,8 +351,8 @@ impl Proxy {
         self.shared.lock()
     }
 
-    async fn sync(&self, link: &Arc<Link>) -> Result<Synced, ProxyError> {
-        sync(&self.shared, link).await
+    async fn sync(&self, link: &Arc<Link>, kinds: Kinds) -> Result<Synced, ProxyError> {
+        sync(&self.shared, link, kinds).await
     }
 }
 
@@ -317,105 +362,15 @@ impl Shared {
     }
 }
 
-/// The components of a backend, listed now.
-struct Listing {
-    tools: Vec<ForwardTool>,
-    resources: Vec<ForwardResource>,
-    prompts: Vec<ForwardPrompt>,
-    /// The backend URIs of the fixed resources whose updates are followed
-    /// (at most [`MAX_FOLLOWED`]).
-    followed: Vec<String>,
-}
-
-async fn list(link: &Arc<Link>) -> Result<Listing, ClientError> {
-    let client = &link.client;
-    let caps = client.server_capabilities();
-    let naming = &link.naming;
-    let mut out = Listing {
-        tools: Vec::new(),
-        resources: Vec::new(),
-        prompts: Vec::new(),
-        followed: Vec::new(),
-    };
-    if caps.get("tools").is_some() {
-        for mut definition in client.list_tools().await? {
-            let remote = std::mem::take(&mut definition.name);
-            definition.name = naming.name(&remote);
-            out.tools.push(ForwardTool {
-                link: link.clone(),
-                definition,
-                remote,
-            });
-        }
-    }
-    if caps.get("prompts").is_some() {
-        for listed in client.list_prompts().await? {
-            let Value::Object(listed) = listed else {
-                continue;
-            };
-            let Some(remote) = listed.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let (name, remote) = (naming.name(remote), remote.to_owned());
-            let arguments = listed
-                .get("arguments")
-                .cloned()
-                .and_then(|a| serde_json::from_value(a).ok())
-                .unwrap_or_default();
-            out.prompts.push(ForwardPrompt {
-                link: link.clone(),
-                name,
-                remote,
-                arguments,
-                listed,
-            });
-        }
-    }
-    if caps.get("resources").is_some() {
-        let fixed = client.list_resources().await?;
-        out.followed = fixed
-            .iter()
-            .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
-            .take(MAX_FOLLOWED)
-            .collect();
-        let templates = client.list_resource_templates().await?;
-        for (listed, template) in fixed
-            .into_iter()
-            .map(|r| (r, false))
-            .chain(templates.into_iter().map(|t| (t, true)))
-        {
-            if let Some(r) = resource(link, listed, template) {
-                out.resources.push(r);
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn resource(link: &Arc<Link>, listed: Value, template: bool) -> Option<ForwardResource> {
-    let Value::Object(listed) = listed else {
-        return None;
-    };
-    let key = if template { "uriTemplate" } else { "uri" };
-    let remote = listed.get(key).and_then(Value::as_str)?.to_owned();
-    let name = link.naming.name(
-        listed
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(&remote),
-    );
-    Some(ForwardResource {
-        link: link.clone(),
-        uri: link.naming.uri(&remote),
-        remote,
-        template,
-        name,
-        listed,
-    })
-}
-
-async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
-    let listing = list(link)
+/// Lists `kinds` of a backend and replaces its components of those kinds
+/// (every kind, when its components were withdrawn).
+async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced, ProxyError> {
+    let withdrawn = shared
+        .lock()
+        .get(&link.id)
+        .is_some_and(|b| b.withdrawn.is_some());
+    let kinds = if withdrawn { Kinds::ALL } else { kinds };
+    let listing = listing::list(link, kinds)
         .await
         .map_err(|e| ProxyError::backend(&link.id, e))?;
     let mut backends = shared.lock();
@@ -445,7 +400,9 @@ async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
     };
     if let Some(b) = backends.get_mut(&link.id) {
         let following = b.updates.as_ref().map(|(uris, _)| uris);
-        if following != Some(&followed) {
+        if let Some(followed) = followed
+            && following != Some(&followed)
+        {
             if let Some((_, task)) = b.updates.take() {
                 task.abort();
             }
@@ -455,8 +412,33 @@ async fn sync(shared: &Shared, link: &Arc<Link>) -> Result<Synced, ProxyError> {
             }
         }
         b.group = group;
+        b.withdrawn = None;
     }
     Ok(synced)
+}
+
+/// Withdraws the components of a backend whose listing failed with
+/// `error`, keeping it added: a later list change lists it again.
+fn withdraw(shared: &Shared, link: &Arc<Link>, error: &ProxyError) {
+    let mut backends = shared.lock();
+    let Some(b) = backends
+        .get_mut(&link.id)
+        .filter(|b| Arc::ptr_eq(&b.link, link))
+    else {
+        return;
+    };
+    let _ = shared.server.replace_group(
+        &b.group,
+        Some(Vec::<ForwardTool>::new()),
+        Some(Vec::<ForwardResource>::new()),
+        Some(Vec::<ForwardPrompt>::new()),
+    );
+    b.group = Group::default();
+    if let Some((_, task)) = b.updates.take() {
+        task.abort();
+    }
+    b.withdrawn = Some(error.to_string());
+    tracing::warn!(target: "snodo::proxy", backend = %link.id, "its components are withdrawn: {error}");
 }
 
 /// Refuses a listing whose names another backend already has, naming both.
@@ -465,32 +447,36 @@ fn check_clashes(
     id: &str,
     listing: &Listing,
 ) -> Result<(), ProxyError> {
+    // Looked up by hash: a backend may list thousands of names.
+    let tools: HashSet<&str> = listing
+        .tools
+        .iter()
+        .flatten()
+        .map(|t| t.definition.name.as_str())
+        .collect();
+    let prompts: HashSet<&str> = listing
+        .prompts
+        .iter()
+        .flatten()
+        .map(|p| p.name.as_str())
+        .collect();
+    let resources: HashSet<&str> = listing
+        .resources
+        .iter()
+        .flatten()
+        .map(|r| r.uri.as_str())
+        .collect();
     for (other, b) in backends.iter().filter(|(other, _)| *other != id) {
-        let clash = |kind: &str, name: &str| {
-            ProxyError::config(format!(
-                "{kind} {name:?} of backend {id:?} clashes with the same {kind} of backend {other:?}"
-            ))
-        };
-        if let Some(t) = listing
-            .tools
-            .iter()
-            .find(|t| b.group.tools.contains(&t.definition.name))
-        {
-            return Err(clash("tool", &t.definition.name));
-        }
-        if let Some(p) = listing
-            .prompts
-            .iter()
-            .find(|p| b.group.prompts.contains(&p.name))
-        {
-            return Err(clash("prompt", &p.name));
-        }
-        if let Some(r) = listing
-            .resources
-            .iter()
-            .find(|r| b.group.resources.contains(&r.uri))
-        {
-            return Err(clash("resource", &r.uri));
+        for (kind, listed, theirs) in [
+            ("tool", &tools, &b.group.tools),
+            ("prompt", &prompts, &b.group.prompts),
+            ("resource", &resources, &b.group.resources),
+        ] {
+            if let Some(name) = theirs.iter().find(|n| listed.contains(n.as_str())) {
+                return Err(ProxyError::config(format!(
+                    "{kind} {name:?} of backend {id:?} clashes with the same {kind} of backend {other:?}"
+                )));
+            }
         }
     }
     Ok(())
@@ -507,7 +493,7 @@ pub const MAX_FOLLOWED: usize = 256;
 /// Follows `notifications/resources/updated` of `uris` at the backend and
 /// announces each under the proxy's URI (to `subscriptions/listen` streams
 /// and initialize-era subscribers alike).
-fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> tokio::task::AbortHandle {
+fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> AbortHandle {
     tokio::spawn(async move {
         let filter = uris
             .iter()
@@ -531,18 +517,44 @@ fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> tokio::
     .abort_handle()
 }
 
-/// Follows a backend's list changes: each one lists it again.
-fn watch(
-    shared: Weak<Shared>,
+/// Follows a backend's list changes: each asks for its kind to be listed
+/// again.
+fn follow_changes(
     link: Arc<Link>,
+    relists: Arc<Relists>,
     mut subscription: Subscription,
-) -> tokio::task::AbortHandle {
+) -> AbortHandle {
     tokio::spawn(async move {
         while let Some(change) = subscription.next().await {
-            let Some(shared) = shared.upgrade() else { return };
             tracing::debug!(target: "snodo::proxy", backend = %link.id, method = %change.method, "backend list changed");
-            if let Err(e) = sync(&shared, &link).await {
-                tracing::warn!(target: "snodo::proxy", backend = %link.id, "listing the backend again failed: {e}");
+            relists.ask(Kinds::changed_by(&change.method));
+        }
+    })
+    .abort_handle()
+}
+
+/// Lists a backend again whenever its relists ask, one listing at a time.
+/// A listing past the client's listing limits withdraws its components;
+/// any other failure keeps the components listed before.
+fn relist(shared: Weak<Shared>, link: Arc<Link>, relists: Arc<Relists>) -> AbortHandle {
+    tokio::spawn(async move {
+        loop {
+            let kinds = relists.next().await;
+            let Some(shared) = shared.upgrade() else {
+                return;
+            };
+            match sync(&shared, &link, kinds).await {
+                Ok(_) => {}
+                Err(e)
+                    if e.client_error()
+                        .and_then(|c| c.exceeded_limit())
+                        .is_some() =>
+                {
+                    withdraw(&shared, &link, &e);
+                }
+                Err(e) => {
+                    tracing::warn!(target: "snodo::proxy", backend = %link.id, "listing the backend again failed: {e}");
+                }
             }
         }
     })

@@ -2,6 +2,8 @@
 //! settings. Requests are handled by the `impl Server` blocks of `dispatch`,
 //! `listen`, `complete` and the transports.
 
+#[cfg(feature = "client")]
+use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
@@ -148,57 +150,87 @@ impl Server {
     }
 
     /// Replaces the components of one owner (a proxy's backend) in a single
-    /// change: those `old` names are removed and the new ones added, and
-    /// `list_changed` is announced for each kind either side has. A
-    /// component that breaks a rule is left out and its error returned
-    /// with the others; a clash with another owner's component fails the
-    /// whole change, which leaves the catalog as it was.
+    /// change: for each kind given (`Some`), those `old` names are removed
+    /// and the new ones added, and `list_changed` is announced when either
+    /// side has any; a kind not given (`None`) keeps the owner's components
+    /// as they are. A component that breaks a rule is left out and its
+    /// error returned with the others; a clash with another owner's
+    /// component fails the whole change, which leaves the catalog as it was.
     #[cfg(feature = "client")]
     pub(crate) fn replace_group<T: Tool, R: Resource, P: Prompt>(
         &self,
         old: &Group,
-        tools: Vec<T>,
-        resources: Vec<R>,
-        prompts: Vec<P>,
+        tools: Option<Vec<T>>,
+        resources: Option<Vec<R>>,
+        prompts: Option<Vec<P>>,
     ) -> Result<(Group, Vec<BuildError>), BuildError> {
         let mut refused = Vec::new();
-        let mut group = Group::default();
-        let tools: Vec<Arc<ToolEntry>> = tools
-            .into_iter()
-            .filter_map(|t| {
-                kept(
-                    &mut refused,
-                    ToolEntry::new(t, self.inner.validator.as_ref()),
-                )
-            })
-            .map(Arc::new)
-            .collect();
-        let resources: Vec<ResourceEntry> = resources
-            .into_iter()
-            .filter_map(|r| kept(&mut refused, ResourceEntry::new(r)))
-            .collect();
-        let prompts: Vec<PromptEntry> = prompts
-            .into_iter()
-            .filter_map(|p| kept(&mut refused, PromptEntry::new(p)))
-            .collect();
-        group.tools = tools.iter().map(|t| t.name().to_string()).collect();
-        group.resources = resources
-            .iter()
-            .map(|r| resource_key(r).to_owned())
-            .collect();
-        group.prompts = prompts.iter().map(|p| p.name.clone()).collect();
+        let tools: Option<Vec<Arc<ToolEntry>>> = tools.map(|tools| {
+            tools
+                .into_iter()
+                .filter_map(|t| {
+                    kept(
+                        &mut refused,
+                        ToolEntry::new(t, self.inner.validator.as_ref()),
+                    )
+                })
+                .map(Arc::new)
+                .collect()
+        });
+        let resources: Option<Vec<ResourceEntry>> = resources.map(|resources| {
+            resources
+                .into_iter()
+                .filter_map(|r| kept(&mut refused, ResourceEntry::new(r)))
+                .collect()
+        });
+        let prompts: Option<Vec<PromptEntry>> = prompts.map(|prompts| {
+            prompts
+                .into_iter()
+                .filter_map(|p| kept(&mut refused, PromptEntry::new(p)))
+                .collect()
+        });
+        let group = Group {
+            tools: match &tools {
+                Some(tools) => tools.iter().map(|t| t.name().to_string()).collect(),
+                None => old.tools.clone(),
+            },
+            resources: match &resources {
+                Some(resources) => resources
+                    .iter()
+                    .map(|r| resource_key(r).to_owned())
+                    .collect(),
+                None => old.resources.clone(),
+            },
+            prompts: match &prompts {
+                Some(prompts) => prompts.iter().map(|p| p.name.clone()).collect(),
+                None => old.prompts.clone(),
+            },
+        };
         let changed = (
-            !(old.tools.is_empty() && group.tools.is_empty()),
-            !(old.resources.is_empty() && group.resources.is_empty()),
-            !(old.prompts.is_empty() && group.prompts.is_empty()),
+            tools.is_some() && !(old.tools.is_empty() && group.tools.is_empty()),
+            resources.is_some() && !(old.resources.is_empty() && group.resources.is_empty()),
+            prompts.is_some() && !(old.prompts.is_empty() && group.prompts.is_empty()),
+        );
+        // Looked up by hash: an owner may hold thousands of names.
+        let names = |list: &[String]| -> HashSet<String> { list.iter().cloned().collect() };
+        let (old_tools, old_resources, old_prompts) = (
+            names(&old.tools),
+            names(&old.resources),
+            names(&old.prompts),
         );
         self.change(|all_tools, all_resources, all_prompts| {
-            all_tools.retain(|t| !old.tools.iter().any(|n| n == t.name()));
-            all_resources.retain(|r| !old.resources.iter().any(|k| k == resource_key(r)));
-            all_prompts.retain(|p| !old.prompts.contains(&p.name));
-            all_tools.extend(tools);
-            all_resources.extend(resources);
-            all_prompts.extend(prompts);
+            if let Some(tools) = tools {
+                all_tools.retain(|t| !old_tools.contains(t.name()));
+                all_tools.extend(tools);
+            }
+            if let Some(resources) = resources {
+                all_resources.retain(|r| !old_resources.contains(resource_key(r)));
+                all_resources.extend(resources);
+            }
+            if let Some(prompts) = prompts {
+                all_prompts.retain(|p| !old_prompts.contains(&p.name));
+                all_prompts.extend(prompts);
+            }
             Ok(true)
         })?;
         let events = &self.inner.events;

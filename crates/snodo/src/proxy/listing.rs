@@ -1,0 +1,187 @@
+//! Listing a backend: the kinds of component a backend lists (one list
+//! change names one kind), and its components of those kinds as the
+//! proxy's forwarding components. Each listing is bounded by the backend
+//! client's listing limits
+//! ([`ClientBuilder::max_listing_items`](crate::client::ClientBuilder::max_listing_items),
+//! [`max_listing_bytes`](crate::client::ClientBuilder::max_listing_bytes)).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::MAX_FOLLOWED;
+use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+use crate::client::ClientError;
+
+/// A set of the kinds of component a backend lists: tools, prompts, and
+/// resources (fixed ones and templates, which change together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Kinds(u8);
+
+impl Kinds {
+    pub(crate) const TOOLS: Kinds = Kinds(1);
+    pub(crate) const PROMPTS: Kinds = Kinds(2);
+    pub(crate) const RESOURCES: Kinds = Kinds(4);
+    pub(crate) const ALL: Kinds = Kinds(7);
+
+    /// The kinds a change notification says have changed (every kind for a
+    /// method this proxy does not know).
+    pub(crate) fn changed_by(method: &str) -> Kinds {
+        match method {
+            "notifications/tools/list_changed" => Kinds::TOOLS,
+            "notifications/prompts/list_changed" => Kinds::PROMPTS,
+            "notifications/resources/list_changed" => Kinds::RESOURCES,
+            _ => Kinds::ALL,
+        }
+    }
+
+    pub(crate) fn contains(self, other: Kinds) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) fn union(self, other: Kinds) -> Kinds {
+        Kinds(self.0 | other.0)
+    }
+}
+
+/// A backend's components of the kinds listed now; `None` for a kind not
+/// listed this time.
+pub(crate) struct Listing {
+    pub(crate) tools: Option<Vec<ForwardTool>>,
+    pub(crate) resources: Option<Vec<ForwardResource>>,
+    pub(crate) prompts: Option<Vec<ForwardPrompt>>,
+    /// The backend URIs of the fixed resources whose updates are followed
+    /// (at most [`MAX_FOLLOWED`]), when resources were listed.
+    pub(crate) followed: Option<Vec<String>>,
+}
+
+/// Lists `kinds` of backend `link` (a kind its server does not offer lists
+/// as empty).
+pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, ClientError> {
+    let client = &link.client;
+    let caps = client.server_capabilities();
+    let offers = |key: &str| caps.get(key).is_some();
+    let mut out = Listing {
+        tools: None,
+        resources: None,
+        prompts: None,
+        followed: None,
+    };
+    if kinds.contains(Kinds::TOOLS) {
+        let mut tools = Vec::new();
+        if offers("tools") {
+            for mut definition in client.list_tools().await? {
+                let remote = std::mem::take(&mut definition.name);
+                definition.name = link.naming.name(&remote);
+                tools.push(ForwardTool {
+                    link: link.clone(),
+                    definition,
+                    remote,
+                });
+            }
+        }
+        out.tools = Some(tools);
+    }
+    if kinds.contains(Kinds::PROMPTS) {
+        let mut prompts = Vec::new();
+        if offers("prompts") {
+            for listed in client.list_prompts().await? {
+                if let Some(p) = prompt(link, listed) {
+                    prompts.push(p);
+                }
+            }
+        }
+        out.prompts = Some(prompts);
+    }
+    if kinds.contains(Kinds::RESOURCES) {
+        let (mut resources, mut followed) = (Vec::new(), Vec::new());
+        if offers("resources") {
+            let fixed = client.list_resources().await?;
+            followed = fixed
+                .iter()
+                .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+                .take(MAX_FOLLOWED)
+                .collect();
+            let templates = client.list_resource_templates().await?;
+            for (listed, template) in fixed
+                .into_iter()
+                .map(|r| (r, false))
+                .chain(templates.into_iter().map(|t| (t, true)))
+            {
+                if let Some(r) = resource(link, listed, template) {
+                    resources.push(r);
+                }
+            }
+        }
+        out.resources = Some(resources);
+        out.followed = Some(followed);
+    }
+    Ok(out)
+}
+
+fn prompt(link: &Arc<Link>, listed: Value) -> Option<ForwardPrompt> {
+    let Value::Object(listed) = listed else {
+        return None;
+    };
+    let remote = listed.get("name").and_then(Value::as_str)?.to_owned();
+    let arguments = listed
+        .get("arguments")
+        .cloned()
+        .and_then(|a| serde_json::from_value(a).ok())
+        .unwrap_or_default();
+    Some(ForwardPrompt {
+        link: link.clone(),
+        name: link.naming.name(&remote),
+        remote,
+        arguments,
+        listed,
+    })
+}
+
+fn resource(link: &Arc<Link>, listed: Value, template: bool) -> Option<ForwardResource> {
+    let Value::Object(listed) = listed else {
+        return None;
+    };
+    let key = if template { "uriTemplate" } else { "uri" };
+    let remote = listed.get(key).and_then(Value::as_str)?.to_owned();
+    let name = link.naming.name(
+        listed
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(&remote),
+    );
+    Some(ForwardResource {
+        link: link.clone(),
+        uri: link.naming.uri(&remote),
+        remote,
+        template,
+        name,
+        listed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_names_its_kind() {
+        assert_eq!(
+            Kinds::changed_by("notifications/tools/list_changed"),
+            Kinds::TOOLS
+        );
+        assert_eq!(
+            Kinds::changed_by("notifications/resources/list_changed"),
+            Kinds::RESOURCES
+        );
+        assert_eq!(Kinds::changed_by("notifications/other"), Kinds::ALL);
+        let both = Kinds::TOOLS.union(Kinds::PROMPTS);
+        assert!(both.contains(Kinds::TOOLS) && both.contains(Kinds::PROMPTS));
+        assert!(!both.contains(Kinds::RESOURCES) && !both.is_empty());
+        assert!(Kinds::default().is_empty() && Kinds::ALL.contains(both));
+    }
+}
