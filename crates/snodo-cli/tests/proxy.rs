@@ -317,3 +317,110 @@ async fn the_bridge_withdraws_a_backend_that_went_away_and_restores_it() {
     let _again = restart_demo(&remote_url).await;
     assert_restored(&client, "add").await;
 }
+
+impl Proxy {
+    /// Waits (up to `secs`) until a line of the proxy's stderr contains
+    /// `text`; whether one did.
+    async fn logged(&self, text: &str, secs: u64) -> bool {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            if self.log.lock().unwrap().iter().any(|l| l.contains(text)) {
+                return true;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn log_text(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+}
+
+/// A server with one tool per name, each answering "`name` of `server`".
+fn tools_of(server: &'static str, names: &[&'static str]) -> snodo::Server {
+    let mut builder = snodo::Server::builder(server, "1.0.0");
+    for &name in names {
+        builder = builder.tool(snodo::tool::from_fn(name, move |_a, _c| async move {
+            Ok(format!("{name} of {server}").into())
+        }));
+    }
+    builder.build().unwrap()
+}
+
+/// Serves `server` over Streamable HTTP on loopback while the test runs;
+/// its URL.
+async fn serve_here(server: &snodo::Server) -> String {
+    let listener = snodo::transport::http::HttpListener::bind(
+        server,
+        "127.0.0.1:0".parse().unwrap(),
+        snodo::transport::http::HttpOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = listener.url();
+    tokio::spawn(listener.run(std::future::pending()));
+    url
+}
+
+/// A fresh directory for one test's files.
+fn test_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("snodo-proxy-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What the proxy's tool `name` answers (its text, or the error).
+async fn answer(client: &Client, name: &str) -> String {
+    match client.call_tool(name, json!({})).await {
+        Ok(r) => r.text_content(),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_refused_for_a_clash_is_served_once_the_clash_is_gone() {
+    // With "-", tool `b-x` of backend `a` and tool `x` of backend `a-b` are
+    // both `a-b-x`.
+    let a = tools_of("a", &["b-x", "keep"]);
+    let ab = tools_of("a-b", &["x"]);
+    let (a_url, ab_url) = (serve_here(&a).await, serve_here(&ab).await);
+    let dir = test_dir("clash");
+    let config = dir.join("proxy.toml");
+    let only_a = format!("separator = \"-\"\n[backends.a]\nurl = \"{a_url}\"\n");
+    std::fs::write(&config, &only_a).unwrap();
+    let proxy = start_proxy(&config).await;
+    let client = Client::http(&proxy.url).await.unwrap();
+    assert_eq!(tool_names(&client).await, ["a-b-x", "a-keep"]);
+
+    // a-b comes later: its `a-b-x` is a's already.
+    std::fs::write(
+        &config,
+        format!("{only_a}[backends.a-b]\nurl = \"{ab_url}\"\n"),
+    )
+    .unwrap();
+    assert!(
+        proxy.logged("backend a-b: refused", 10).await,
+        "{}",
+        proxy.log_text()
+    );
+    assert_eq!(answer(&client, "a-b-x").await, "b-x of a");
+
+    // a drops `b-x`: the clash is gone, and a-b is served.
+    assert!(a.remove_tool("b-x"));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while answer(&client, "a-b-x").await != "x of a-b" && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(answer(&client, "a-b-x").await, "x of a-b");
+    assert_eq!(tool_names(&client).await, ["a-b-x", "a-keep"]);
+    assert!(
+        proxy.logged("backend a-b: up", 1).await,
+        "{}",
+        proxy.log_text()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -705,3 +705,98 @@ async fn a_burst_of_list_changes_costs_at_most_the_relist_in_flight_and_one_more
     );
     assert_eq!(served(&proxy).await, ["burst.t0", "burst.t1", "burst.t2"]);
 }
+
+/// A server with one tool per name, each answering "`name` of `server`".
+fn tools_of(server: &'static str, names: &[&'static str]) -> Server {
+    let mut builder = Server::builder(server, "1.0.0");
+    for &name in names {
+        builder = builder.tool(snodo::tool::from_fn(name, move |_a, _c| async move {
+            Ok(format!("{name} of {server}").into())
+        }));
+    }
+    builder.build().unwrap()
+}
+
+/// What the proxy's tool `name` answers.
+async fn answer(proxy: &Proxy, name: &str) -> Value {
+    let r = send(
+        proxy.server(),
+        "tools/call",
+        json!({"name": name, "arguments": {}}),
+    )
+    .await;
+    r["result"]["content"][0]["text"].clone()
+}
+
+/// Waits (up to 5 s) until the proxy's tool `name` answers `want`.
+async fn until_answer(proxy: &Proxy, name: &str, want: &str) -> Value {
+    let mut got = Value::Null;
+    for _ in 0..250 {
+        got = answer(proxy, name).await;
+        if got == want {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    got
+}
+
+#[tokio::test]
+async fn a_clash_is_looked_at_again_once_the_names_move_and_the_name_is_served_again() {
+    // With "-", tool `b-x` of backend `a` and tool `x` of backend `a-b` are
+    // both `a-b-x`.
+    let a = tools_of("a", &["b-x", "keep"]);
+    let ab = tools_of("a-b", &["y"]);
+    let proxy = Proxy::namespaced(gateway(), "-").unwrap();
+    proxy
+        .add_backend("a", Client::connect(a.clone()).await.unwrap())
+        .await
+        .unwrap();
+    proxy
+        .add_backend("a-b", Client::connect(ab.clone()).await.unwrap())
+        .await
+        .unwrap();
+
+    // a-b gains `x`: its relist clashes, and a-b-x stays a's.
+    ab.add_tool(snodo::tool::from_fn("x", |_a, _c| async {
+        Ok("x of a-b".into())
+    }))
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(answer(&proxy, "a-b-x").await, "b-x of a");
+    assert_eq!(served(&proxy).await, ["a-b-x", "a-b-y", "a-keep"]);
+
+    // a drops `b-x`: the clash is gone, and a-b's `x` is served.
+    let mut changes = proxy.changes();
+    changes.borrow_and_update();
+    assert!(a.remove_tool("b-x"));
+    assert_eq!(until_answer(&proxy, "a-b-x", "x of a-b").await, "x of a-b");
+    assert_eq!(served(&proxy).await, ["a-b-x", "a-b-y", "a-keep"]);
+    assert!(changes.has_changed().unwrap(), "the names moved");
+
+    // A backend refused for a clash when added may be added once the
+    // names move, which `changes` tells.
+    let c = tools_of("c", &["d-z", "keep"]);
+    let cd = tools_of("c-d", &["z"]);
+    proxy
+        .add_backend("c", Client::connect(c.clone()).await.unwrap())
+        .await
+        .unwrap();
+    let refused = proxy
+        .add_backend("c-d", Client::connect(cd.clone()).await.unwrap())
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("\"c-d-z\""), "{refused}");
+    let mut changes = proxy.changes();
+    changes.borrow_and_update();
+    assert!(c.remove_tool("d-z"));
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("the names move within 5 s")
+        .unwrap();
+    proxy
+        .add_backend("c-d", Client::connect(cd).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(answer(&proxy, "c-d-z").await, "z of c-d");
+}

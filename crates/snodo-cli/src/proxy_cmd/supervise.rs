@@ -127,7 +127,10 @@ pub(crate) async fn supervise(
         connector.label.clone()
     };
     let mut pause = FIRST_PAUSE;
+    let mut changes = proxy.changes();
     loop {
+        // Changes from here on may heal a clash this attempt runs into.
+        changes.borrow_and_update();
         let client = match connected.take() {
             Some(client) => Some(client),
             None => {
@@ -135,22 +138,32 @@ pub(crate) async fn supervise(
                     tokio::time::timeout(connector.timeout, connect(&proxy, &id, &connector)).await;
                 match attempt {
                     Ok(Ok((client, synced))) => {
-                        eprintln!(
-                            "{label}: up ({} tools, {} resources, {} prompts)",
-                            synced.tools, synced.resources, synced.prompts
-                        );
-                        for refused in &synced.refused {
-                            eprintln!("{label}: left out: {}", escape::line(refused));
-                        }
+                        up(&label, &synced);
                         Some(client)
                     }
-                    Ok(Err(Failure::Refused(e))) => {
-                        // A clash or a bad id does not heal by trying again.
-                        eprintln!("{label}: refused: {}", escape::line(&e));
+                    Ok(Err(Failure::Refused(e, client, relay))) => {
+                        // A clash heals when the other backends' names
+                        // move: tried again then, connected meanwhile.
+                        eprintln!(
+                            "{label}: refused: {} (tried again when the names served change)",
+                            escape::line(&e)
+                        );
                         if let Some(tx) = first.take() {
                             let _ = tx.send(());
                         }
-                        return;
+                        let added =
+                            add_once_clear(&proxy, &id, &client, &relay, &mut changes).await;
+                        match added {
+                            Ok(synced) => {
+                                up(&label, &synced);
+                                Some(client)
+                            }
+                            Err(e) => {
+                                eprintln!("{label}: down: {}", escape::line(&e.to_string()));
+                                client.close().await;
+                                None
+                            }
+                        }
                     }
                     Ok(Err(Failure::Down(e))) => {
                         eprintln!("{label}: down: {}", escape::line(&e));
@@ -184,12 +197,48 @@ pub(crate) async fn supervise(
     }
 }
 
+/// Says a backend is up, and what it brought.
+fn up(label: &str, synced: &snodo::proxy::Synced) {
+    eprintln!(
+        "{label}: up ({} tools, {} resources, {} prompts)",
+        synced.tools, synced.resources, synced.prompts
+    );
+    for refused in &synced.refused {
+        eprintln!("{label}: left out: {}", escape::line(refused));
+    }
+}
+
+/// Adds a connected backend the proxy refused (its names clash with
+/// another's) each time the names served change, until it is added or its
+/// client fails.
+async fn add_once_clear(
+    proxy: &Proxy,
+    id: &str,
+    client: &Client,
+    relay: &Relay,
+    changes: &mut tokio::sync::watch::Receiver<u64>,
+) -> Result<snodo::proxy::Synced, String> {
+    loop {
+        if changes.changed().await.is_err() {
+            return Err("the proxy has stopped".into());
+        }
+        match proxy
+            .add_relayed_backend(id, client.clone(), relay.clone())
+            .await
+        {
+            Ok(synced) => return Ok(synced),
+            Err(e) if e.client_error().is_some() => return Err(e.to_string()),
+            Err(_) => {}
+        }
+    }
+}
+
 /// Why a connection attempt failed.
 enum Failure {
     /// The backend could not be reached or broke the protocol.
     Down(String),
-    /// The proxy refused it (a name clash).
-    Refused(String),
+    /// The proxy refused it (a name clash); its client stays connected.
+    Refused(String, Client, Relay),
 }
 
 async fn connect(
@@ -203,15 +252,16 @@ async fn connect(
         .connect(connector.target.clone())
         .await
         .map_err(|e| Failure::Down(e.to_string()))?;
-    match proxy.add_relayed_backend(id, client.clone(), relay).await {
+    match proxy
+        .add_relayed_backend(id, client.clone(), relay.clone())
+        .await
+    {
         Ok(synced) => Ok((client, synced)),
-        Err(e) => {
+        Err(e) if e.client_error().is_some() => {
             client.close().await;
-            Err(match e.client_error() {
-                Some(_) => Failure::Down(e.to_string()),
-                None => Failure::Refused(e.to_string()),
-            })
+            Err(Failure::Down(e.to_string()))
         }
+        Err(e) => Err(Failure::Refused(e.to_string(), client, relay)),
     }
 }
 

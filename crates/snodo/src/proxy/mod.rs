@@ -107,11 +107,18 @@ struct Shared {
     /// `None`: names kept as they are.
     separator: Option<String>,
     backends: Mutex<BTreeMap<String, Backend>>,
+    /// Grows each time the names served change.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 struct Backend {
     link: Arc<Link>,
     group: Group,
+    /// The kinds waiting to be listed again.
+    relists: Arc<Relists>,
+    /// Its last relist clashed with another backend's names: it is listed
+    /// again when those change.
+    clashing: bool,
     /// The tasks that follow its list changes and list it again.
     tasks: Vec<AbortHandle>,
     /// Follows `notifications/resources/updated` of the fixed resources
@@ -177,6 +184,7 @@ impl Proxy {
                 server,
                 separator,
                 backends: Mutex::new(BTreeMap::new()),
+                changes: tokio::sync::watch::Sender::new(0),
             }),
         }
     }
@@ -203,6 +211,17 @@ impl Proxy {
     /// later list change that lists it within the limits serves them again.
     pub fn withdrawn(&self, id: &str) -> Option<String> {
         self.lock().get(id).and_then(|b| b.withdrawn.clone())
+    }
+
+    /// A receiver whose value grows each time the names the proxy serves
+    /// change: a backend added, listed again with other names, withdrawn or
+    /// removed. A backend refused for a name clash may be added once the
+    /// names have moved: wait on this
+    /// ([`changed`](tokio::sync::watch::Receiver::changed)) and try again.
+    /// (A backend already added whose relist clashed is listed again by
+    /// the proxy itself when the names move.)
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.shared.changes.subscribe()
     }
 
     /// Adds a backend under `id`: lists its components, registers them and
@@ -277,6 +296,8 @@ impl Proxy {
                 Backend {
                     link: link.clone(),
                     group: Group::default(),
+                    relists: relists.clone(),
+                    clashing: false,
                     tasks: Vec::new(),
                     updates: None,
                     withdrawn: None,
@@ -335,7 +356,8 @@ impl Proxy {
     /// returns whether there was one. Its client is closed once no request
     /// uses it any more.
     pub fn remove_backend(&self, id: &str) -> bool {
-        let Some(backend) = self.lock().remove(id) else {
+        let mut backends = self.lock();
+        let Some(backend) = backends.remove(id) else {
             return false;
         };
         let _ = self.shared.server.replace_group(
@@ -344,6 +366,7 @@ impl Proxy {
             Some(Vec::<ForwardResource>::new()),
             Some(Vec::<ForwardPrompt>::new()),
         );
+        self.shared.moved(&backends, id);
         true
     }
 
@@ -359,6 +382,18 @@ impl Proxy {
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Backend>> {
         self.backends.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The names of backend `id` have moved: the backends whose relist
+    /// clashed are listed again (the clash may be gone), and
+    /// [`Proxy::changes`] grows.
+    fn moved(&self, backends: &BTreeMap<String, Backend>, id: &str) {
+        for (other, b) in backends {
+            if other != id && b.clashing {
+                b.relists.ask(Kinds::ALL);
+            }
+        }
+        self.changes.send_modify(|generation| *generation += 1);
     }
 }
 
@@ -381,7 +416,12 @@ async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced,
         // Removed (or replaced) while it was being listed.
         return Ok(Synced::default());
     };
-    check_clashes(&backends, &link.id, &listing)?;
+    if let Err(e) = check_clashes(&backends, &link.id, &listing) {
+        if let Some(b) = backends.get_mut(&link.id) {
+            b.clashing = true;
+        }
+        return Err(e);
+    }
     let old = current.group.clone();
     let followed = listing.followed;
     let (group, refused) = shared
@@ -411,8 +451,13 @@ async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced,
                 b.updates = Some((followed, task));
             }
         }
+        let moved = b.group != group;
         b.group = group;
         b.withdrawn = None;
+        b.clashing = false;
+        if moved {
+            shared.moved(&backends, &link.id);
+        }
     }
     Ok(synced)
 }
@@ -439,6 +484,7 @@ fn withdraw(shared: &Shared, link: &Arc<Link>, error: &ProxyError) {
     }
     b.withdrawn = Some(error.to_string());
     tracing::warn!(target: "snodo::proxy", backend = %link.id, "its components are withdrawn: {error}");
+    shared.moved(&backends, &link.id);
 }
 
 /// Refuses a listing whose names another backend already has, naming both.
