@@ -23,14 +23,23 @@ struct Proxy {
 }
 
 async fn start_proxy(config: &std::path::Path) -> Proxy {
-    let mut child = tokio::process::Command::new(BIN)
+    start_proxy_with(config, |_| {}).await
+}
+
+/// [`start_proxy`], with the command adjusted by `configure` first.
+async fn start_proxy_with(
+    config: &std::path::Path,
+    configure: impl FnOnce(&mut tokio::process::Command),
+) -> Proxy {
+    let mut command = tokio::process::Command::new(BIN);
+    command
         .args(["proxy", "--http", "127.0.0.1:0"])
         .arg(config)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the proxy starts");
+        .kill_on_drop(true);
+    configure(&mut command);
+    let mut child = command.spawn().expect("the proxy starts");
     let log = Arc::new(Mutex::new(Vec::new()));
     let sink = log.clone();
     let stderr = child.stderr.take().unwrap();
@@ -422,5 +431,112 @@ async fn a_backend_refused_for_a_clash_is_served_once_the_clash_is_gone() {
         "{}",
         proxy.log_text()
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Makes a FIFO at `path` (with `mkfifo`).
+fn mkfifo(path: &std::path::Path) {
+    let _ = std::fs::remove_file(path);
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+}
+
+/// The configuration of one `snodo demo --stdio` backend per id.
+fn demos(ids: &[&str]) -> String {
+    let mut text = "health_interval = 0.5\n".to_string();
+    for id in ids {
+        text += &format!(
+            "[backends.{id}]\ncommand = [\"{BIN}\", \"demo\", \"--stdio\"]\nstderr = \"quiet\"\n"
+        );
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifo_or_an_empty_file_at_the_config_path_keeps_the_proxy_serving_as_configured() {
+    let dir = test_dir("fifo");
+    let config = dir.join("proxy.toml");
+    std::fs::write(&config, demos(&["local"])).unwrap();
+    // One runtime thread: a read that blocks it would stop the proxy.
+    let proxy = start_proxy_with(&config, |c| {
+        c.env("TOKIO_WORKER_THREADS", "1");
+    })
+    .await;
+    let client = Client::builder()
+        .timeout(Duration::from_secs(5))
+        .connect(proxy.url.as_str())
+        .await
+        .unwrap();
+    let add = async |client: &Client| {
+        let r = client
+            .call_tool("local.add", json!({"a": 1, "b": 2}))
+            .await
+            .unwrap();
+        assert_eq!(r.structured_content(), Some(&json!({"sum": 3})));
+    };
+    add(&client).await;
+
+    // A FIFO (no writer ever comes): refused unread, still serving.
+    mkfifo(&config);
+    assert!(
+        proxy
+            .logged("not a regular file (the running configuration is kept)", 5)
+            .await,
+        "{}",
+        proxy.log_text()
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    add(&client).await;
+
+    // An empty file, then one of whitespace only: refused, still serving.
+    std::fs::remove_file(&config).unwrap();
+    std::fs::write(&config, "").unwrap();
+    assert!(
+        proxy
+            .logged("the file is empty (the running configuration is kept)", 5)
+            .await,
+        "{}",
+        proxy.log_text()
+    );
+    std::fs::write(&config, " \n\t\n").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    add(&client).await;
+    assert!(tool_names(&client).await.contains(&"local.add".to_string()));
+
+    // A valid file again is applied.
+    std::fs::write(&config, demos(&["local", "other"])).unwrap();
+    let names = until_tools(&client, 20, |n| n.iter().any(|t| t == "other.add")).await;
+    assert!(names.contains(&"other.add".to_string()), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn an_empty_file_or_a_fifo_at_the_config_path_is_an_error_at_startup() {
+    let dir = test_dir("startup");
+    let config = dir.join("proxy.toml");
+    let start = async |config: &std::path::Path| {
+        let run = tokio::process::Command::new(BIN)
+            .args(["proxy", "--http", "127.0.0.1:0"])
+            .arg(config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .output();
+        let out = tokio::time::timeout(Duration::from_secs(15), run)
+            .await
+            .expect("the proxy exits")
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    std::fs::write(&config, "  \n").unwrap();
+    let said = start(&config).await;
+    assert!(said.contains("proxy.toml: the file is empty"), "{said}");
+    mkfifo(&config);
+    let said = start(&config).await;
+    assert!(said.contains("proxy.toml: not a regular file"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -84,8 +84,14 @@ const MAX_BACKENDS: usize = snodo::proxy::MAX_BACKENDS;
 pub(crate) const MAX_BYTES: u64 = 1024 * 1024;
 
 impl Config {
-    /// Parses and checks a configuration file's text.
+    /// Parses and checks a configuration file's text. An empty (or
+    /// whitespace-only) text is refused: it is what a file caught in the
+    /// middle of being written looks like, and it would withdraw every
+    /// backend.
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        if text.trim().is_empty() {
+            return Err("the file is empty".into());
+        }
         let config: Config = toml::from_str(text).map_err(|e| e.to_string().trim().to_owned())?;
         snodo::proxy::check_separator(&config.separator).map_err(|e| e.to_string())?;
         if !(config.health_interval >= 0.1 && config.health_interval.is_finite()) {
@@ -207,6 +213,8 @@ mod tests {
             ),
             ("health_interval = 0", "health_interval"),
             ("separator = ", "expected"),
+            ("", "the file is empty"),
+            (" \n\t\r\n", "the file is empty"),
         ] {
             let e = Config::parse(text).unwrap_err();
             assert!(e.contains(want), "{text:?}: {e}");

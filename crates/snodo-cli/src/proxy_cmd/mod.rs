@@ -4,10 +4,11 @@
 //! it is back.
 
 mod config;
+mod file;
 pub(crate) mod supervise;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
@@ -15,6 +16,7 @@ use snodo::proxy::Proxy;
 use snodo::server::Capability;
 
 use self::config::Config;
+use self::file::ConfigFile;
 use self::supervise::Supervisors;
 
 /// How often the configuration file is read for changes.
@@ -42,27 +44,14 @@ pub(crate) struct ProxyArgs {
     config: PathBuf,
 }
 
-fn read(path: &Path) -> Result<String, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut text = String::new();
-    file.take(config::MAX_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if text.len() as u64 > config::MAX_BYTES {
-        return Err(format!(
-            "{}: larger than {} bytes",
-            path.display(),
-            config::MAX_BYTES
-        ));
-    }
-    Ok(text)
-}
-
 /// Starts the backends, then serves until stopped.
 pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
-    let text = read(&args.config).map_err(invalid)?;
+    let file = ConfigFile::new(args.config.clone());
+    let text = file
+        .read()
+        .await
+        .map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
     let config =
         Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
     let server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
@@ -80,7 +69,7 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     );
     let first = supervisors.apply(&config.backends);
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
-    tokio::spawn(watch(args.config.clone(), text, config, supervisors));
+    tokio::spawn(watch(file, text, config, supervisors));
     crate::serve_until_stopped(proxy.server().clone(), args.http).await
 }
 
@@ -91,12 +80,32 @@ async fn futures_join(receivers: Vec<tokio::sync::oneshot::Receiver<()>>) {
 }
 
 /// Reads the file every second; a changed, valid file is applied (a
-/// changed separator or health interval needs a restart), an invalid one
-/// is reported and the running configuration kept.
-async fn watch(path: PathBuf, mut text: String, mut config: Config, mut supervisors: Supervisors) {
+/// changed separator or health interval needs a restart), an invalid or
+/// empty one, or one that cannot be read, is reported (once) and the running
+/// configuration kept.
+async fn watch(
+    file: ConfigFile,
+    mut text: String,
+    mut config: Config,
+    mut supervisors: Supervisors,
+) {
+    let path = file.path().display().to_string();
+    let mut unreadable: Option<String> = None;
     loop {
         tokio::time::sleep(WATCH_EVERY).await;
-        let Ok(now) = read(&path) else { continue };
+        let now = match file.read().await {
+            Ok(now) => {
+                unreadable = None;
+                now
+            }
+            Err(e) => {
+                if unreadable.as_ref() != Some(&e) {
+                    eprintln!("snodo proxy: {path}: {e} (the running configuration is kept)");
+                    unreadable = Some(e);
+                }
+                continue;
+            }
+        };
         if now == text {
             continue;
         }
@@ -107,34 +116,14 @@ async fn watch(path: PathBuf, mut text: String, mut config: Config, mut supervis
                     || next.health_interval != config.health_interval
                 {
                     eprintln!(
-                        "snodo proxy: {}: separator and health_interval apply from the next start",
-                        path.display()
+                        "snodo proxy: {path}: separator and health_interval apply from the next start"
                     );
                 }
-                eprintln!("snodo proxy: {}: reloaded", path.display());
+                eprintln!("snodo proxy: {path}: reloaded");
                 supervisors.apply(&next.backends);
                 config = next;
             }
-            Err(e) => eprintln!(
-                "snodo proxy: {}: {e} (the running configuration is kept)",
-                path.display()
-            ),
+            Err(e) => eprintln!("snodo proxy: {path}: {e} (the running configuration is kept)"),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_configuration_file_past_max_bytes_is_refused() {
-        let dir = std::env::temp_dir().join(format!("snodo-proxy-big-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("proxy.toml");
-        std::fs::write(&path, vec![b'#'; super::config::MAX_BYTES as usize + 1]).unwrap();
-        let e = super::read(&path).unwrap_err();
-        assert!(e.ends_with("larger than 1048576 bytes"), "{e}");
-        std::fs::write(&path, "# fine\n").unwrap();
-        assert_eq!(super::read(&path).unwrap(), "# fine\n");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
