@@ -540,3 +540,51 @@ async fn an_empty_file_or_a_fifo_at_the_config_path_is_an_error_at_startup() {
     assert!(said.contains("proxy.toml: not a regular file"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_that_crashes_soon_after_each_start_is_started_again_after_growing_pauses() {
+    let dir = test_dir("crash");
+    let starts = dir.join("starts");
+    let config = dir.join("proxy.toml");
+    // Each start is a line in `starts`; the demo is terminated 0.5 s after.
+    let script = format!(
+        "echo start >> '{}'; (sleep 0.5; kill $$) </dev/null >/dev/null 2>&1 & exec '{BIN}' demo --stdio",
+        starts.display()
+    );
+    std::fs::write(
+        &config,
+        format!(
+            "health_interval = 0.2\n[backends.crashy]\ncommand = [\"sh\", \"-c\", {script:?}]\nstderr = \"quiet\"\n"
+        ),
+    )
+    .unwrap();
+    let proxy = start_proxy(&config).await;
+    // When each start shows up (polled every 20 ms), for 12 s.
+    let mut seen = Vec::new();
+    let begin = tokio::time::Instant::now();
+    while begin.elapsed() < Duration::from_secs(12) {
+        let count = std::fs::read_to_string(&starts)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        while seen.len() < count {
+            seen.push(begin.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let gaps: Vec<Duration> = seen.windows(2).map(|w| w[1] - w[0]).collect();
+    let log = proxy.log_text();
+    assert!(log.contains("backend crashy: up"), "{log}");
+    // Pauses of about 0.5, 1, 2 and 4 s after runs of about 0.6 s: four or
+    // five starts in 12 s (with a pause that stayed at 0.5 s, eleven).
+    assert!(
+        (4..=5).contains(&seen.len()),
+        "{} starts at {seen:?}\n{log}",
+        seen.len()
+    );
+    assert!(
+        gaps[2] >= gaps[0] + Duration::from_millis(600),
+        "the pauses grow: gaps {gaps:?}\n{log}"
+    );
+    assert!(log.contains("backend crashy: next attempt in"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 //! backend is health-checked, withdrawn while it is down and restored when
 //! it is back.
 
+mod backoff;
 mod config;
 mod file;
 pub(crate) mod supervise;

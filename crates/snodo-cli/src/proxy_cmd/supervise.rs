@@ -1,6 +1,6 @@
 //! Keeping each configured backend connected: connect, register, check its
 //! health, withdraw its components when it stops answering, and connect
-//! again (with a growing pause) until it is back.
+//! again (after a growing pause, see [`Backoff`]) until it is back.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -10,12 +10,9 @@ use snodo::client::{Client, ClientBuilder, ClientError, StderrMode, StdioCommand
 use snodo::proxy::{Proxy, Relay};
 use tokio::sync::oneshot;
 
+use super::backoff::Backoff;
 use super::config::{Backend, Command};
 use crate::escape;
-
-/// The shortest and longest pause between two connection attempts.
-const FIRST_PAUSE: Duration = Duration::from_millis(500);
-const LONGEST_PAUSE: Duration = Duration::from_secs(30);
 
 /// The running backends' supervisors, by id.
 pub(crate) struct Supervisors {
@@ -126,7 +123,7 @@ pub(crate) async fn supervise(
     } else {
         connector.label.clone()
     };
-    let mut pause = FIRST_PAUSE;
+    let mut backoff = Backoff::default();
     let mut changes = proxy.changes();
     loop {
         // Changes from here on may heal a clash this attempt runs into.
@@ -182,18 +179,23 @@ pub(crate) async fn supervise(
         if let Some(tx) = first.take() {
             let _ = tx.send(());
         }
-        if let Some(client) = client {
-            pause = FIRST_PAUSE;
-            let why = watch_health(&client, interval).await;
-            proxy.remove_backend(&id);
-            eprintln!(
-                "{label}: down ({}): its components are withdrawn",
-                escape::line(&why)
-            );
-            client.close().await;
-        }
+        let up = match client {
+            Some(client) => {
+                let since = tokio::time::Instant::now();
+                let why = watch_health(&client, interval).await;
+                proxy.remove_backend(&id);
+                eprintln!(
+                    "{label}: down ({}): its components are withdrawn",
+                    escape::line(&why)
+                );
+                client.close().await;
+                Some(since.elapsed())
+            }
+            None => None,
+        };
+        let pause = backoff.after(up);
+        eprintln!("{label}: next attempt in {:.1} s", pause.as_secs_f64());
         tokio::time::sleep(pause).await;
-        pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
 
