@@ -588,3 +588,50 @@ async fn a_backend_that_crashes_soon_after_each_start_is_started_again_after_gro
     assert!(log.contains("backend crashy: next attempt in"), "{log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_past_the_listing_limit_is_reported_down_and_the_others_serve() {
+    // One tool more than a listing holds by default.
+    let mut builder = snodo::Server::builder("big", "1.0.0");
+    for i in 0..=snodo::client::DEFAULT_MAX_LISTING_ITEMS {
+        builder = builder.tool(snodo::tool::from_fn(format!("t{i}"), |_a, _c| async {
+            Ok("t".into())
+        }));
+    }
+    let big = builder.build().unwrap();
+    let url = serve_here(&big).await;
+    let dir = test_dir("big");
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        format!("{}[backends.big]\nurl = \"{url}\"\n", demos(&["local"])),
+    )
+    .unwrap();
+    let proxy = start_proxy(&config).await;
+    let client = Client::http(&proxy.url).await.unwrap();
+    let names = until_tools(&client, 20, |n| n.iter().any(|t| t == "local.add")).await;
+    assert!(names.contains(&"local.add".to_string()), "{names:?}");
+    assert!(!names.iter().any(|t| t.starts_with("big.")), "{names:?}");
+    assert!(
+        proxy
+            .logged(
+                "backend big: down: backend \"big\": limit exceeded: tools/list lists more \
+                 than 10000 items (max_listing_items = 10000)",
+                10
+            )
+            .await,
+        "{}",
+        proxy.log_text()
+    );
+    assert!(
+        proxy.logged("backend big: next attempt in", 1).await,
+        "{}",
+        proxy.log_text()
+    );
+    let r = client
+        .call_tool("local.add", json!({"a": 2, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 4})));
+    let _ = std::fs::remove_dir_all(&dir);
+}
