@@ -634,4 +634,22 @@ async fn a_backend_past_the_listing_limit_is_reported_down_and_the_others_serve(
         .unwrap();
     assert_eq!(r.structured_content(), Some(&json!({"sum": 4})));
     let _ = std::fs::remove_dir_all(&dir);
+
+    // The bridge refuses to serve it, naming the limit.
+    let bridge = tokio::process::Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0", &url])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(30), bridge)
+        .await
+        .expect("the bridge exits")
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("limit exceeded: tools/list lists more than 10000 items"),
+        "{said}"
+    );
 }
