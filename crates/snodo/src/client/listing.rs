@@ -144,7 +144,9 @@ mod tests {
         b.charge("tools/list", &[item.clone(), item.clone()])
             .unwrap();
         b.charge("tools/list", std::slice::from_ref(&item)).unwrap();
-        let e = b.charge("tools/list", &[item.clone()]).unwrap_err();
+        let e = b
+            .charge("tools/list", std::slice::from_ref(&item))
+            .unwrap_err();
         assert_eq!(e.exceeded_limit(), Some(ClientLimit::ListingItems));
         assert_eq!(
             e.to_string(),
