@@ -27,7 +27,7 @@
 //!   kind are listed again and the proxy announces the change to its own
 //!   listeners; relists are coalesced per backend (one in flight, one
 //!   queued that later changes join), so a burst of notifications costs
-//!   two listings; the updates of its fixed resources (the first
+//!   at most two listings; the updates of its fixed resources (the first
 //!   [`MAX_FOLLOWED`]) are announced under the proxy's URIs.
 //!
 //! Each listing is bounded by the backend client's listing limits
