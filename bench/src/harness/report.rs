@@ -18,7 +18,7 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
     ("http_call_c64", "HTTP `tools/call echo`, 64 connections"),
     (
         "http_add_c64",
-        "HTTP `tools/call add`, 64 connections: structured content, checked against the output schema by each server",
+        "HTTP `tools/call add`, 64 connections: structured content with an output schema (no server checks the content against it; snodo's default validator checks only that it is there)",
     ),
     (
         "http_call_validated_c64",

@@ -465,6 +465,42 @@ async fn step_five_output_schema_is_enforced() {
     assert_eq!(polite["result"]["isError"], true);
 }
 
+/// A server whose `sum` tool returns `{"sum": "three"}` against an output
+/// schema asking for an integer, with `validator` installed (if any).
+fn wrong_output_server(
+    validator: Option<Box<dyn FnOnce(snodo::ServerBuilder) -> snodo::ServerBuilder>>,
+) -> Server {
+    let mut builder = Server::builder("outputs", "1").tool(fixture(
+        "sum",
+        json!({"type": "object"}),
+        Some(json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]})),
+        |_| Ok(ToolResult::structured(json!({"sum": "three"}))),
+    ));
+    if let Some(install) = validator {
+        builder = install(builder);
+    }
+    builder.build().expect("builds")
+}
+
+#[tokio::test]
+async fn output_is_checked_by_the_installed_validator_only() {
+    // The default (pass-through) validator: structured content must be
+    // there, its content is not checked.
+    let default = call(&wrong_output_server(None), 40, "sum", json!({})).await;
+    assert_eq!(
+        default["result"]["structuredContent"],
+        json!({"sum": "three"})
+    );
+    let refused = json!({"code": -32603, "message": "Tool output failed schema validation"});
+    let basic = wrong_output_server(Some(Box::new(|b| b.validator(snodo::schema::Basic))));
+    assert_eq!(call(&basic, 41, "sum", json!({})).await["error"], refused);
+    #[cfg(feature = "jsonschema")]
+    {
+        let full = wrong_output_server(Some(Box::new(|b| b.validator(snodo::schema::Full))));
+        assert_eq!(call(&full, 42, "sum", json!({})).await["error"], refused);
+    }
+}
+
 #[tokio::test]
 async fn pagination_walks_every_tool_once() {
     let mut builder = Server::builder("many", "1").page_size(3);
