@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the client leg of the official MCP conformance suite (pinned in
 # conformance/package.json) against `snodo-conformance client`: every client
-# scenario of 2026-07-28 (the 25 `auth/*` ones included), those of
-# 2025-11-25 (with its 14 `auth/*` ones), and the two client-credentials
-# extension scenarios at both revisions. Writes one summary per leg to
+# scenario the runner lists for 2026-07-28 and for 2025-11-25 (read from the
+# runner), and the extension scenarios snodo implements (the two
+# client-credentials ones) at both revisions. Writes one summary per leg to
 # conformance/results/ and fails on any failure or warning.
 #
 #   conformance/run-client.sh
@@ -19,20 +19,38 @@ runner="$(ensure_conformance)"
 cargo build --quiet --all-features --bin snodo-conformance
 client="$PWD/target/debug/snodo-conformance client"
 
-auth_2025=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
-    auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
-    auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
-    auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
-    auth/pre-registration)
-auth_2026=("${auth_2025[@]}" auth/resource-mismatch auth/offline-access-scope
-    auth/offline-access-not-supported auth/authorization-server-migration auth/iss-supported
-    auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected
-    auth/iss-normalized auth/metadata-issuer-mismatch)
-scenarios_2026=(tools_call request-metadata sep-2322-client-request-state http-standard-headers
-    http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref "${auth_2026[@]}")
-scenarios_2025=(initialize tools_call elicitation-sep1034-client-defaults sse-retry "${auth_2025[@]}")
-# Extension scenarios are off the revisions' timelines: the runner needs --force.
-extensions=(auth/client-credentials-basic auth/client-credentials-jwt)
+# Every client scenario the pinned runner lists for a revision, read from the
+# runner itself (`list --client --spec-version`), so that a scenario the
+# runner adds is run, not missed.
+scenarios_for() { # scenarios_for VERSION
+    "$runner" list --client --spec-version "$1" | sed -n 's/^  - \([^ ]*\) \[.*$/\1/p'
+}
+mapfile -t scenarios_2026 < <(scenarios_for 2026-07-28)
+mapfile -t scenarios_2025 < <(scenarios_for 2025-11-25)
+# Extension scenarios are off the revisions' timelines: the runner needs
+# --force. These are the ones snodo implements; the others are listed as
+# not implemented.
+implemented_extensions=(auth/client-credentials-basic auth/client-credentials-jwt)
+mapfile -t all_extensions < <("$runner" list --client | sed -n 's/^  - \([^ ]*\) \[extension\]$/\1/p')
+extensions=()
+for scenario in "${all_extensions[@]}"; do
+    if [[ " ${implemented_extensions[*]} " == *" $scenario "* ]]; then
+        extensions+=("$scenario")
+    else
+        echo "conformance client: extension scenario $scenario: not implemented, not run"
+    fi
+done
+listed() { # listed VERSION COUNT
+    echo "conformance client: the runner lists $2 client scenarios for $1; all $2 run"
+    [[ $2 -gt 0 ]] || { echo "conformance client: the runner listed nothing for $1"; exit 1; }
+}
+listed 2026-07-28 "${#scenarios_2026[@]}"
+listed 2025-11-25 "${#scenarios_2025[@]}"
+echo "conformance client: the runner lists ${#all_extensions[@]} client extension scenarios; ${#extensions[@]} run"
+[[ ${#extensions[@]} -eq ${#implemented_extensions[@]} ]] || {
+    echo "conformance client: an implemented extension scenario is no longer listed"
+    exit 1
+}
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 raw="conformance/results/raw/$stamp"
@@ -63,8 +81,8 @@ leg() { # leg NAME VERSION MIN_PASSED SCENARIO...  (FORCE=1: pass --force)
     python3 conformance/summarize.py --check-warnings "$raw/$name" /dev/null "$#" "$min_passed" || status=1
 }
 
-leg client-2026-07-28 2026-07-28 403 "${scenarios_2026[@]}"
-leg client-2025-11-25 2025-11-25 239 "${scenarios_2025[@]}"
+leg client-2026-07-28 2026-07-28 412 "${scenarios_2026[@]}"
+leg client-2025-11-25 2025-11-25 248 "${scenarios_2025[@]}"
 FORCE=1 leg client-extensions-2026-07-28 2026-07-28 14 "${extensions[@]}"
 FORCE=1 leg client-extensions-2025-11-25 2025-11-25 16 "${extensions[@]}"
 

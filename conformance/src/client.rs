@@ -227,10 +227,30 @@ async fn run(url: &str) -> Result<Vec<String>, ClientError> {
             Ok(_) => Vec::new(),
             Err(e) => vec![format!("list tools: {e}")],
         },
+        "json-schema-2020-12-preservation" => echo_schemas(&client).await,
         _ => exercise(&client, &context).await,
     };
     client.close().await;
     Ok(failures)
+}
+
+/// Lists the tools and passes each input schema the client kept, as it
+/// kept it, back through the echo tool the scenario serves: what the
+/// server receives is what a program using the client would see.
+async fn echo_schemas(client: &Client) -> Vec<String> {
+    const ECHO: &str = "json_schema_echo";
+    let tools = match client.list_tools().await {
+        Ok(tools) => tools,
+        Err(e) => return vec![format!("list tools: {e}")],
+    };
+    let mut failures = Vec::new();
+    for tool in tools.iter().filter(|t| t.name != ECHO) {
+        let args = json!({"schema": tool.input_schema});
+        if let Err(e) = client.call_tool(ECHO, args).await {
+            failures.push(format!("echo the schema of {}: {e}", tool.name));
+        }
+    }
+    failures
 }
 
 /// Runs the client leg against `url`.
