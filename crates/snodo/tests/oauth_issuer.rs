@@ -5,97 +5,30 @@
 //! issuer is down is 503, not 401.
 #![cfg(all(feature = "auth", feature = "http", feature = "client"))]
 
+mod issuer_support;
 mod oauth_support;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::StatusCode;
+use issuer_support::{DOWN, HANGING, Issuer, UP};
 use oauth_support::mcp;
-use serde_json::json;
+use serde_json::{Value, json};
 use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo::{Server, ToolResult, tool::from_fn};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-/// The issuer answers.
-const UP: u8 = 0;
-/// The issuer accepts connections and never answers.
-const HANGING: u8 = 1;
-/// The issuer answers 503 to everything.
-const DOWN: u8 = 2;
-
-/// An issuer on 127.0.0.1 whose behaviour the test switches.
-struct Issuer {
-    url: String,
-    mode: Arc<AtomicU8>,
-}
-
-impl Issuer {
-    async fn start(mode: u8) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let mode = Arc::new(AtomicU8::new(mode));
-        let (issuer, state) = (url.clone(), mode.clone());
-        tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
-                let (issuer, state) = (issuer.clone(), state.clone());
-                tokio::spawn(async move {
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 1024];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match socket.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let (status, body) = match state.load(Ordering::SeqCst) {
-                        HANGING => {
-                            // Bounded: the test is over long before.
-                            tokio::time::sleep(Duration::from_secs(60)).await;
-                            return;
-                        }
-                        DOWN => ("503 Service Unavailable", String::new()),
-                        _ => {
-                            let path = String::from_utf8_lossy(&head);
-                            if path.starts_with("GET /jwks ") {
-                                ("200 OK", jwks())
-                            } else {
-                                let meta =
-                                    json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
-                                ("200 OK", meta.to_string())
-                            }
-                        }
-                    };
-                    let answer = format!(
-                        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = socket.write_all(answer.as_bytes()).await;
-                });
-            }
-        });
-        Self { url, mode }
-    }
-
-    fn set(&self, mode: u8) {
-        self.mode.store(mode, Ordering::SeqCst);
-    }
-}
-
 /// One P-256 public key (the example key of RFC 7515, appendix A.3), as `k1`.
-fn jwks() -> String {
-    json!({"keys": [{
+fn jwks() -> Value {
+    json!([{
         "kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256", "use": "sig",
         "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
         "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"
-    }]})
-    .to_string()
+    }])
 }
 
 /// A token that names key `kid` (its signature never verifies: what is
@@ -138,7 +71,7 @@ fn retry_after(headers: &http::HeaderMap) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_issuer_holds_one_request_for_one_fetch_and_the_others_not_at_all() {
-    let issuer = Issuer::start(HANGING).await;
+    let issuer = Issuer::start(HANGING, jwks()).await;
     let (url, _stop) = protected(&issuer.url, |url| {
         JwtVerifier::new(&issuer.url, url).fetch_timeout(Duration::from_millis(800))
     })
@@ -180,7 +113,7 @@ async fn a_hanging_issuer_holds_one_request_for_one_fetch_and_the_others_not_at_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_never_seen_while_the_issuer_is_down_is_503_not_401() {
-    let issuer = Issuer::start(UP).await;
+    let issuer = Issuer::start(UP, jwks()).await;
     let (url, _stop) = protected(&issuer.url, |url| {
         JwtVerifier::new(&issuer.url, url).refresh_interval(Duration::from_millis(100))
     })
