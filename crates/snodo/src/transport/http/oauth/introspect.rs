@@ -147,3 +147,34 @@ impl TokenVerifier for Introspection {
         Box::pin(self.inner.verify(token))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 10 000 answers are all cached, and one more leaves at most 10 000,
+    /// the newest among them.
+    #[test]
+    fn at_most_ten_thousand_answers_are_cached() {
+        let verifier = Introspection::new(
+            "https://issuer.example/introspect",
+            "https://issuer.example",
+            "https://mcp.example/mcp",
+            "rs",
+            "secret",
+        );
+        let cache = &verifier.inner.cache;
+        let principal = Principal::new("ada");
+        let digest = |n: usize| Verdicts::digest(&format!("token-{n}"));
+        for n in 0..10_000 {
+            cache.put(digest(n), &principal);
+        }
+        assert!((0..10_000).all(|n| cache.get(&digest(n)).is_some()));
+        cache.put(digest(10_000), &principal);
+        assert!(cache.get(&digest(10_000)).is_some());
+        let cached = (0..=10_000)
+            .filter(|n| cache.get(&digest(*n)).is_some())
+            .count();
+        assert!(cached <= 10_000, "{cached} cached");
+    }
+}

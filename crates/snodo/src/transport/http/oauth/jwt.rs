@@ -413,3 +413,30 @@ impl TokenVerifier for JwtVerifier {
         Box::pin(self.inner.verify(token))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bound on remembered tokens, measured on the verifier's own memory
+    /// (10 000 signature checks through the public API take minutes in a
+    /// debug build): 10 000 tokens are all remembered, and one more leaves
+    /// at most 10 000, the newest among them.
+    #[test]
+    fn at_most_ten_thousand_verified_tokens_are_remembered() {
+        let verifier = JwtVerifier::new("https://issuer.example", "https://mcp.example/mcp");
+        let verified = &verifier.inner.verified;
+        let principal = Principal::new("ada");
+        let digest = |n: usize| Verdicts::digest(&format!("token-{n}"));
+        for n in 0..10_000 {
+            verified.put(digest(n), &principal);
+        }
+        assert!((0..10_000).all(|n| verified.get(&digest(n)).is_some()));
+        verified.put(digest(10_000), &principal);
+        assert!(verified.get(&digest(10_000)).is_some());
+        let remembered = (0..=10_000)
+            .filter(|n| verified.get(&digest(*n)).is_some())
+            .count();
+        assert!(remembered <= 10_000, "{remembered} remembered");
+    }
+}
