@@ -1081,3 +1081,143 @@ async fn the_initialize_era_has_no_tasks() {
         exchange(r#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":"x"}}"#).await;
     assert_eq!(get["error"]["code"], -32601, "{get}");
 }
+
+/// A handler's life as the tests see it: how far it got, and whether it
+/// was dropped.
+#[derive(Clone, Default)]
+struct Life {
+    ticks: Arc<std::sync::atomic::AtomicUsize>,
+    dropped: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Life {
+    fn ticks(&self) -> usize {
+        self.ticks.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn dropped(&self) -> bool {
+        self.dropped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits (boundedly) until the handler ticks past `ticks`.
+    async fn ticks_past(&self, ticks: usize) {
+        for _ in 0..500 {
+            if self.ticks() > ticks {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the handler stopped ticking at {ticks}");
+    }
+}
+
+/// Marks its handler dropped.
+struct DropMark(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for DropMark {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A server whose task tool `stubborn` ignores cancellation: it ticks every
+/// 10 ms for a minute.
+fn stubborn_server(options: TaskOptions, life: &Life) -> Server {
+    let life = life.clone();
+    Server::builder("stubborn", "1")
+        .tool(
+            from_fn("stubborn", move |_, _cx: Context| {
+                let life = life.clone();
+                async move {
+                    let _mark = DropMark(life.dropped.clone());
+                    for _ in 0..6000 {
+                        life.ticks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    Ok(ToolResult::text("ran to the end"))
+                }
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tasks(options)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_handler_that_ignores_cancellation_is_dropped_after_the_grace_and_its_task_cancelled() {
+    let life = Life::default();
+    let server = stubborn_server(
+        TaskOptions::memory().cancel_grace(Duration::from_secs(1)),
+        &life,
+    );
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"stubborn"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    life.ticks_past(0).await;
+    let ack = send(
+        &server,
+        &request(
+            2,
+            "tasks/cancel",
+            &format!(r#"{{"taskId":"{id}"}}"#),
+            DECLARED,
+        ),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    // Within the grace the handler goes on, and the task is still working.
+    life.ticks_past(life.ticks()).await;
+    assert!(!life.dropped(), "dropped before the grace ran out");
+    let during = send(
+        &server,
+        &request(3, "tasks/get", &format!(r#"{{"taskId":"{id}"}}"#), DECLARED),
+    )
+    .await;
+    assert_eq!(during["result"]["status"], "working", "{during}");
+    // Then it is dropped, and the task is cancelled.
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "cancelled", "{done}");
+    assert!(done.get("result").is_none() && done.get("error").is_none());
+    assert!(life.dropped(), "the handler was dropped");
+    let stopped_at = life.ticks();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        life.ticks(),
+        stopped_at,
+        "nothing runs the handler any more"
+    );
+}
+
+#[tokio::test]
+async fn a_handler_that_runs_past_max_runtime_fails_its_task_with_32603() {
+    let life = Life::default();
+    let server = stubborn_server(
+        TaskOptions::memory().max_runtime(Duration::from_millis(300)),
+        &life,
+    );
+    let created = send(
+        &server,
+        &request(1, "tools/call", r#"{"name":"stubborn"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    life.ticks_past(0).await;
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(done["error"]["code"], -32603);
+    assert_eq!(done["error"]["message"], "The task ran past its time limit");
+    assert_eq!(done["statusMessage"], "The task ran past its time limit");
+    assert!(done.get("result").is_none());
+    assert!(life.dropped(), "the handler was dropped");
+    let stopped_at = life.ticks();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(
+        life.ticks(),
+        stopped_at,
+        "nothing runs the handler any more"
+    );
+}
