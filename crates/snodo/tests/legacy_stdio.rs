@@ -5,9 +5,13 @@
 mod common;
 mod legacy_support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use snodo::prelude::*;
+use snodo::tool::from_fn;
 use snodo::transport::StdioOptions;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
 
@@ -85,7 +89,11 @@ fn server() -> snodo::Server {
 }
 
 async fn initialized(version: &str, capabilities: Value) -> Pipe {
-    let mut pipe = Pipe::start(server());
+    initialized_on(server(), version, capabilities).await
+}
+
+async fn initialized_on(server: snodo::Server, version: &str, capabilities: Value) -> Pipe {
+    let mut pipe = Pipe::start(server);
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": version, "capabilities": capabilities,
         "clientInfo": {"name": "vectors", "version": "1.0.0"}}});
@@ -419,14 +427,61 @@ async fn url_elicitation_exists_only_from_2025_11_25() {
     pipe.close().await;
 }
 
+/// Sets its flag when dropped: the handler holding it has ended.
+struct EndMark(Arc<AtomicBool>);
+
+impl Drop for EndMark {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits (boundedly) until `done` says so.
+async fn until(done: impl Fn() -> bool, what: &str) {
+    for _ in 0..500 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{what} did not happen within 5 s");
+}
+
 #[tokio::test]
 async fn notifications_cancelled_stops_the_handler_and_suppresses_the_response() {
-    let mut pipe = initialized("2025-11-25", json!({})).await;
-    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}"#)
+    // The handler takes no notice of the cancellation: it ticks every 10 ms
+    // for a minute, unless it is stopped.
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let ended = Arc::new(AtomicBool::new(false));
+    let (counter, mark) = (ticks.clone(), ended.clone());
+    let server = snodo::Server::builder("cancel", "1.0.0")
+        .tool(
+            from_fn("tick", move |_, _cx: Context| {
+                let (ticks, end) = (counter.clone(), EndMark(mark.clone()));
+                async move {
+                    let _end = end;
+                    for _ in 0..6000 {
+                        ticks.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    Ok(ToolResult::text("ticked a minute"))
+                }
+            })
+            .input_schema(json!({"type": "object"})),
+        )
+        .build()
+        .unwrap();
+    let mut pipe = initialized_on(server, "2025-11-25", json!({})).await;
+    pipe.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tick"}}"#)
         .await;
+    until(|| ticks.load(Ordering::SeqCst) > 1, "the handler's ticking").await;
+    assert!(!ended.load(Ordering::SeqCst), "the handler runs");
     pipe.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"changed my mind"}}"#)
         .await;
+    until(|| ended.load(Ordering::SeqCst), "the handler's end").await;
+    let stopped_at = ticks.load(Ordering::SeqCst);
     pipe.silent(200).await;
+    assert_eq!(ticks.load(Ordering::SeqCst), stopped_at, "it ticks no more");
     pipe.ping(2).await;
     pipe.close().await;
 }
