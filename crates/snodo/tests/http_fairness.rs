@@ -30,6 +30,10 @@ fn server() -> Server {
         .tool(from_fn("echo", |args, _| async move {
             Ok(ToolResult::text(args.str("text").unwrap_or_default()))
         }))
+        // One client opens a thousand streams here: what is tested is the
+        // listener under that load, not the share of one client (see
+        // tests/shared_tables.rs).
+        .subscriptions_per_share(4096)
         .build()
         .unwrap()
 }
