@@ -323,21 +323,32 @@ async fn an_input_required_handler_becomes_a_server_request_and_runs_again() {
     pipe.send(r#"{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"ask"}}"#)
         .await;
     let request = pipe.recv().await;
+    // The request's id is 128 random bits: nobody who did not see the
+    // request can answer it.
+    let id = request["id"].as_str().expect("a string id").to_string();
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
     assert_eq!(
         request,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {
+        json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {
             "message": "Your name?",
             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
         }})
     );
     assert_valid_in("2025-06-18", "ElicitRequest", &request);
     // An answer to a request the server never sent changes nothing.
-    pipe.send(
-        r#"{"jsonrpc":"2.0","id":999,"result":{"action":"accept","content":{"name":"Mallory"}}}"#,
-    )
-    .await;
-    pipe.send(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"name":"Ada"}}}"#)
+    for guess in [r#"999"#, "1", r#""00000000000000000000000000000001""#] {
+        pipe.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{guess},"result":{{"action":"accept","content":{{"name":"Mallory"}}}}}}"#
+        ))
         .await;
+    }
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"action":"accept","content":{{"name":"Ada"}}}}}}"#
+    ))
+    .await;
     let reply = pipe.recv().await;
     assert_legacy_response("2025-06-18", &reply, "CallToolResult");
     assert_eq!(
@@ -563,11 +574,15 @@ async fn roots_are_asked_for_with_a_real_request() {
     let request = pipe.recv().await;
     assert_eq!(
         request,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list", "params": {}})
+        json!({"jsonrpc": "2.0", "id": request["id"], "method": "roots/list", "params": {}})
     );
+    assert!(request["id"].is_string(), "{request}");
     assert_valid_in("2025-06-18", "ListRootsRequest", &request);
-    pipe.send(r#"{"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":"file:///a","name":"a"},{"uri":"file:///b"}]}}"#)
-        .await;
+    pipe.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"roots":[{{"uri":"file:///a","name":"a"}},{{"uri":"file:///b"}}]}}}}"#,
+        request["id"]
+    ))
+    .await;
     let reply = pipe.recv().await;
     assert_eq!(reply["result"]["content"][0]["text"], "2 root(s)");
     pipe.close().await;

@@ -55,7 +55,6 @@ pub struct Session {
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<PeerAnswer>>>,
-    next_id: AtomicU64,
     in_flight: Mutex<HashMap<RequestId, CancelSignal>>,
     /// Where messages that belong to no request go (the standalone GET
     /// stream over HTTP, the pipe over stdio); `None` while nobody listens.
@@ -103,7 +102,6 @@ impl Session {
             log_level: AtomicU8::new(0),
             subscriptions: Mutex::default(),
             pending: Mutex::default(),
-            next_id: AtomicU64::new(1),
             in_flight: Mutex::default(),
             outbox: Mutex::default(),
             created: Instant::now(),
@@ -319,13 +317,22 @@ impl Session {
 
     /// Registers a server-initiated request and returns its id and the
     /// receiver of the client's answer; `None` when too many are pending.
+    ///
+    /// The id is a string of 128 random bits (32 hex digits), so that an
+    /// answer can only come from whoever saw the request: clients echo it
+    /// back as they received it.
     pub(crate) fn expect_answer(&self) -> Option<(RequestId, oneshot::Receiver<PeerAnswer>)> {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         pending.retain(|_, tx| !tx.is_closed());
         if pending.len() >= MAX_PENDING_SERVER_REQUESTS {
             return None;
         }
-        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed) as i64);
+        let id = loop {
+            let id = RequestId::String(super::dispatch::random_hex().into());
+            if !pending.contains_key(&id) {
+                break id;
+            }
+        };
         let (tx, rx) = oneshot::channel();
         pending.insert(id.clone(), tx);
         Some((id, rx))
@@ -473,6 +480,26 @@ mod tests {
         assert!(s.resolve(&json!({"jsonrpc":"2.0","id":id.to_value(),"result":{"ok":true}})));
         assert_eq!(rx.try_recv().unwrap(), Ok(json!({"ok": true})));
         assert!(!s.resolve(&json!({"jsonrpc":"2.0","id":id.to_value(),"result":{}})));
+    }
+
+    #[test]
+    fn server_request_ids_are_random_strings() {
+        let s = session();
+        let held: Vec<_> = (0..MAX_PENDING_SERVER_REQUESTS)
+            .map(|_| s.expect_answer().unwrap())
+            .collect();
+        let ids: HashSet<String> = held
+            .iter()
+            .map(|(id, _)| match id {
+                RequestId::String(text) => text.to_string(),
+                other => panic!("a string id, not {other:?}"),
+            })
+            .collect();
+        assert_eq!(ids.len(), held.len());
+        assert!(
+            ids.iter()
+                .all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        );
     }
 
     #[test]
