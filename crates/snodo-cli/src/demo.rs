@@ -417,10 +417,12 @@ pub(crate) fn server(setup: Setup) -> Server {
 }
 
 /// What `--bus URL` joins a node to: the hub's bus and the directory of
-/// initialize-era sessions, both on the same Redis or PostgreSQL.
+/// initialize-era sessions, both on the same Redis or PostgreSQL, both
+/// authenticated with `keys`.
 pub(crate) async fn bus(
     url: &str,
     channel: Option<&str>,
+    keys: &snodo::keyring::Keyring,
 ) -> Result<
     (
         snodo::events::EventHub,
@@ -444,7 +446,7 @@ pub(crate) async fn bus(
             .await
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
-            EventHub::with_bus(MAX_LISTENERS, bus),
+            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
             std::sync::Arc::new(sessions),
         ));
     }
@@ -457,7 +459,7 @@ pub(crate) async fn bus(
             .await
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
-            EventHub::with_bus(MAX_LISTENERS, bus),
+            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
             std::sync::Arc::new(sessions),
         ));
     }

@@ -76,7 +76,8 @@ struct DemoArgs {
     /// The keyring: one KEY_ID=BASE64_SECRET per line, the last line seals,
     /// every line opens; reloaded when the file changes. Without it,
     /// $SNODO_KEYS (the same lines, or separated by ';') if set, else a key
-    /// of this process only.
+    /// of this process only. --bus needs one: it authenticates the bus and
+    /// the session directory.
     #[arg(long, value_name = "FILE")]
     keys: Option<std::path::PathBuf>,
     /// Items per page of tools/list, resources/list and prompts/list
@@ -139,26 +140,27 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         }
         None => None,
     };
+    let (events, directory) = match (&args.bus, &keys) {
+        (Some(url), Some(keys)) => {
+            let (hub, directory) = demo::bus(url, args.bus_channel.as_deref(), keys)
+                .await
+                .map_err(std::io::Error::other)?;
+            (Some(hub), Some(directory))
+        }
+        (Some(_), None) => {
+            return Err(std::io::Error::other(
+                "--bus needs the service's keyring (--keys FILE, or $SNODO_KEYS): the nodes \
+                 authenticate what they share on the bus and in the session directory with it",
+            ));
+        }
+        (None, _) => (None, None),
+    };
     if keys.is_none() && args.tasks != "memory" {
         return Err(std::io::Error::other(format!(
             "--tasks {} keeps tasks across restarts, but state sealed with a key made for this process would not open after one (a task waiting for input could not resume): give --keys FILE or SNODO_KEYS",
             args.tasks
         )));
     }
-    let (events, directory) = match &args.bus {
-        Some(url) => {
-            let (hub, directory) = demo::bus(url, args.bus_channel.as_deref())
-                .await
-                .map_err(std::io::Error::other)?;
-            if keys.is_none() {
-                eprintln!(
-                    "snodo: --bus without --keys: request state sealed here opens on this node only"
-                );
-            }
-            (Some(hub), Some(directory))
-        }
-        None => (None, None),
-    };
     let server = demo::server(demo::Setup {
         tasks,
         events,

@@ -10,10 +10,12 @@
 //! queued while the publishing connection was down are sent once it is back.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), snodo_redis::RedisError> {
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use snodo::events::EventHub;
+//! use snodo::keyring::Keyring;
+//! let keys = Keyring::from_file("keys")?;
 //! let bus = snodo_redis::RedisBus::connect("redis://127.0.0.1:6379", "snodo").await?;
-//! let hub = EventHub::with_bus(4096, bus);
+//! let hub = EventHub::with_bus(4096, bus, keys);
 //! # let _ = hub; Ok(()) }
 //! ```
 

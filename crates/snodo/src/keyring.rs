@@ -1,7 +1,11 @@
 //! One keyring for everything a server seals: key ids with secrets, the
 //! newest sealing, every one opening, loadable from configuration so that
 //! every node of a service agrees, and reloadable so that a key rotates
-//! with no downtime.
+//! with no downtime. It seals request state
+//! ([`StateSealer`](crate::mrtr::StateSealer)) and authenticates what the
+//! nodes of a service share: the envelopes of the event bus
+//! ([`EventHub::with_bus`](crate::events::EventHub::with_bus)), each
+//! purpose under a key of its own derived from the secrets.
 //!
 //! The configuration format is one `KEY_ID=BASE64_SECRET` per line (the
 //! secret at least 32 bytes, standard or URL-safe base64, padded or not;
@@ -28,6 +32,8 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+
+pub(crate) mod tag;
 
 /// Most keys one keyring holds.
 pub const MAX_KEYS: usize = 16;

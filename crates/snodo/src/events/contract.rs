@@ -6,7 +6,9 @@
 //! The rules: every subscriber receives every payload once; the payloads of
 //! one publisher arrive in the order it published them; payloads of any
 //! size up to [`MAX_BUS_PAYLOAD`] arrive intact; hubs joined by the bus
-//! hear each other's events, their own once.
+//! hear each other's events, their own once; and what anyone else puts on
+//! the bus (an envelope sealed with another key, a genuine one changed or
+//! replayed) reaches no listener and is counted.
 //!
 //! ```no_run
 //! # async fn example() {
@@ -24,8 +26,10 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
 use super::bus::{Delivery, EventBus, MAX_BUS_PAYLOAD};
+use super::envelope::{self, Body};
 use super::event::Event;
 use super::hub::EventHub;
+use crate::keyring::Keyring;
 
 /// How long one delivery may take before the suite gives up.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -44,6 +48,37 @@ where
     every_subscriber_hears_every_publisher_in_order(&connect).await;
     payloads_of_every_size_arrive_intact(&connect).await;
     hubs_hear_each_other_once(&connect).await;
+    forged_and_replayed_envelopes_reach_nobody(&connect).await;
+}
+
+/// A keyring of one random key.
+fn keyring(id: &str) -> Keyring {
+    Keyring::parse(&format!("{id}={}", Keyring::generate_secret())).expect("a generated key")
+}
+
+/// Two hubs on buses from `connect` sharing one keyring, once B hears A.
+async fn joined_hubs<B, Fut>(connect: &impl Fn() -> Fut) -> (EventHub, EventHub)
+where
+    B: EventBus,
+    Fut: std::future::Future<Output = B>,
+{
+    let keys = keyring("contract");
+    let a = EventHub::with_bus(8, connect().await, keys.clone());
+    let b = EventHub::with_bus(8, connect().await, keys);
+    let mut hear_b = b.subscribe();
+    // The hubs' subscriptions go live some time after they are made: publish
+    // until B hears A.
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        a.tools_changed();
+        if let Ok(Ok(event)) = timeout(Duration::from_millis(100), hear_b.recv()).await {
+            assert_eq!(event, Event::ToolsListChanged);
+            break;
+        }
+        assert!(Instant::now() < deadline, "hub B never heard hub A");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (a, b)
 }
 
 /// Publishes probes from every bus until every subscriber has heard each
@@ -161,23 +196,8 @@ where
     B: EventBus,
     Fut: std::future::Future<Output = B>,
 {
-    let a = EventHub::with_bus(8, connect().await);
-    let b = EventHub::with_bus(8, connect().await);
+    let (a, b) = joined_hubs(connect).await;
     let (mut hear_a, mut hear_b) = (a.subscribe(), b.subscribe());
-    // The hubs' subscriptions go live some time after they are made: publish
-    // until B hears A.
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        a.tools_changed();
-        if let Ok(Ok(event)) = timeout(Duration::from_millis(100), hear_b.recv()).await {
-            assert_eq!(event, Event::ToolsListChanged);
-            break;
-        }
-        assert!(Instant::now() < deadline, "hub B never heard hub A");
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    while hear_a.try_recv().is_ok() {}
-    while hear_b.try_recv().is_ok() {}
     a.resource_updated("test://contract/1");
     assert_eq!(
         timeout(PATIENCE, hear_b.recv()).await.unwrap().unwrap(),
@@ -198,4 +218,74 @@ where
         "a hub hears its own events once, not again from the bus"
     );
     assert_eq!(a.resyncs(), 0);
+    assert_eq!((a.refused(), b.refused()), (0, 0));
+}
+
+async fn forged_and_replayed_envelopes_reach_nobody<B, Fut>(connect: &impl Fn() -> Fut)
+where
+    B: EventBus,
+    Fut: std::future::Future<Output = B>,
+{
+    // Anyone else on the bus: reads every payload, publishes its own.
+    let outsider = connect().await;
+    let mut tapped = outsider.subscribe();
+    let (a, b) = joined_hubs(connect).await;
+    let mut hear_b = b.subscribe();
+    a.resource_updated("test://contract/genuine");
+    assert_eq!(
+        timeout(PATIENCE, hear_b.recv()).await.unwrap().unwrap(),
+        Event::ResourceUpdated("test://contract/genuine".into())
+    );
+    let genuine = loop {
+        let m = next_message(&mut tapped).await;
+        if m.windows(8).any(|w| w == b"genuine\"") {
+            break m;
+        }
+    };
+    let refused = b.refused();
+    // A genuine envelope again; changed; sealed with another key; garbage.
+    let mut changed = genuine.to_vec();
+    let at = changed.len() - 3;
+    changed[at] ^= 1;
+    let other = keyring("contract");
+    let forged = envelope::encode(
+        &other.snapshot(),
+        "outsider",
+        1,
+        envelope_time(),
+        &Body::Event(Event::ToolsListChanged),
+    )
+    .expect("an envelope");
+    for payload in [
+        genuine.clone(),
+        Bytes::from(changed),
+        forged,
+        Bytes::from_static(br#"{"o":"outsider","s":1,"e":{"k":"tools"}}"#),
+    ] {
+        outsider.publish(payload);
+    }
+    let deadline = Instant::now() + PATIENCE;
+    while b.refused() < refused + 4 {
+        assert!(
+            Instant::now() < deadline,
+            "hub B counted {} of the 4 refused envelopes",
+            b.refused() - refused
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    a.prompts_changed();
+    assert_eq!(
+        timeout(PATIENCE, hear_b.recv()).await.unwrap().unwrap(),
+        Event::PromptsListChanged,
+        "nothing of the outsider's reached B's listeners"
+    );
+    assert_eq!(b.resyncs(), 0, "a refused envelope is no gap");
+}
+
+/// Now, as envelopes carry it.
+fn envelope_time() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
 }

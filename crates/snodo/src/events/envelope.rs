@@ -1,6 +1,13 @@
-//! What a hub puts on the bus: `{"o": origin, "s": sequence, ...}` with the
-//! event (`"e"`) or a session change (`"sid"`, `"c"`), as JSON. Decoding is
-//! bounded ([`MAX_BUS_PAYLOAD`]) and never panics: anything else is `None`.
+//! What a hub puts on the bus: `b1.KEY_ID.TAG.JSON`, where the JSON is
+//! `{"o": origin, "s": sequence, "t": unix milliseconds, ...}` with the event
+//! (`"e"`) or a session change (`"sid"`: the session's keyed digest, `"w"`:
+//! its owner's, `"c"`: the change), and `KEY_ID.TAG` is the keyring's stamp
+//! of the JSON ([`tag`](crate::keyring::tag), purpose `Envelope`): sealed
+//! with the sealing key, opened with any key of the ring.
+//!
+//! Decoding is bounded ([`MAX_BUS_PAYLOAD`]) and never panics; the JSON is
+//! read only once its tag is checked. Anything else is refused, with the
+//! reason.
 
 use std::sync::Arc;
 
@@ -9,13 +16,30 @@ use serde_json::{Map, Value, json};
 
 use super::bus::MAX_BUS_PAYLOAD;
 use super::event::{Event, SessionChange};
+use crate::keyring::Key;
+use crate::keyring::tag::{self, Purpose, Refusal};
 use crate::protocol::LogLevel;
+
+/// The version prefix of the wire form.
+const PREFIX: &str = "b1.";
+
+/// The longest origin (node id).
+const MAX_ORIGIN: usize = 64;
+
+/// The longest session key or owner digest.
+const MAX_DIGEST: usize = 64;
 
 /// What an envelope carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Body {
     Event(Event),
-    Session { id: String, change: SessionChange },
+    Session {
+        /// The session's keyed digest (its directory key).
+        key: String,
+        /// The keyed digest of its owner, if it has one.
+        owner: Option<String>,
+        change: SessionChange,
+    },
 }
 
 /// One decoded envelope.
@@ -23,7 +47,28 @@ pub(crate) enum Body {
 pub(crate) struct Envelope {
     pub(crate) origin: String,
     pub(crate) seq: u64,
+    /// When it was sealed: milliseconds since the Unix epoch, by the
+    /// sender's clock.
+    pub(crate) time: u64,
     pub(crate) body: Body,
+}
+
+/// Why an envelope was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Not an envelope, or not one this version reads.
+    Malformed,
+    /// Sealed with a key the ring does not hold, or its tag does not match.
+    Forged,
+}
+
+impl From<Refusal> for Refused {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::Malformed => Refused::Malformed,
+            Refusal::UnknownKey | Refusal::BadTag => Refused::Forged,
+        }
+    }
 }
 
 fn event_value(event: &Event) -> Option<Value> {
@@ -48,22 +93,39 @@ fn change_value(change: &SessionChange) -> Value {
     }
 }
 
-/// Encodes an envelope; `None` for what does not cross nodes or would be
-/// larger than [`MAX_BUS_PAYLOAD`].
-pub(crate) fn encode(origin: &str, seq: u64, body: &Body) -> Option<Bytes> {
+/// Encodes and seals an envelope with the sealing key of `keys`; `None`
+/// for what does not cross nodes or would be larger than
+/// [`MAX_BUS_PAYLOAD`].
+pub(crate) fn encode(
+    keys: &[Key],
+    origin: &str,
+    seq: u64,
+    time: u64,
+    body: &Body,
+) -> Option<Bytes> {
     let mut out = Map::new();
     out.insert("o".into(), origin.into());
     out.insert("s".into(), seq.into());
+    out.insert("t".into(), time.into());
     match body {
         Body::Event(event) => {
             out.insert("e".into(), event_value(event)?);
         }
-        Body::Session { id, change } => {
-            out.insert("sid".into(), id.as_str().into());
+        Body::Session { key, owner, change } => {
+            out.insert("sid".into(), key.as_str().into());
+            if let Some(owner) = owner {
+                out.insert("w".into(), owner.as_str().into());
+            }
             out.insert("c".into(), change_value(change));
         }
     }
-    let bytes = serde_json::to_vec(&Value::Object(out)).ok()?;
+    let json = serde_json::to_vec(&Value::Object(out)).ok()?;
+    let stamp = tag::stamp(keys, Purpose::Envelope, &[&json]);
+    let mut bytes = Vec::with_capacity(PREFIX.len() + stamp.len() + 1 + json.len());
+    bytes.extend_from_slice(PREFIX.as_bytes());
+    bytes.extend_from_slice(stamp.as_bytes());
+    bytes.push(b'.');
+    bytes.extend_from_slice(&json);
     (bytes.len() <= MAX_BUS_PAYLOAD).then(|| Bytes::from(bytes))
 }
 
@@ -94,45 +156,82 @@ fn decode_change(value: &Value) -> Option<SessionChange> {
     })
 }
 
-/// Decodes an envelope; `None` for anything malformed or too large.
-pub(crate) fn decode(bytes: &[u8]) -> Option<Envelope> {
-    if bytes.len() > MAX_BUS_PAYLOAD {
-        return None;
-    }
-    let value: Value = serde_json::from_slice(bytes).ok()?;
+fn digest(value: &Value, key: &str) -> Option<String> {
+    let text = text(value, key)?;
+    (!text.is_empty() && text.len() <= MAX_DIGEST).then(|| text.to_string())
+}
+
+/// The JSON of an envelope whose tag is good.
+fn decode_json(json: &[u8]) -> Option<Envelope> {
+    let value: Value = serde_json::from_slice(json).ok()?;
     let origin = text(&value, "o")?;
-    if origin.is_empty() || origin.len() > 64 {
+    if origin.is_empty() || origin.len() > MAX_ORIGIN {
         return None;
     }
     let seq = value.get("s")?.as_u64()?;
+    let time = value.get("t")?.as_u64()?;
     let body = if let Some(event) = value.get("e") {
         Body::Event(decode_event(event)?)
     } else {
-        let id = text(&value, "sid")?;
-        if id.is_empty() || id.len() > 256 {
-            return None;
-        }
+        let owner = match value.get("w") {
+            None => None,
+            Some(_) => Some(digest(&value, "w")?),
+        };
         Body::Session {
-            id: id.to_string(),
+            key: digest(&value, "sid")?,
+            owner,
             change: decode_change(value.get("c")?)?,
         }
     };
     Some(Envelope {
         origin: origin.to_string(),
         seq,
+        time,
         body,
     })
+}
+
+/// Opens an envelope with any key of `keys`.
+pub(crate) fn decode(keys: &[Key], bytes: &[u8]) -> Result<Envelope, Refused> {
+    if bytes.len() > MAX_BUS_PAYLOAD {
+        return Err(Refused::Malformed);
+    }
+    let rest = bytes
+        .strip_prefix(PREFIX.as_bytes())
+        .ok_or(Refused::Malformed)?;
+    // KEY_ID '.' TAG '.' JSON: the key id and the tag hold no dot.
+    let first = rest
+        .iter()
+        .take(tag::MAX_STAMP + 1)
+        .position(|b| *b == b'.')
+        .ok_or(Refused::Malformed)?;
+    let end = first + 1 + tag::TAG_TEXT;
+    if rest.get(end) != Some(&b'.') {
+        return Err(Refused::Malformed);
+    }
+    let stamp = std::str::from_utf8(&rest[..end]).map_err(|_| Refused::Malformed)?;
+    let json = &rest[end + 1..];
+    tag::check(keys, Purpose::Envelope, stamp, &[json])?;
+    decode_json(json).ok_or(Refused::Malformed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn keys() -> Vec<Key> {
+        vec![Key {
+            id: "k1".into(),
+            secret: vec![1; 32],
+        }]
+    }
+
     fn round_trip(body: Body) {
-        let bytes = encode("node-a", 7, &body).unwrap();
-        let back = decode(&bytes).unwrap();
+        let bytes = encode(&keys(), "node-a", 7, 1234, &body).unwrap();
+        let back = decode(&keys(), &bytes).unwrap();
         assert_eq!(back.origin, "node-a");
         assert_eq!(back.seq, 7);
+        assert_eq!(back.time, 1234);
         assert_eq!(back.body, body);
     }
 
@@ -151,46 +250,106 @@ mod tests {
             SessionChange::Cancelled(json!(12)),
             SessionChange::Ended,
         ] {
-            round_trip(Body::Session {
-                id: "abc".into(),
-                change,
-            });
+            for owner in [None, Some("w0".to_string())] {
+                round_trip(Body::Session {
+                    key: "abc".into(),
+                    owner,
+                    change: change.clone(),
+                });
+            }
         }
     }
 
     #[test]
     fn the_wire_form_is_stable() {
         let bytes = encode(
+            &keys(),
             "n1",
             1,
+            5,
             &Body::Event(Event::ResourceUpdated("demo://r".into())),
         )
         .unwrap();
+        let json = br#"{"e":{"k":"updated","uri":"demo://r"},"o":"n1","s":1,"t":5}"#;
+        let stamp = tag::stamp(&keys(), Purpose::Envelope, &[json]);
         assert_eq!(
-            &bytes[..],
-            br#"{"e":{"k":"updated","uri":"demo://r"},"o":"n1","s":1}"#
+            String::from_utf8_lossy(&bytes),
+            format!("b1.{stamp}.{}", String::from_utf8_lossy(json))
         );
+        assert!(stamp.starts_with("k1."));
+    }
+
+    #[test]
+    fn forged_tampered_and_unkeyed_envelopes_are_refused() {
+        let good = encode(&keys(), "n", 1, 5, &Body::Event(Event::ToolsListChanged)).unwrap();
+        let text = String::from_utf8(good.to_vec()).unwrap();
+        // Another key with the same id, another key id, a changed body.
+        let other = vec![Key {
+            id: "k1".into(),
+            secret: vec![2; 32],
+        }];
+        assert_eq!(decode(&other, &good), Err(Refused::Forged));
+        let renamed = vec![Key {
+            id: "k2".into(),
+            secret: vec![1; 32],
+        }];
+        assert_eq!(decode(&renamed, &good), Err(Refused::Forged));
+        let changed = text.replace("tools", "prompts");
+        assert_eq!(decode(&keys(), changed.as_bytes()), Err(Refused::Forged));
+        // The JSON alone, as earlier versions sent it.
+        let json = &text[text.find('{').unwrap()..];
+        assert_eq!(decode(&keys(), json.as_bytes()), Err(Refused::Malformed));
     }
 
     #[test]
     fn local_events_do_not_cross_and_garbage_is_refused() {
-        assert!(encode("n", 1, &Body::Event(Event::Shutdown)).is_none());
-        assert!(encode("n", 1, &Body::Event(Event::Resync)).is_none());
+        assert!(encode(&keys(), "n", 1, 0, &Body::Event(Event::Shutdown)).is_none());
+        assert!(encode(&keys(), "n", 1, 0, &Body::Event(Event::Resync)).is_none());
+        let sealed = |json: &[u8]| {
+            let stamp = tag::stamp(&keys(), Purpose::Envelope, &[json]);
+            let mut out = format!("b1.{stamp}.").into_bytes();
+            out.extend_from_slice(json);
+            out
+        };
         for bad in [
             &b""[..],
             b"null",
             b"{}",
-            br#"{"o":"n","s":-1,"e":{"k":"tools"}}"#,
-            br#"{"o":"","s":1,"e":{"k":"tools"}}"#,
-            br#"{"o":"n","s":1,"e":{"k":"nope"}}"#,
-            br#"{"o":"n","s":1,"e":{"k":"updated"}}"#,
-            br#"{"o":"n","s":1,"sid":"x","c":{"k":"level","level":"loud"}}"#,
-            br#"{"o":"n","s":1}"#,
-            b"\xff\xfe",
+            br#"{"o":"n","s":1,"t":1,"e":{"k":"tools"}}"#,
+            b"b1.",
+            b"b1.k1.",
+            b"b1.k1.x.{}",
+            b"b1.\xff\xfe",
         ] {
-            assert!(decode(bad).is_none(), "{:?}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                decode(&keys(), bad),
+                Err(Refused::Malformed),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        // Well sealed, badly formed.
+        for bad in [
+            &b"null"[..],
+            b"{}",
+            br#"{"o":"n","s":-1,"t":1,"e":{"k":"tools"}}"#,
+            br#"{"o":"n","s":1,"e":{"k":"tools"}}"#,
+            br#"{"o":"","s":1,"t":1,"e":{"k":"tools"}}"#,
+            br#"{"o":"n","s":1,"t":1,"e":{"k":"nope"}}"#,
+            br#"{"o":"n","s":1,"t":1,"e":{"k":"updated"}}"#,
+            br#"{"o":"n","s":1,"t":1,"sid":"x","c":{"k":"level","level":"loud"}}"#,
+            br#"{"o":"n","s":1,"t":1,"sid":"","c":{"k":"ended"}}"#,
+            br#"{"o":"n","s":1,"t":1,"sid":"x","w":7,"c":{"k":"ended"}}"#,
+            br#"{"o":"n","s":1,"t":1}"#,
+        ] {
+            assert_eq!(
+                decode(&keys(), &sealed(bad)),
+                Err(Refused::Malformed),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
         let huge = vec![b' '; MAX_BUS_PAYLOAD + 1];
-        assert!(decode(&huge).is_none());
+        assert_eq!(decode(&keys(), &huge), Err(Refused::Malformed));
     }
 }

@@ -89,6 +89,7 @@ pub enum SessionChange {
 
 /// Where a node applies the session changes other nodes announce.
 pub(crate) trait SessionSink: Send + Sync + 'static {
-    /// Applies `change` to the session `id`, if this node holds it.
-    fn apply(&self, id: &str, change: &SessionChange);
+    /// Applies `change` to the session whose keyed digest is `key`, if this
+    /// node holds it and its owner's digest is `owner`.
+    fn apply(&self, key: &str, owner: Option<&str>, change: &SessionChange);
 }

@@ -8,25 +8,39 @@
 //! may have changed. Events are idempotent hints, so nothing is lost but
 //! duplicates.
 //!
-//! **Several nodes.** A hub given an [`EventBus`] ([`EventHub::with_bus`])
-//! also publishes every list change and resource update on the bus, and
-//! delivers what the other nodes publish to its own listeners, in the order
-//! each node published. Each envelope carries its node's id and a sequence
-//! number: a gap in a node's sequence, or a lost bus connection, becomes
+//! **Several nodes.** A hub given an [`EventBus`] and a [`Keyring`]
+//! ([`EventHub::with_bus`]) also publishes every list change and resource
+//! update on the bus, and delivers what the other nodes publish to its own
+//! listeners, in the order each node published. Each envelope carries its
+//! node's id, a sequence number and the time it was sealed, and is sealed
+//! with the keyring's sealing key (HMAC-SHA256 under a key derived for the
+//! bus; any key of the ring opens it). An envelope that does not open, or
+//! whose time is more than [`REPLAY_WINDOW`] from this node's clock, or
+//! whose number is not above the last one taken from its node, is dropped
+//! and counted ([`EventHub::refused`]), with one log line at most every
+//! 10 s. A gap in a node's sequence, or a lost bus connection, becomes
 //! [`Event::Resync`], the overflow treatment for every listener.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
 use super::bus::{Delivery, EventBus};
-use super::envelope::{self, Body};
+use super::envelope::{self, Body, Refused};
 use super::event::{Event, SessionChange, SessionSink};
+use super::window::{Admit, Window};
+use crate::keyring::Keyring;
 
 /// Events per listener queue.
 pub const LISTENER_QUEUE: usize = 256;
+
+/// How far an envelope's time may be from the receiver's clock, either way:
+/// older (or newer) envelopes are refused, and within it each node's
+/// sequence numbers are taken once.
+pub const REPLAY_WINDOW: Duration = Duration::from_secs(30);
 
 /// Publishes events to every open listen stream. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -43,18 +57,23 @@ impl Default for EventHub {
     }
 }
 
-/// Most origins a hub remembers the last sequence number of (nodes that
-/// restarted leave theirs behind; the oldest are forgotten first).
+/// Most nodes a hub remembers the last sequence number of (see
+/// [`Window`]).
 const MAX_ORIGINS: usize = 1024;
+
+/// At most one log line about refused envelopes in this time.
+const REPORT_EVERY: Duration = Duration::from_secs(10);
 
 /// A hub's connection to the bus.
 struct Link {
     bus: Arc<dyn EventBus>,
+    keys: Keyring,
     origin: Arc<str>,
     seq: AtomicU64,
     started: OnceLock<()>,
     sinks: Mutex<Vec<Weak<dyn SessionSink>>>,
     resyncs: AtomicU64,
+    refused: AtomicU64,
 }
 
 impl std::fmt::Debug for Link {
@@ -63,14 +82,24 @@ impl std::fmt::Debug for Link {
             .field("origin", &self.origin)
             .field("published", &self.seq.load(Ordering::Relaxed))
             .field("resyncs", &self.resyncs.load(Ordering::Relaxed))
+            .field("refused", &self.refused.load(Ordering::Relaxed))
             .finish_non_exhaustive()
     }
+}
+
+/// Milliseconds since the Unix epoch, by this node's clock.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
 }
 
 impl Link {
     fn publish(&self, body: &Body) {
         let seq = self.seq.fetch_add(1, Ordering::AcqRel) + 1;
-        if let Some(payload) = envelope::encode(&self.origin, seq, body) {
+        let keys = self.keys.snapshot();
+        if let Some(payload) = envelope::encode(&keys, &self.origin, seq, now_ms(), body) {
             self.bus.publish(payload);
         }
     }
@@ -86,8 +115,8 @@ impl Link {
 fn new_origin() -> Arc<str> {
     let mut bytes = [0u8; 8];
     if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
             .unwrap_or_default();
         bytes = (nanos ^ u64::from(std::process::id())).to_le_bytes();
@@ -99,15 +128,87 @@ fn new_origin() -> Arc<str> {
         .into()
 }
 
+/// Why an envelope was dropped.
+#[derive(Debug, Clone, Copy)]
+enum Dropped {
+    Forged,
+    Malformed,
+    Stale,
+    Replayed,
+    Crowded,
+}
+
+/// The refusals not yet logged, and when the last line was.
+#[derive(Debug, Default)]
+struct Report {
+    counts: [u64; 5],
+    last: Option<Instant>,
+}
+
+impl Report {
+    fn pending(&self) -> bool {
+        self.counts.iter().any(|n| *n > 0)
+    }
+
+    /// When the next line may be written.
+    fn due(&self) -> Instant {
+        self.last.map_or_else(Instant::now, |at| at + REPORT_EVERY)
+    }
+
+    fn note(&mut self, drop: Dropped, total: u64) {
+        self.counts[drop as usize] += 1;
+        if self.due() <= Instant::now() {
+            self.flush(total);
+        }
+    }
+
+    fn flush(&mut self, total: u64) {
+        if !self.pending() {
+            return;
+        }
+        let [forged, malformed, stale, replayed, crowded] = self.counts;
+        tracing::warn!(
+            target: "snodo::events",
+            forged,
+            malformed,
+            stale,
+            replayed,
+            crowded,
+            total,
+            "{} bus envelopes refused (not sealed by a key of the ring, malformed, outside the \
+             replay window, replayed, or from too many nodes at once)",
+            forged + malformed + stale + replayed + crowded,
+        );
+        self.counts = [0; 5];
+        self.last = Some(Instant::now());
+    }
+}
+
 /// Delivers what the bus brings to the local listeners and session sinks.
 async fn pump(link: Weak<Link>, tx: broadcast::Sender<Event>, mut rx: mpsc::Receiver<Delivery>) {
-    let mut last: HashMap<String, (u64, u64)> = HashMap::new();
-    let mut arrivals = 0u64;
-    while let Some(delivery) = rx.recv().await {
+    let mut window = Window::new(REPLAY_WINDOW.as_millis() as u64, MAX_ORIGINS);
+    let mut report = Report::default();
+    loop {
+        let pending = report.pending();
+        let delivery = tokio::select! {
+            delivery = rx.recv() => match delivery {
+                Some(delivery) => delivery,
+                None => return,
+            },
+            () = tokio::time::sleep_until(report.due()), if pending => {
+                let total = link.upgrade().map_or(0, |l| l.refused.load(Ordering::Relaxed));
+                report.flush(total);
+                continue;
+            }
+        };
         let Some(link) = link.upgrade() else { return };
         let resync = |link: &Link| {
             link.resyncs.fetch_add(1, Ordering::Relaxed);
             let _ = tx.send(Event::Resync);
+        };
+        let refuse = |report: &mut Report, drop: Dropped| {
+            let total = link.refused.fetch_add(1, Ordering::Relaxed) + 1;
+            report.note(drop, total);
         };
         let bytes = match delivery {
             Delivery::Lost => {
@@ -116,40 +217,46 @@ async fn pump(link: Weak<Link>, tx: broadcast::Sender<Event>, mut rx: mpsc::Rece
             }
             Delivery::Message(bytes) => bytes,
         };
-        let Some(envelope) = envelope::decode(&bytes) else {
-            continue;
+        let envelope = match envelope::decode(&link.keys.snapshot(), &bytes) {
+            Ok(envelope) => envelope,
+            Err(Refused::Forged) => {
+                refuse(&mut report, Dropped::Forged);
+                continue;
+            }
+            Err(Refused::Malformed) => {
+                refuse(&mut report, Dropped::Malformed);
+                continue;
+            }
         };
         if *envelope.origin == *link.origin {
             continue;
         }
-        arrivals += 1;
-        match last.get_mut(&envelope.origin) {
-            Some((seq, seen)) => {
-                if envelope.seq != *seq + 1 {
+        match window.admit(&envelope.origin, envelope.seq, envelope.time, now_ms()) {
+            Admit::Fresh { gap } => {
+                if gap {
                     resync(&link);
                 }
-                *seq = envelope.seq;
-                *seen = arrivals;
             }
-            None => {
-                if last.len() >= MAX_ORIGINS
-                    && let Some(oldest) = last
-                        .iter()
-                        .min_by_key(|(_, (_, seen))| *seen)
-                        .map(|(origin, _)| origin.clone())
-                {
-                    last.remove(&oldest);
-                }
-                last.insert(envelope.origin.clone(), (envelope.seq, arrivals));
+            Admit::Stale => {
+                refuse(&mut report, Dropped::Stale);
+                continue;
+            }
+            Admit::Replayed => {
+                refuse(&mut report, Dropped::Replayed);
+                continue;
+            }
+            Admit::Crowded => {
+                refuse(&mut report, Dropped::Crowded);
+                continue;
             }
         }
         match envelope.body {
             Body::Event(event) => {
                 let _ = tx.send(event);
             }
-            Body::Session { id, change } => {
+            Body::Session { key, owner, change } => {
                 for sink in link.sinks() {
-                    sink.apply(&id, &change);
+                    sink.apply(&key, owner.as_deref(), &change);
                 }
             }
         }
@@ -181,26 +288,36 @@ impl EventHub {
     /// the other nodes on `bus`: the list changes and resource updates
     /// published here reach their listeners, and theirs reach ours.
     ///
+    /// Every envelope is sealed with `keys`' sealing key and every envelope
+    /// received must open with one of its keys (the nodes share one keyring,
+    /// see [`keyring`](crate::keyring)); what does not is dropped and
+    /// counted ([`EventHub::refused`]). A reload of the keyring is seen at
+    /// once.
+    ///
     /// ```
     /// use snodo::events::bus::MemoryBus;
     /// use snodo::events::{Event, EventHub};
+    /// use snodo::keyring::Keyring;
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// let bus = MemoryBus::new();
-    /// let (a, b) = (EventHub::with_bus(16, bus.clone()), EventHub::with_bus(16, bus));
+    /// let (bus, keys) = (MemoryBus::new(), Keyring::single("k1", [7u8; 32]).unwrap());
+    /// let a = EventHub::with_bus(16, bus.clone(), keys.clone());
+    /// let b = EventHub::with_bus(16, bus, keys);
     /// let mut heard = b.subscribe();
     /// a.tools_changed();
     /// assert_eq!(heard.recv().await.unwrap(), Event::ToolsListChanged);
     /// # });
     /// ```
-    pub fn with_bus(max_open: usize, bus: impl EventBus) -> Self {
+    pub fn with_bus(max_open: usize, bus: impl EventBus, keys: Keyring) -> Self {
         let mut hub = Self::new(max_open);
         hub.link = Some(Arc::new(Link {
             bus: Arc::new(bus),
+            keys,
             origin: new_origin(),
             seq: AtomicU64::new(0),
             started: OnceLock::new(),
             sinks: Mutex::default(),
             resyncs: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
         }));
         hub.start();
         hub
@@ -217,6 +334,16 @@ impl EventHub {
         self.link
             .as_ref()
             .map_or(0, |l| l.resyncs.load(Ordering::Relaxed))
+    }
+
+    /// How many envelopes from the bus this hub dropped: not sealed by a key
+    /// of its ring (forged, or tampered with), malformed, outside the
+    /// [`REPLAY_WINDOW`], replayed, or from a new node while it remembers
+    /// 1 024 recent ones.
+    pub fn refused(&self) -> u64 {
+        self.link
+            .as_ref()
+            .map_or(0, |l| l.refused.load(Ordering::Relaxed))
     }
 
     /// Whether the hub is joined to other nodes by a bus.
@@ -256,13 +383,16 @@ impl EventHub {
         self.tx.subscribe()
     }
 
-    /// Tells the other nodes of a change of an initialize-era session.
+    /// Tells the other nodes of a change of an initialize-era session,
+    /// named by its keyed digest `key` (never its id), with its owner's
+    /// keyed digest.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn publish_session(&self, id: &str, change: SessionChange) {
+    pub(crate) fn publish_session(&self, key: &str, owner: Option<&str>, change: SessionChange) {
         if let Some(link) = &self.link {
             self.start();
             link.publish(&Body::Session {
-                id: id.to_string(),
+                key: key.to_string(),
+                owner: owner.map(str::to_string),
                 change,
             });
         }
@@ -334,5 +464,113 @@ impl EventHub {
                 Err(now) => current = now,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::bus::MemoryBus;
+    use tokio::time::timeout;
+
+    /// A keyring of the keys named (the last seals); `kN`'s secret is
+    /// 32 bytes of `N`.
+    fn ring(ids: &str) -> Keyring {
+        Keyring::parse(&ring_text(ids)).unwrap()
+    }
+
+    async fn heard(rx: &mut broadcast::Receiver<Event>) -> Option<Event> {
+        timeout(Duration::from_millis(300), rx.recv())
+            .await
+            .ok()?
+            .ok()
+    }
+
+    /// Waits until `hub` refused `n` envelopes in all.
+    async fn refused(hub: &EventHub, n: u64) {
+        timeout(Duration::from_secs(5), async {
+            while hub.refused() < n {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{} refused, not {n}", hub.refused()));
+    }
+
+    #[tokio::test]
+    async fn envelopes_outside_the_window_are_refused() {
+        let (bus, keys) = (MemoryBus::new(), ring("k1"));
+        let hub = EventHub::with_bus(4, bus.clone(), keys.clone());
+        let mut rx = hub.subscribe();
+        let seal = |seq: u64, time: u64| {
+            envelope::encode(
+                &keys.snapshot(),
+                "elsewhere",
+                seq,
+                time,
+                &Body::Event(Event::ToolsListChanged),
+            )
+            .unwrap()
+        };
+        let window = REPLAY_WINDOW.as_millis() as u64;
+        bus.publish(seal(1, now_ms() - window - 1_000));
+        bus.publish(seal(2, now_ms() + window + 1_000));
+        refused(&hub, 2).await;
+        assert_eq!(heard(&mut rx).await, None);
+        bus.publish(seal(3, now_ms()));
+        assert_eq!(heard(&mut rx).await, Some(Event::ToolsListChanged));
+        // The same envelope, or an earlier number, again: replayed.
+        bus.publish(seal(3, now_ms()));
+        bus.publish(seal(2, now_ms()));
+        refused(&hub, 4).await;
+        assert_eq!(heard(&mut rx).await, None);
+        assert_eq!(hub.resyncs(), 0);
+    }
+
+    #[tokio::test]
+    async fn envelopes_cross_a_key_rotation() {
+        // Step 1: B opens the new key; A does not yet seal with it.
+        let bus = MemoryBus::new();
+        let (keys_a, keys_b) = (ring("k1"), ring("k2,k1"));
+        let a = EventHub::with_bus(4, bus.clone(), keys_a.clone());
+        let b = EventHub::with_bus(4, bus.clone(), keys_b.clone());
+        let (mut hear_a, mut hear_b) = (a.subscribe(), b.subscribe());
+        a.tools_changed();
+        assert_eq!(heard(&mut hear_a).await, Some(Event::ToolsListChanged));
+        assert_eq!(heard(&mut hear_b).await, Some(Event::ToolsListChanged));
+        b.prompts_changed();
+        assert_eq!(heard(&mut hear_b).await, Some(Event::PromptsListChanged));
+        assert_eq!(heard(&mut hear_a).await, Some(Event::PromptsListChanged));
+        // Step 2: B seals with k2, which A does not hold yet: refused.
+        keys_b.reload(&ring_text("k1,k2")).unwrap();
+        b.resources_changed();
+        assert_eq!(heard(&mut hear_b).await, Some(Event::ResourcesListChanged));
+        refused(&a, 1).await;
+        assert_eq!(heard(&mut hear_a).await, None);
+        // Once A holds k2, B's envelopes open again (after the gap).
+        keys_a.reload(&ring_text("k1,k2")).unwrap();
+        b.resources_changed();
+        assert_eq!(heard(&mut hear_b).await, Some(Event::ResourcesListChanged));
+        assert_eq!(heard(&mut hear_a).await, Some(Event::Resync));
+        assert_eq!(heard(&mut hear_a).await, Some(Event::ResourcesListChanged));
+        // Step 3: k1 is gone everywhere.
+        keys_a.reload(&ring_text("k2")).unwrap();
+        keys_b.reload(&ring_text("k2")).unwrap();
+        a.tools_changed();
+        assert_eq!(heard(&mut hear_a).await, Some(Event::ToolsListChanged));
+        assert_eq!(heard(&mut hear_b).await, Some(Event::ToolsListChanged));
+        assert_eq!(b.refused(), 0);
+    }
+
+    fn ring_text(ids: &str) -> String {
+        use base64::Engine;
+        ids.split(',')
+            .map(|id| {
+                format!(
+                    "{id}={}\n",
+                    base64::engine::general_purpose::STANDARD.encode([id.as_bytes()[1]; 32])
+                )
+            })
+            .collect()
     }
 }

@@ -7,9 +7,10 @@ pub mod contract;
 mod envelope;
 mod event;
 mod hub;
+mod window;
 
 pub use event::{Event, SessionChange};
-pub use hub::{EventHub, LISTENER_QUEUE};
+pub use hub::{EventHub, LISTENER_QUEUE, REPLAY_WINDOW};
 
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use event::SessionSink;

@@ -19,7 +19,7 @@ use crate::{Server, wire};
 struct LocalCopies(Arc<dyn SessionStore>);
 
 impl SessionSink for LocalCopies {
-    fn apply(&self, id: &str, change: &SessionChange) {
+    fn apply(&self, id: &str, _owner: Option<&str>, change: &SessionChange) {
         if let Some(session) = self.0.get(id) {
             session.apply_change(change);
             if *change == SessionChange::Ended {
@@ -111,7 +111,7 @@ impl Shared {
         // announcement still reaches the nodes holding one.
         let _ = self.directory.save(&session.record()).await;
         for change in changes {
-            server.events().publish_session(session.id(), change);
+            server.events().publish_session(session.id(), None, change);
         }
     }
 
@@ -127,17 +127,21 @@ impl Shared {
         match message {
             wire::Message::Response(response) => {
                 if !session.resolve(response) {
-                    server
-                        .events()
-                        .publish_session(session.id(), SessionChange::Answer(response.clone()));
+                    server.events().publish_session(
+                        session.id(),
+                        None,
+                        SessionChange::Answer(response.clone()),
+                    );
                 }
                 true
             }
             wire::Message::Notification(n) if n.method == "notifications/cancelled" => {
                 if let Some(id) = crate::protocol::cancelled_request(n) {
-                    server
-                        .events()
-                        .publish_session(session.id(), SessionChange::Cancelled(id.to_value()));
+                    server.events().publish_session(
+                        session.id(),
+                        None,
+                        SessionChange::Cancelled(id.to_value()),
+                    );
                 }
                 false
             }
@@ -155,7 +159,9 @@ impl Shared {
     /// Ends a session everywhere (`DELETE`).
     pub(super) async fn ended(&self, server: &Server, id: &str) -> Result<(), Response<McpBody>> {
         self.directory.remove(id).await.map_err(unavailable)?;
-        server.events().publish_session(id, SessionChange::Ended);
+        server
+            .events()
+            .publish_session(id, None, SessionChange::Ended);
         Ok(())
     }
 }
