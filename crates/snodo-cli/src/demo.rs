@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use snodo::State;
 use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
+use snodo::server::legacy::SessionRecords;
 use snodo::task::TaskOptions;
 
 /// Words the `lookup` tool knows.
@@ -423,13 +424,7 @@ pub(crate) async fn bus(
     url: &str,
     channel: Option<&str>,
     keys: &snodo::keyring::Keyring,
-) -> Result<
-    (
-        snodo::events::EventHub,
-        std::sync::Arc<dyn snodo::server::legacy::SessionDirectory>,
-    ),
-    String,
-> {
+) -> Result<(snodo::events::EventHub, SessionRecords), String> {
     use snodo::events::EventHub;
     use snodo::transport::http::DEFAULT_SESSION_IDLE;
     const MAX_LISTENERS: usize = 4096;
@@ -447,7 +442,7 @@ pub(crate) async fn bus(
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
             EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
-            std::sync::Arc::new(sessions),
+            SessionRecords::new(sessions, keys.clone()),
         ));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
@@ -460,7 +455,7 @@ pub(crate) async fn bus(
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
             EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
-            std::sync::Arc::new(sessions),
+            SessionRecords::new(sessions, keys.clone()),
         ));
     }
     Err(format!(

@@ -140,12 +140,12 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         }
         None => None,
     };
-    let (events, directory) = match (&args.bus, &keys) {
+    let (events, records) = match (&args.bus, &keys) {
         (Some(url), Some(keys)) => {
-            let (hub, directory) = demo::bus(url, args.bus_channel.as_deref(), keys)
+            let (hub, records) = demo::bus(url, args.bus_channel.as_deref(), keys)
                 .await
                 .map_err(std::io::Error::other)?;
-            (Some(hub), Some(directory))
+            (Some(hub), Some(records))
         }
         (Some(_), None) => {
             return Err(std::io::Error::other(
@@ -168,7 +168,7 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         page_size: args.page_size.map(usize::from),
     });
     if let Some(addr) = args.http {
-        return serve_http(server, addr, args.issuer.as_deref(), directory).await;
+        return serve_http(server, addr, args.issuer.as_deref(), records).await;
     }
     // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
     let stop = stop_signal();
@@ -198,7 +198,7 @@ async fn serve_http(
     server: snodo::Server,
     addr: SocketAddr,
     issuer: Option<&str>,
-    directory: Option<std::sync::Arc<dyn snodo::server::legacy::SessionDirectory>>,
+    records: Option<snodo::server::legacy::SessionRecords>,
 ) -> std::io::Result<()> {
     use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
     use snodo::transport::http::{HttpListener, HttpOptions};
@@ -213,8 +213,8 @@ async fn serve_http(
     socket.bind(addr)?;
     let bound = socket.listen(1024)?;
     let mut options = HttpOptions::new();
-    if let Some(directory) = directory {
-        options = options.shared_sessions(directory);
+    if let Some(records) = records {
+        options = options.shared_sessions(records);
     }
     if let Some(issuer) = issuer {
         // The audience is the URL printed below.

@@ -48,7 +48,7 @@ async fn the_postgres_directory_keeps_the_directory_contract() {
     let dir = PostgresSessions::connect(&url, idle)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL must be reachable at {url}: {e}"));
-    directory_contract::run(&dir, idle).await;
+    directory_contract::run(dir, idle).await;
 }
 
 #[tokio::test]

@@ -21,6 +21,7 @@
 
 mod bus;
 mod connection;
+mod script;
 mod sessions;
 
 pub use bus::{DEFAULT_CHANNEL, RedisBus};

@@ -44,7 +44,7 @@ async fn the_redis_directory_keeps_the_directory_contract() {
     let dir = RedisSessions::connect(&url, &format!("{}:", unique("sessions")), idle)
         .await
         .unwrap_or_else(|e| panic!("Redis must be reachable at {url}: {e}"));
-    directory_contract::run(&dir, idle).await;
+    directory_contract::run(dir, idle).await;
 }
 
 #[tokio::test]

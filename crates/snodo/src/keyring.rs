@@ -79,10 +79,31 @@ fn check_id(id: &str) -> Result<(), KeyringError> {
 }
 
 /// One key.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub(crate) struct Key {
     pub(crate) id: String,
     pub(crate) secret: Vec<u8>,
+    /// Its keys for the purposes of [`tag`], keyed once.
+    pub(crate) tags: tag::Keyed,
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.secret == other.secret
+    }
+}
+
+impl Eq for Key {}
+
+impl Key {
+    pub(crate) fn new(id: impl Into<String>, secret: impl Into<Vec<u8>>) -> Self {
+        let secret = secret.into();
+        Self {
+            id: id.into(),
+            tags: tag::Keyed::new(&secret),
+            secret,
+        }
+    }
 }
 
 /// The keys at one moment, oldest first; the last seals.
@@ -156,10 +177,7 @@ fn parse_keys(text: &str) -> Result<Vec<Key>, KeyringError> {
                 n + 1
             ));
         };
-        keys.push(Key {
-            id: id.to_string(),
-            secret,
-        });
+        keys.push(Key::new(id, secret));
         if keys.len() > MAX_KEYS {
             return fail(format!("at most {MAX_KEYS} keys"));
         }
@@ -182,10 +200,7 @@ fn read_bounded(path: &Path) -> Result<String, KeyringError> {
 impl Keyring {
     /// A keyring of one key.
     pub fn single(id: &str, secret: impl AsRef<[u8]>) -> Result<Self, KeyringError> {
-        let keys = vec![Key {
-            id: id.to_string(),
-            secret: secret.as_ref().to_vec(),
-        }];
+        let keys = vec![Key::new(id, secret.as_ref())];
         validate(&keys)?;
         Ok(Self::of(keys))
     }
@@ -243,13 +258,7 @@ impl Keyring {
     /// Adds a key that opens but does not seal (it goes first).
     pub fn add_opening(&self, id: &str, secret: impl AsRef<[u8]>) -> Result<(), KeyringError> {
         let mut keys: Vec<Key> = (*self.snapshot()).clone();
-        keys.insert(
-            0,
-            Key {
-                id: id.to_string(),
-                secret: secret.as_ref().to_vec(),
-            },
-        );
+        keys.insert(0, Key::new(id, secret.as_ref()));
         validate(&keys)?;
         self.replace(keys);
         Ok(())

@@ -120,12 +120,8 @@ pub(crate) fn encode(
         }
     }
     let json = serde_json::to_vec(&Value::Object(out)).ok()?;
-    let stamp = tag::stamp(keys, Purpose::Envelope, &[&json]);
-    let mut bytes = Vec::with_capacity(PREFIX.len() + stamp.len() + 1 + json.len());
-    bytes.extend_from_slice(PREFIX.as_bytes());
-    bytes.extend_from_slice(stamp.as_bytes());
-    bytes.push(b'.');
-    bytes.extend_from_slice(&json);
+    let mut bytes = PREFIX.as_bytes().to_vec();
+    bytes.extend_from_slice(&tag::seal(keys, Purpose::Envelope, &[], &json));
     (bytes.len() <= MAX_BUS_PAYLOAD).then(|| Bytes::from(bytes))
 }
 
@@ -196,22 +192,10 @@ pub(crate) fn decode(keys: &[Key], bytes: &[u8]) -> Result<Envelope, Refused> {
     if bytes.len() > MAX_BUS_PAYLOAD {
         return Err(Refused::Malformed);
     }
-    let rest = bytes
+    let sealed = bytes
         .strip_prefix(PREFIX.as_bytes())
         .ok_or(Refused::Malformed)?;
-    // KEY_ID '.' TAG '.' JSON: the key id and the tag hold no dot.
-    let first = rest
-        .iter()
-        .take(tag::MAX_STAMP + 1)
-        .position(|b| *b == b'.')
-        .ok_or(Refused::Malformed)?;
-    let end = first + 1 + tag::TAG_TEXT;
-    if rest.get(end) != Some(&b'.') {
-        return Err(Refused::Malformed);
-    }
-    let stamp = std::str::from_utf8(&rest[..end]).map_err(|_| Refused::Malformed)?;
-    let json = &rest[end + 1..];
-    tag::check(keys, Purpose::Envelope, stamp, &[json])?;
+    let json = tag::open(keys, Purpose::Envelope, &[], sealed)?;
     decode_json(json).ok_or(Refused::Malformed)
 }
 
@@ -220,10 +204,7 @@ mod tests {
     use super::*;
 
     fn keys() -> Vec<Key> {
-        vec![Key {
-            id: "k1".into(),
-            secret: vec![1; 32],
-        }]
+        vec![Key::new("k1", vec![1; 32])]
     }
 
     fn round_trip(body: Body) {
@@ -284,15 +265,9 @@ mod tests {
         let good = encode(&keys(), "n", 1, 5, &Body::Event(Event::ToolsListChanged)).unwrap();
         let text = String::from_utf8(good.to_vec()).unwrap();
         // Another key with the same id, another key id, a changed body.
-        let other = vec![Key {
-            id: "k1".into(),
-            secret: vec![2; 32],
-        }];
+        let other = vec![Key::new("k1", vec![2; 32])];
         assert_eq!(decode(&other, &good), Err(Refused::Forged));
-        let renamed = vec![Key {
-            id: "k2".into(),
-            secret: vec![1; 32],
-        }];
+        let renamed = vec![Key::new("k2", vec![1; 32])];
         assert_eq!(decode(&renamed, &good), Err(Refused::Forged));
         let changed = text.replace("tools", "prompts");
         assert_eq!(decode(&keys(), changed.as_bytes()), Err(Refused::Forged));

@@ -34,12 +34,21 @@ pub(crate) const MAX_STAMP: usize = 32 + 1 + TAG_TEXT;
 pub(crate) enum Purpose {
     /// A bus envelope.
     Envelope,
+    /// A part of a session record kept in a directory.
+    Record,
+    /// The digest that names a session in a directory and on the bus.
+    SessionKey,
+    /// The digest of the principal that owns a session.
+    Owner,
 }
 
 impl Purpose {
     fn label(self) -> &'static [u8] {
         match self {
             Purpose::Envelope => b"snodo/bus-envelope/v1",
+            Purpose::Record => b"snodo/session-record/v1",
+            Purpose::SessionKey => b"snodo/session-key/v1",
+            Purpose::Owner => b"snodo/session-owner/v1",
         }
     }
 }
@@ -48,12 +57,33 @@ fn keyed(secret: &[u8]) -> HmacSha256 {
     HmacSha256::new_from_slice(secret).expect("HMAC takes any key length")
 }
 
+/// The purposes, in the order [`Keyed`] holds their keys.
+const PURPOSES: [Purpose; 4] = [
+    Purpose::Envelope,
+    Purpose::Record,
+    Purpose::SessionKey,
+    Purpose::Owner,
+];
+
+/// A key's HMAC for every purpose, keyed once (a tag then costs the
+/// hashing of its parts only).
+#[derive(Clone)]
+pub(crate) struct Keyed([HmacSha256; PURPOSES.len()]);
+
+impl Keyed {
+    /// The purposes' keys derived from `secret`.
+    pub(crate) fn new(secret: &[u8]) -> Self {
+        Self(PURPOSES.map(|purpose| {
+            let mut derive = keyed(secret);
+            derive.update(purpose.label());
+            keyed(&derive.finalize().into_bytes())
+        }))
+    }
+}
+
 /// The HMAC of `purpose` under `key`, fed with `parts`.
 fn mac(key: &Key, purpose: Purpose, parts: &[&[u8]]) -> HmacSha256 {
-    let mut derive = keyed(&key.secret);
-    derive.update(purpose.label());
-    let derived = derive.finalize().into_bytes();
-    let mut mac = keyed(&derived);
+    let mut mac = key.tags.0[purpose as usize].clone();
     for part in parts {
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
@@ -123,52 +153,134 @@ pub(crate) fn check(
     }
 }
 
+/// `KEY_ID.TAG.` then `payload`: the sealing key's stamp of `context`
+/// followed by the payload.
+pub(crate) fn seal(keys: &[Key], purpose: Purpose, context: &[&[u8]], payload: &[u8]) -> Vec<u8> {
+    let mut parts = context.to_vec();
+    parts.push(payload);
+    let stamp = stamp(keys, purpose, &parts);
+    let mut out = Vec::with_capacity(stamp.len() + 1 + payload.len());
+    out.extend_from_slice(stamp.as_bytes());
+    out.push(b'.');
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload of what [`seal`] made with the same purpose and context,
+/// checked with the key its stamp names.
+pub(crate) fn open<'a>(
+    keys: &[Key],
+    purpose: Purpose,
+    context: &[&[u8]],
+    sealed: &'a [u8],
+) -> Result<&'a [u8], Refusal> {
+    // KEY_ID '.' TAG '.' PAYLOAD: the key id and the tag hold no dot.
+    let dot = sealed
+        .iter()
+        .take(MAX_STAMP + 1)
+        .position(|b| *b == b'.')
+        .ok_or(Refusal::Malformed)?;
+    let end = dot + 1 + TAG_TEXT;
+    if sealed.get(end) != Some(&b'.') {
+        return Err(Refusal::Malformed);
+    }
+    let stamp = std::str::from_utf8(&sealed[..end]).map_err(|_| Refusal::Malformed)?;
+    let payload = &sealed[end + 1..];
+    let mut parts = context.to_vec();
+    parts.push(payload);
+    check(keys, purpose, stamp, &parts)?;
+    Ok(payload)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn key(id: &str, byte: u8) -> Key {
-        Key {
-            id: id.into(),
-            secret: vec![byte; 32],
-        }
+        Key::new(id, vec![byte; 32])
     }
 
     #[test]
     fn stamps_open_with_the_key_they_name_and_nothing_else() {
         let (old, new) = (key("old", 1), key("new", 2));
         let ring = [old.clone(), new.clone()];
-        let made = stamp(&ring, Purpose::Envelope, &[b"a", b"b"]);
+        let made = stamp(&ring, Purpose::Record, &[b"a", b"b"]);
         assert!(made.starts_with("new."));
-        assert_eq!(check(&ring, Purpose::Envelope, &made, &[b"a", b"b"]), Ok(()));
+        assert_eq!(check(&ring, Purpose::Record, &made, &[b"a", b"b"]), Ok(()));
         assert_eq!(
-            check(&[new.clone()], Purpose::Envelope, &made, &[b"a", b"b"]),
+            check(&[new.clone()], Purpose::Record, &made, &[b"a", b"b"]),
             Ok(())
         );
         assert_eq!(
-            check(&[old.clone()], Purpose::Envelope, &made, &[b"a", b"b"]),
+            check(&[old.clone()], Purpose::Record, &made, &[b"a", b"b"]),
             Err(Refusal::UnknownKey)
         );
-        // Other parts, parts cut elsewhere: refused.
+        // Another purpose, other parts, parts cut elsewhere: refused.
         assert_eq!(
-            check(&ring, Purpose::Envelope, &made, &[b"a", b"c"]),
+            check(&ring, Purpose::Envelope, &made, &[b"a", b"b"]),
             Err(Refusal::BadTag)
         );
         assert_eq!(
-            check(&ring, Purpose::Envelope, &made, &[b"ab", b""]),
+            check(&ring, Purpose::Record, &made, &[b"a", b"c"]),
+            Err(Refusal::BadTag)
+        );
+        assert_eq!(
+            check(&ring, Purpose::Record, &made, &[b"ab", b""]),
             Err(Refusal::BadTag)
         );
         // A key with the same id and another secret: refused.
         assert_eq!(
-            check(&[key("new", 3)], Purpose::Envelope, &made, &[b"a", b"b"]),
+            check(&[key("new", 3)], Purpose::Record, &made, &[b"a", b"b"]),
             Err(Refusal::BadTag)
         );
         for bad in ["", "new", "new.", "new.!!", &"x".repeat(MAX_STAMP + 1)] {
             assert_eq!(
-                check(&ring, Purpose::Envelope, bad, &[b"a", b"b"]),
+                check(&ring, Purpose::Record, bad, &[b"a", b"b"]),
                 Err(Refusal::Malformed),
                 "{bad:?}"
             );
+        }
+    }
+
+    #[test]
+    fn sealed_payloads_open_in_their_context_only() {
+        let ring = [key("k1", 1)];
+        let sealed = seal(&ring, Purpose::Record, &[b"s1", b"h"], b"{}");
+        assert_eq!(
+            open(&ring, Purpose::Record, &[b"s1", b"h"], &sealed),
+            Ok(&b"{}"[..])
+        );
+        assert_eq!(
+            open(&ring, Purpose::Record, &[b"s2", b"h"], &sealed),
+            Err(Refusal::BadTag)
+        );
+        let mut changed = sealed.clone();
+        *changed.last_mut().unwrap() = b']';
+        assert_eq!(
+            open(&ring, Purpose::Record, &[b"s1", b"h"], &changed),
+            Err(Refusal::BadTag)
+        );
+        for bad in [
+            &b""[..],
+            b"{}",
+            b"k1.",
+            b"k1.x.{}",
+            b"\xff.",
+            &sealed[..sealed.len() - 3],
+        ] {
+            assert!(open(&ring, Purpose::Record, &[b"s1", b"h"], bad).is_err());
+        }
+    }
+
+    #[test]
+    fn each_purpose_has_its_own_key() {
+        for (i, purpose) in PURPOSES.iter().enumerate() {
+            assert_eq!(*purpose as usize, i);
+        }
+        let k = key("k", 9);
+        let tags: Vec<_> = PURPOSES.iter().map(|p| tag(&k, *p, &[b"x"])).collect();
+        for (i, a) in tags.iter().enumerate() {
+            assert!(tags[i + 1..].iter().all(|b| a != b));
         }
     }
 
@@ -179,6 +291,13 @@ mod tests {
         plain.update(&1u64.to_be_bytes());
         plain.update(b"x");
         let plain: [u8; TAG_BYTES] = plain.finalize().into_bytes().into();
-        assert_ne!(tag(&k, Purpose::Envelope, &[b"x"]), plain);
+        for purpose in [
+            Purpose::Envelope,
+            Purpose::Record,
+            Purpose::SessionKey,
+            Purpose::Owner,
+        ] {
+            assert_ne!(tag(&k, purpose, &[b"x"]), plain);
+        }
     }
 }

@@ -59,6 +59,13 @@ fn object(props: Value, required: &[&str]) -> Value {
 /// The test server; `input_timeout` bounds how long the shim waits for the
 /// client.
 pub fn server(input_timeout: Duration) -> Server {
+    builder(input_timeout)
+        .build()
+        .expect("the test server builds")
+}
+
+/// The test server's builder, every component registered.
+pub fn builder(input_timeout: Duration) -> snodo::ServerBuilder {
     Server::builder("legacy-tests", "1.0.0")
         .input_timeout(input_timeout)
         .tool(
@@ -151,6 +158,4 @@ pub fn server(input_timeout: Duration) -> Server {
         )
         .resource(Watched)
         .prompt(Hello)
-        .build()
-        .expect("the test server builds")
 }

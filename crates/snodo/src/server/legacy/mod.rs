@@ -27,6 +27,7 @@
 mod directory;
 mod dispatch;
 mod feed;
+mod records;
 // Replaying streams is the Streamable HTTP transport's (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod replay;
@@ -35,11 +36,14 @@ mod shape;
 mod shim;
 
 pub use directory::{
-    DirectoryError, MAX_RECORD_BYTES, MemoryDirectory, SessionDirectory, SessionRecord,
-    contract as directory_contract,
+    Changed, Delta, DirectoryError, Loaded, MAX_RECORD_BYTES, MAX_RECORD_KEY, MAX_RECORD_MEMBERS,
+    MemoryDirectory, SessionDirectory, StoredRecord, contract as directory_contract,
 };
 pub use dispatch::{Initialized, MAX_DECLARATION_BYTES, MAX_SUBSCRIPTION_URI, new_session_id};
 pub use feed::{notification_for, resync_for};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
+pub(crate) use records::{Home, Opened};
+pub use records::{SessionRecord, SessionRecords};
 pub use replay::{
     DEFAULT_REPLAY_BUDGET, MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS, ReplayBudget,
 };

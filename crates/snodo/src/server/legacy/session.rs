@@ -238,8 +238,9 @@ impl Session {
         self.client_info.as_ref()
     }
 
-    /// The [`key`](crate::Principal::key) of the principal that opened the
-    /// session.
+    /// Who owns the session: the [`key`](crate::Principal::key) of the
+    /// principal that opened it or, for a session several nodes share, its
+    /// keyed digest.
     pub fn owner(&self) -> Option<&str> {
         self.owner.as_deref()
     }

@@ -84,10 +84,21 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// Why a request names no usable session: the status and the message.
 type Refusal = (StatusCode, &'static str);
 
+/// The owner the session `id` must have to serve `principal`: the
+/// principal's key, or where several nodes share sessions, its keyed
+/// digest.
+fn owner_for(shared: Option<&Shared>, id: &str, principal: Option<&Principal>) -> Option<String> {
+    match shared {
+        Some(shared) => shared.owner_of(id, principal),
+        None => principal.map(Principal::key),
+    }
+}
+
 /// Finds the session a request names: 400 without an id, 404 for an id that
 /// names no live session of this principal.
 fn find_session(
     store: &dyn SessionStore,
+    shared: Option<&Shared>,
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Result<Arc<Session>, Refusal> {
@@ -97,9 +108,10 @@ fn find_session(
             "Bad Request: Mcp-Session-Id header is required",
         ));
     };
+    let owner = owner_for(shared, id, principal);
     let session = store
         .get(id)
-        .filter(|s| s.owner() == principal.map(Principal::key).as_deref())
+        .filter(|s| s.owner() == owner.as_deref())
         .ok_or((StatusCode::NOT_FOUND, "Session not found"))?;
     if let Some(version) = header(headers, headers::PROTOCOL_VERSION)
         && Revision::parse(version).is_none_or(|r| !r.is_legacy())
@@ -124,6 +136,7 @@ pub(super) fn claims_modern_message(message: &Message) -> bool {
 /// Classifies a decoded POST (see the module docs).
 pub(super) fn classify(
     store: &dyn SessionStore,
+    shared: Option<&Shared>,
     headers: &HeaderMap,
     principal: Option<&Principal>,
     message: &Message,
@@ -133,7 +146,7 @@ pub(super) fn classify(
     }
     let version = header(headers, headers::PROTOCOL_VERSION);
     if headers.contains_key(SESSION_ID) {
-        return match find_session(store, headers, principal) {
+        return match find_session(store, shared, headers, principal) {
             Ok(session) => Side::Session(session),
             Err((code, message)) => Side::Refused(reject(code, message)),
         };
@@ -153,6 +166,7 @@ pub(super) fn classify(
 pub(super) fn initialize(
     server: &Server,
     store: &dyn SessionStore,
+    shared: Option<&Shared>,
     message: Message,
     principal: Option<&Principal>,
     share: &Share,
@@ -160,8 +174,12 @@ pub(super) fn initialize(
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
     };
-    let owner = principal.map(Principal::key);
-    let done = match server.initialize(&request, new_session_id(), owner) {
+    let id = new_session_id();
+    let owner = match shared {
+        Some(shared) => shared.owner_for_new(&id, principal),
+        None => principal.map(Principal::key),
+    };
+    let done = match server.initialize(&request, id, owner) {
         Ok(done) => done,
         Err(reply) => return json(reply.status, reply.body),
     };
@@ -326,7 +344,7 @@ pub(super) fn session_verb(
     principal: Option<&Principal>,
     delete: bool,
 ) -> Response<McpBody> {
-    match find_session(store, headers, principal) {
+    match find_session(store, shared.map(|s| &**s), headers, principal) {
         Err((code, message)) => reject(code, message),
         Ok(session) if delete => {
             store.remove(session.id());

@@ -89,7 +89,7 @@ pub struct HttpOptions {
     pub(super) shutdown_grace: Duration,
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
     pub(super) replay_budget: Option<std::sync::Arc<crate::server::legacy::ReplayBudget>>,
-    pub(super) directory: Option<std::sync::Arc<dyn crate::server::legacy::SessionDirectory>>,
+    pub(super) records: Option<crate::server::legacy::SessionRecords>,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
@@ -131,7 +131,7 @@ impl Default for HttpOptions {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             sessions: None,
             replay_budget: None,
-            directory: None,
+            records: None,
             #[cfg(feature = "auth")]
             oauth: None,
         }
@@ -373,17 +373,18 @@ impl HttpOptions {
 
     /// Shares initialize-era sessions with the other nodes of a service: a
     /// session opened on any node serves requests on every node that reads
-    /// the same `directory`, and a `DELETE` on one ends it on all (see
+    /// the same records, and a `DELETE` on one ends it on all (see
     /// [`SessionDirectory`](crate::server::legacy::SessionDirectory)). The
-    /// nodes' servers must share an event bus
+    /// records are sealed with the service's keyring and name sessions by a
+    /// keyed digest ([`SessionRecords`](crate::server::legacy::SessionRecords));
+    /// a session's owner is then kept as a keyed digest of the principal's
+    /// subject, and [`Session::owner`](crate::server::legacy::Session::owner)
+    /// returns that digest. The nodes' servers must share an event bus
     /// ([`EventHub::with_bus`](crate::events::EventHub::with_bus)) for GET
     /// streams and server-initiated requests to follow a session across
     /// nodes.
-    pub fn shared_sessions(
-        mut self,
-        directory: impl crate::server::legacy::SessionDirectory,
-    ) -> Self {
-        self.directory = Some(std::sync::Arc::new(directory));
+    pub fn shared_sessions(mut self, records: crate::server::legacy::SessionRecords) -> Self {
+        self.records = Some(records);
         self
     }
 

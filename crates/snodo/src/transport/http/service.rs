@@ -167,9 +167,9 @@ impl McpService {
             .clone()
             .unwrap_or_else(|| Arc::new(MemorySessions::default()));
         let shared = options
-            .directory
+            .records
             .clone()
-            .map(|dir| Arc::new(Shared::new(&server, sessions.clone(), dir)));
+            .map(|records| Arc::new(Shared::new(&server, sessions.clone(), records)));
         let config = Config {
             endpoint: options.endpoint.as_str().into(),
             hosts: options.hosts.clone(),
@@ -318,10 +318,10 @@ where
             if let Err(response) = shared.refresh(store, id).await {
                 return response;
             }
-            let owner = principal.map(Principal::key);
+            let owner = shared.owner_of(id, principal);
             if delete
-                && store.get(id).is_some_and(|s| s.owner() == owner.as_deref())
-                && let Err(response) = shared.ended(&server, id).await
+                && let Some(session) = store.get(id).filter(|s| s.owner() == owner.as_deref())
+                && let Err(response) = shared.ended(&server, &session).await
             {
                 return response;
             }
@@ -365,7 +365,13 @@ where
             {
                 return response;
             }
-            let side = legacy::classify(store, headers, transport.principal.as_ref(), &message);
+            let side = legacy::classify(
+                store,
+                config.shared.as_deref(),
+                headers,
+                transport.principal.as_ref(),
+                &message,
+            );
             match side {
                 Side::Modern => run(&server, message, transport, config.request_timeout).await,
                 Side::Session(session) => match &config.shared {
@@ -388,6 +394,10 @@ where
                         }
                         let before = session.state();
                         let timeout = config.request_timeout;
+                        let request = match &message {
+                            Message::Request(r) => Some(r.id.clone()),
+                            _ => None,
+                        };
                         let response = Box::pin(legacy::post(
                             &server,
                             session.clone(),
@@ -397,8 +407,14 @@ where
                             &config.replay_budget,
                         ))
                         .await;
-                        shared.changed(&server, &session, &before).await;
-                        response
+                        match (shared.changed(&server, &session, &before).await, request) {
+                            // The session's record refused the change: the
+                            // request fails, as it would have locally.
+                            (Err(error), Some(id)) => {
+                                json(StatusCode::OK, wire::encode_error(Some(&id), &error).into())
+                            }
+                            _ => response,
+                        }
                     }
                 },
                 Side::Initialize => {
@@ -406,6 +422,7 @@ where
                     let response = legacy::initialize(
                         &server,
                         store,
+                        config.shared.as_deref(),
                         message,
                         transport.principal.as_ref(),
                         &share,

@@ -1,10 +1,19 @@
 //! Initialize-era sessions shared by the nodes of one service: each node's
-//! [`SessionStore`] holds its copies, the
-//! [`SessionDirectory`] holds the records every node reads, and the event
-//! hub's bus carries each change to the nodes that hold a copy (see
-//! [`directory`](crate::server::legacy::SessionDirectory)).
+//! [`SessionStore`] holds its copies, the [`SessionRecords`] hold the
+//! records every node reads, and the event hub's bus carries each change
+//! to the nodes that hold a copy (see
+//! [`SessionDirectory`](crate::server::legacy::SessionDirectory)).
+//!
+//! Neither the records nor the bus name a session by its id: both use the
+//! keyed digest of the id that names its record (its [`Home`]). A node
+//! learns a session's home when it opens the session or first reads its
+//! record, and keeps it beside its copy, so that a change another node
+//! announces finds the copy it concerns; and with it the generation of the
+//! record's members its copy holds, so that while nobody else changes them
+//! it reads the record's state only.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 
 use http::{HeaderMap, Response, StatusCode};
 
@@ -12,33 +21,124 @@ use super::body::McpBody;
 use super::response::reject;
 use super::session::SessionStore;
 use crate::events::{SessionChange, SessionSink};
-use crate::server::legacy::{Session, SessionDirectory, SessionState};
-use crate::{Server, wire};
+use crate::server::legacy::{Changed, Home, Opened, Session, SessionRecords, SessionState};
+use crate::{Error, Principal, Server, wire};
+
+/// Where a copy's record is, and the generation of its members the copy
+/// holds (`None`: unknown, read them).
+#[derive(Debug, Clone)]
+struct Place {
+    home: Home,
+    generation: Option<u64>,
+}
+
+/// The places of the sessions this node holds a copy of: by id, and the id
+/// by record key.
+#[derive(Debug, Default)]
+struct Places {
+    by_id: HashMap<String, Place>,
+    by_key: HashMap<String, String>,
+}
+
+/// [`Places`], bounded by the sessions the store holds.
+struct Known {
+    places: Mutex<Places>,
+    store: Arc<dyn SessionStore>,
+}
+
+impl Known {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Places> {
+        self.places.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn place(&self, id: &str) -> Option<Place> {
+        self.lock().by_id.get(id).cloned()
+    }
+
+    fn home(&self, id: &str) -> Option<Home> {
+        self.place(id).map(|p| p.home)
+    }
+
+    fn id_of(&self, key: &str) -> Option<String> {
+        self.lock().by_key.get(key).cloned()
+    }
+
+    /// Remembers where `id`'s record is; past twice the store's sessions
+    /// (and a margin), forgets the sessions the store no longer holds.
+    fn remember(&self, id: &str, home: Home, generation: Option<u64>) {
+        let mut places = self.lock();
+        if places.by_id.len() >= 2 * self.store.len() + 64 {
+            let store = &self.store;
+            places.by_id.retain(|id, _| store.get(id).is_some());
+            let Places { by_id, by_key } = &mut *places;
+            by_key.retain(|_, id| by_id.contains_key(id));
+        }
+        let place = Place {
+            home: home.clone(),
+            generation,
+        };
+        if let Some(old) = places.by_id.insert(id.to_string(), place) {
+            places.by_key.remove(&old.home.key);
+        }
+        places.by_key.insert(home.key, id.to_string());
+    }
+
+    /// Notes that the copy of `id` now holds the members of `generation`,
+    /// written here, if it held those of the one before (else someone else
+    /// changed them too: read them again).
+    fn wrote(&self, id: &str, generation: u64) {
+        if let Some(place) = self.lock().by_id.get_mut(id) {
+            place.generation = match place.generation {
+                Some(known) if known == generation || known + 1 == generation => Some(generation),
+                _ => None,
+            };
+        }
+    }
+
+    fn forget(&self, id: &str) {
+        let mut places = self.lock();
+        if let Some(place) = places.by_id.remove(id) {
+            places.by_key.remove(&place.home.key);
+        }
+    }
+}
 
 /// Applies the changes other nodes announce to this node's copies.
-struct LocalCopies(Arc<dyn SessionStore>);
+struct LocalCopies(Arc<Known>);
 
 impl SessionSink for LocalCopies {
-    fn apply(&self, id: &str, _owner: Option<&str>, change: &SessionChange) {
-        if let Some(session) = self.0.get(id) {
-            session.apply_change(change);
-            if *change == SessionChange::Ended {
-                self.0.remove(id);
-            }
+    fn apply(&self, key: &str, owner: Option<&str>, change: &SessionChange) {
+        let Some(id) = self.0.id_of(key) else { return };
+        let Some(session) = self.0.store.get(&id) else {
+            self.0.forget(&id);
+            return;
+        };
+        // Only the session's own changes: a node announces a change with
+        // the owner of the session it was made on.
+        if session.owner() != owner {
+            return;
+        }
+        session.apply_change(change);
+        if *change == SessionChange::Ended {
+            self.0.store.remove(&id);
+            self.0.forget(&id);
         }
     }
 }
 
 /// The shared side of a service's sessions.
 pub(super) struct Shared {
-    directory: Arc<dyn SessionDirectory>,
+    records: SessionRecords,
+    known: Arc<Known>,
     /// Held here; the hub holds it weakly.
     _sink: Arc<dyn SessionSink>,
 }
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared").finish_non_exhaustive()
+        f.debug_struct("Shared")
+            .field("records", &self.records)
+            .finish_non_exhaustive()
     }
 }
 
@@ -49,41 +149,113 @@ fn unavailable(error: impl std::fmt::Display) -> Response<McpBody> {
     )
 }
 
+/// What a client is told when its session's record cannot take another
+/// subscription.
+fn record_full(changed: Changed) -> Error {
+    use crate::server::legacy::{MAX_RECORD_BYTES, MAX_RECORD_MEMBERS};
+    let why = match changed {
+        Changed::TooManyMembers => format!("at most {MAX_RECORD_MEMBERS}"),
+        _ => format!("the session's shared record holds at most {MAX_RECORD_BYTES} bytes"),
+    };
+    Error::invalid_params(format!("Too many subscriptions ({why})"))
+}
+
 impl Shared {
-    /// Joins `store` to `directory` and to the changes `server`'s hub brings.
+    /// Joins `store` to `records` and to the changes `server`'s hub brings.
     pub(super) fn new(
         server: &Server,
         store: Arc<dyn SessionStore>,
-        directory: Arc<dyn SessionDirectory>,
+        records: SessionRecords,
     ) -> Self {
-        let sink: Arc<dyn SessionSink> = Arc::new(LocalCopies(store));
+        let known = Arc::new(Known {
+            places: Mutex::default(),
+            store,
+        });
+        let sink: Arc<dyn SessionSink> = Arc::new(LocalCopies(known.clone()));
         server
             .events()
             .add_session_sink(Arc::downgrade(&sink) as Weak<_>);
         Self {
-            directory,
+            records,
+            known,
             _sink: sink,
         }
     }
 
+    /// The owner of a session `initialize` opens now as `id`, for
+    /// `principal`: the keyed digest of its key under the key the
+    /// session's record will be named with.
+    pub(super) fn owner_for_new(&self, id: &str, principal: Option<&Principal>) -> Option<String> {
+        let home = self.records.home_for_new(id);
+        let owner = principal.and_then(|p| self.records.owner_tag(&home, id, &p.key()));
+        self.known.remember(id, home, None);
+        owner
+    }
+
+    /// The owner the session `id` must have to serve `principal` (an
+    /// owner no session has when the session's home is unknown here).
+    pub(super) fn owner_of(&self, id: &str, principal: Option<&Principal>) -> Option<String> {
+        let principal = principal?;
+        Some(
+            self.known
+                .home(id)
+                .and_then(|home| self.records.owner_tag(&home, id, &principal.key()))
+                .unwrap_or_default(),
+        )
+    }
+
     /// Brings this node's copy of the session `id` up to date with the
     /// directory: adds it when another node opened it, drops it when it
-    /// ended elsewhere. A directory that fails is 503.
+    /// ended elsewhere (or its record no longer opens). A directory that
+    /// fails is 503.
     pub(super) async fn refresh(
         &self,
         store: &dyn SessionStore,
         id: &str,
     ) -> Result<(), Response<McpBody>> {
-        match self.directory.load(id).await {
+        let copy = store.get(id);
+        let found = match self.known.place(id) {
+            Some(Place { home, generation }) => {
+                let known = generation.filter(|_| copy.is_some());
+                self.records
+                    .load(&home, id, known)
+                    .await
+                    .map(|opened| opened.map(|opened| (home, opened)))
+            }
+            None => self.records.find(id).await.map(|found| {
+                found.map(|(home, record, generation)| (home, Opened::Whole { record, generation }))
+            }),
+        };
+        match found {
             Err(e) => Err(unavailable(e)),
             Ok(None) => {
                 if let Some(gone) = store.remove(id) {
                     gone.end();
                 }
+                self.known.forget(id);
                 Ok(())
             }
-            Ok(Some(record)) => {
-                if let Some(copy) = store.get(id) {
+            Ok(Some((
+                _,
+                Opened::Unchanged {
+                    initialized,
+                    log_level,
+                },
+            ))) => {
+                // The copy holds the record's members already.
+                if let Some(copy) = copy {
+                    if initialized {
+                        copy.mark_initialized();
+                    }
+                    if let Some(level) = log_level {
+                        copy.set_log_level(level);
+                    }
+                }
+                Ok(())
+            }
+            Ok(Some((home, Opened::Whole { record, generation }))) => {
+                self.known.remember(id, home, Some(generation));
+                if let Some(copy) = copy {
                     copy.apply_record(&record);
                     return Ok(());
                 }
@@ -95,24 +267,71 @@ impl Shared {
 
     /// Records a session `initialize` opened.
     pub(super) async fn opened(&self, session: &Session) -> Result<(), Response<McpBody>> {
-        self.directory
-            .save(&session.record())
-            .await
-            .map_err(unavailable)
+        let home = self
+            .known
+            .home(session.id())
+            .unwrap_or_else(|| self.records.home_for_new(session.id()));
+        match self.records.create(&home, &session.record()).await {
+            Ok(Changed::Done(generation)) => {
+                self.known.remember(session.id(), home, Some(generation));
+                Ok(())
+            }
+            Ok(other) => Err(unavailable(format!(
+                "the session's record was refused ({other:?})"
+            ))),
+            Err(e) => Err(unavailable(e)),
+        }
     }
 
-    /// Records and announces what a request changed in the session.
-    pub(super) async fn changed(&self, server: &Server, session: &Session, before: &SessionState) {
+    /// Records and announces what a request changed in the session. A
+    /// subscription the session's record cannot take is undone here and
+    /// returned as the error the client gets.
+    pub(super) async fn changed(
+        &self,
+        server: &Server,
+        session: &Session,
+        before: &SessionState,
+    ) -> Result<(), Error> {
         let changes = session.changes_since(before);
-        if changes.is_empty() {
-            return;
-        }
-        // A failed write leaves the other nodes' copies as they were; the
-        // announcement still reaches the nodes holding one.
-        let _ = self.directory.save(&session.record()).await;
+        let Some(home) = self.known.home(session.id()) else {
+            return Ok(());
+        };
+        let mut refused = None;
+        let mut state_written = false;
         for change in changes {
-            server.events().publish_session(session.id(), None, change);
+            // A failed write leaves the other nodes' copies as they were;
+            // the announcement still reaches the nodes holding one.
+            let written = match &change {
+                SessionChange::Initialized | SessionChange::LogLevel(_) if !state_written => {
+                    state_written = true;
+                    let (initialized, level) = (session.is_initialized(), session.log_level());
+                    Some(self.records.set_state(&home, initialized, level).await)
+                }
+                SessionChange::Subscribed(uri) => Some(self.records.subscribe(&home, uri).await),
+                SessionChange::Unsubscribed(uri) => {
+                    Some(self.records.unsubscribe(&home, uri).await)
+                }
+                _ => None,
+            };
+            match (&change, written) {
+                (
+                    SessionChange::Subscribed(uri),
+                    Some(Ok(full @ (Changed::TooManyMembers | Changed::TooLarge))),
+                ) => {
+                    session.unsubscribe(uri);
+                    refused = Some(record_full(full));
+                    continue;
+                }
+                (_, Some(Ok(Changed::Done(generation)))) => {
+                    self.known.wrote(session.id(), generation)
+                }
+                _ => {}
+            }
+            server
+                .events()
+                .publish_session(&home.key, session.owner(), change);
         }
+        refused.map_or(Ok(()), Err)
     }
 
     /// Passes a client's message that concerns another node on: the
@@ -124,24 +343,24 @@ impl Shared {
         session: &Session,
         message: &wire::Message,
     ) -> bool {
+        let home = self.known.home(session.id());
+        let publish = |change: SessionChange| {
+            if let Some(home) = &home {
+                server
+                    .events()
+                    .publish_session(&home.key, session.owner(), change);
+            }
+        };
         match message {
             wire::Message::Response(response) => {
                 if !session.resolve(response) {
-                    server.events().publish_session(
-                        session.id(),
-                        None,
-                        SessionChange::Answer(response.clone()),
-                    );
+                    publish(SessionChange::Answer(response.clone()));
                 }
                 true
             }
             wire::Message::Notification(n) if n.method == "notifications/cancelled" => {
                 if let Some(id) = crate::protocol::cancelled_request(n) {
-                    server.events().publish_session(
-                        session.id(),
-                        None,
-                        SessionChange::Cancelled(id.to_value()),
-                    );
+                    publish(SessionChange::Cancelled(id.to_value()));
                 }
                 false
             }
@@ -153,15 +372,27 @@ impl Shared {
     /// idle expiry: a client that only listens on a GET stream keeps its
     /// session). A directory that fails counts as yes.
     pub(super) async fn alive(&self, id: &str) -> bool {
-        !matches!(self.directory.load(id).await, Ok(None))
+        let Some(home) = self.known.home(id) else {
+            return false;
+        };
+        !matches!(self.records.load(&home, id, None).await, Ok(None))
     }
 
     /// Ends a session everywhere (`DELETE`).
-    pub(super) async fn ended(&self, server: &Server, id: &str) -> Result<(), Response<McpBody>> {
-        self.directory.remove(id).await.map_err(unavailable)?;
+    pub(super) async fn ended(
+        &self,
+        server: &Server,
+        session: &Session,
+    ) -> Result<(), Response<McpBody>> {
+        let Some(home) = self.known.home(session.id()) else {
+            return Ok(());
+        };
+        self.records.remove(&home).await.map_err(unavailable)?;
         server
             .events()
-            .publish_session(id, None, SessionChange::Ended);
+            .publish_session(&home.key, session.owner(), SessionChange::Ended);
+        // Its place stays (the request still has to find its copy here) until
+        // the places are pruned.
         Ok(())
     }
 }
