@@ -5,7 +5,9 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod balancer;
+pub mod counting;
 pub mod raw;
+pub mod tap;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -106,14 +108,42 @@ pub async fn node(args: &[String]) -> Node {
     Node { child, url }
 }
 
-/// `n` nodes on `bus_url` with the keyring at `keys` and `extra` flags.
-pub async fn cluster(
-    bus_url: &str,
-    channel: &str,
-    keys: &Path,
-    n: usize,
-    extra: &[&str],
-) -> Vec<Node> {
+/// What a node wrote on its stderr so far.
+#[derive(Clone, Default)]
+pub struct Log(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl Log {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// [`node`], its stderr kept (and passed on to the test's).
+pub async fn logged_node(args: &[String]) -> (Node, Log) {
+    use tokio::io::AsyncBufReadExt;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut child, url) = crate::support::spawn_demo_with(&args, |c| {
+        c.stderr(std::process::Stdio::piped());
+    })
+    .await;
+    let log = Log::default();
+    let sink = log.clone();
+    let stderr = child.stderr.take().unwrap();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            eprintln!("{line}");
+            let mut text = sink.0.lock().unwrap();
+            text.push_str(&line);
+            text.push('\n');
+        }
+    });
+    (Node { child, url }, log)
+}
+
+/// The arguments of a node on `bus_url` with the keyring at `keys`.
+pub fn node_args(bus_url: &str, channel: &str, keys: &Path, extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "--bus".into(),
         bus_url.into(),
@@ -123,6 +153,18 @@ pub async fn cluster(
         keys.display().to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
+    args
+}
+
+/// `n` nodes on `bus_url` with the keyring at `keys` and `extra` flags.
+pub async fn cluster(
+    bus_url: &str,
+    channel: &str,
+    keys: &Path,
+    n: usize,
+    extra: &[&str],
+) -> Vec<Node> {
+    let args = node_args(bus_url, channel, keys, extra);
     let mut nodes = Vec::new();
     for _ in 0..n {
         nodes.push(node(&args).await);
