@@ -45,3 +45,67 @@ pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> SseOutcome {
         overflow: parser.overflow,
     }
 }
+
+/// The keyring the bus and record entry points seal and open with: one key,
+/// `fuzz`, of 32 bytes of 7.
+fn fuzz_keys() -> Vec<crate::keyring::Key> {
+    vec![crate::keyring::Key::new("fuzz", [7u8; 32])]
+}
+
+/// Seals `json` as a hub seals an envelope's JSON with the fuzzing key: the
+/// bytes a hub would publish.
+///
+/// ```
+/// let sealed = snodo::fuzzing::seal_envelope(br#"{"o":"n","s":1,"t":5,"e":{"k":"tools"}}"#);
+/// assert!(snodo::fuzzing::open_envelope(&sealed).is_some());
+/// assert!(snodo::fuzzing::open_envelope(&sealed[1..]).is_none());
+/// ```
+pub fn seal_envelope(json: &[u8]) -> Vec<u8> {
+    use crate::keyring::tag::{self, Purpose};
+    let mut out = b"b1.".to_vec();
+    out.extend_from_slice(&tag::seal(&fuzz_keys(), Purpose::Envelope, &[], json));
+    out
+}
+
+/// What a hub makes of `bytes` from the bus, opened with the fuzzing key:
+/// the envelope sealed again (same origin, number, time and content) when
+/// it opens, `None` when it is refused.
+pub fn open_envelope(bytes: &[u8]) -> Option<Vec<u8>> {
+    use crate::events::envelope;
+    let keys = fuzz_keys();
+    let opened = envelope::decode(&keys, bytes).ok()?;
+    envelope::encode(&keys, &opened.origin, opened.seq, opened.time, &opened.body)
+        .map(|b| b.to_vec())
+}
+
+/// Seals the JSON of a part (`h` head, `s` state) of the record of the
+/// session `id` with the fuzzing key, as a node stores it.
+pub fn seal_record_part(id: &str, part: &str, json: &[u8]) -> Vec<u8> {
+    crate::server::legacy::seal_record_part(&fuzz_keys(), id, part, json)
+}
+
+/// The stamp that makes `uri` a subscription of the record of the session
+/// `id`, with the fuzzing key.
+pub fn seal_record_member(id: &str, uri: &str) -> Vec<u8> {
+    crate::server::legacy::seal_record_member(&fuzz_keys(), id, uri)
+}
+
+/// What a node makes of a stored record of the session `id` (its head, its
+/// state, its members' names and values), opened with the fuzzing key: the
+/// record when every part opens, `None` when it is refused.
+///
+/// ```
+/// use snodo::fuzzing::{open_record, seal_record_part};
+/// let head = seal_record_part("s", "h", br#"{"r":"2025-11-25","c":{}}"#);
+/// let state = seal_record_part("s", "s", br#"{"n":true}"#);
+/// assert!(open_record("s", &head, &state, &[]).is_some_and(|r| r.initialized));
+/// assert!(open_record("t", &head, &state, &[]).is_none());
+/// ```
+pub fn open_record(
+    id: &str,
+    head: &[u8],
+    state: &[u8],
+    members: &[(String, Vec<u8>)],
+) -> Option<crate::server::legacy::SessionRecord> {
+    crate::server::legacy::open_stored_record(&fuzz_keys(), id, head, state, members)
+}

@@ -4,7 +4,7 @@
 
 pub mod bus;
 pub mod contract;
-mod envelope;
+pub(crate) mod envelope;
 mod event;
 mod hub;
 mod window;

@@ -44,6 +44,8 @@ pub use feed::{notification_for, resync_for};
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use records::{Home, Opened};
 pub use records::{SessionRecord, SessionRecords};
+#[cfg(feature = "fuzzing")]
+pub(crate) use records::{open_stored_record, seal_record_member, seal_record_part};
 pub use replay::{
     DEFAULT_REPLAY_BUDGET, MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, MAX_REPLAY_STREAMS, ReplayBudget,
 };

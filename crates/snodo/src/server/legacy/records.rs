@@ -263,6 +263,41 @@ fn open_record(keys: &[Key], key: &str, id: &str, stored: &StoredRecord) -> Opti
     })
 }
 
+/// The JSON of a part of the record of the session `id`, sealed with the
+/// sealing key of `keys` (the fuzz targets' way in).
+#[cfg(feature = "fuzzing")]
+pub(crate) fn seal_record_part(keys: &[Key], id: &str, part: &str, json: &[u8]) -> Vec<u8> {
+    let key = session_key(keys.last().expect("a key"), id);
+    tag::seal(
+        keys,
+        Purpose::Record,
+        &[key.as_bytes(), part.as_bytes()],
+        json,
+    )
+}
+
+/// The stamp that makes `uri` a member of the record of the session `id`.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn seal_record_member(keys: &[Key], id: &str, uri: &str) -> Vec<u8> {
+    let key = session_key(keys.last().expect("a key"), id);
+    member_stamp(keys, &key, uri)
+}
+
+/// The record of the session `id` stored as `head`, `state` and `members`
+/// under its name with the sealing key of `keys`, if every part opens.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn open_stored_record(
+    keys: &[Key],
+    id: &str,
+    head: &[u8],
+    state: &[u8],
+    members: &[(String, Vec<u8>)],
+) -> Option<SessionRecord> {
+    let key = session_key(keys.last().expect("a key"), id);
+    let stored = StoredRecord::new(head.to_vec(), state.to_vec(), members.to_vec(), 0);
+    open_record(keys, &key, id, &stored)
+}
+
 impl SessionRecords {
     /// The records in `directory`, sealed and opened with `keys` (the
     /// keyring every node of the service shares; a reload is seen at once).
