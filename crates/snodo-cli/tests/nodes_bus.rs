@@ -410,3 +410,25 @@ async fn subscriptions_write_bounded_bytes_to_redis() {
 async fn subscriptions_write_bounded_bytes_to_postgres() {
     subscriptions_write_bounded_bytes(Bus::Postgres, "bytes_postgres").await;
 }
+
+#[test]
+fn a_bus_without_a_keyring_is_refused() {
+    // Refused before anything is reached: no server needs to run.
+    let out = std::process::Command::new(nodes_support::SNODO)
+        .args([
+            "demo",
+            "--http",
+            "127.0.0.1:0",
+            "--bus",
+            "redis://127.0.0.1:1",
+        ])
+        .env_remove("SNODO_KEYS")
+        .output()
+        .expect("the demo runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--bus needs the service's keyring (--keys FILE, or $SNODO_KEYS)"),
+        "{stderr}"
+    );
+}
