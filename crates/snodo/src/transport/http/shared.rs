@@ -403,3 +403,93 @@ pub(super) fn named_session(headers: &HeaderMap) -> Option<&str> {
         .get(crate::protocol::legacy::SESSION_ID_HEADER)
         .and_then(|v| v.to_str().ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Revision;
+    use crate::transport::http::MemorySessions;
+
+    /// A store holding one session owned by `w1`, whose record key is `r1`,
+    /// and the sink that applies the bus's changes to it.
+    fn copies() -> (Arc<Session>, LocalCopies) {
+        let store: Arc<dyn SessionStore> = Arc::new(MemorySessions::default());
+        let session = Arc::new(Session::new(
+            "s1".into(),
+            Revision::V2025_11_25,
+            serde_json::json!({}),
+            None,
+            Some("w1".into()),
+        ));
+        store.insert(session.clone()).unwrap();
+        let known = Arc::new(Known {
+            places: Mutex::default(),
+            store,
+        });
+        let home = Home {
+            key: "r1".into(),
+            kid: "k1".into(),
+        };
+        known.remember("s1", home, None);
+        (session, LocalCopies(known))
+    }
+
+    #[test]
+    fn a_change_reaches_only_the_copy_of_its_record_and_owner() {
+        let (session, sink) = copies();
+        let subscribed = SessionChange::Subscribed("demo://a".into());
+        sink.apply("r1", Some("w2"), &subscribed);
+        sink.apply("r1", None, &subscribed);
+        sink.apply("r2", Some("w1"), &subscribed);
+        assert!(
+            session.subscriptions().is_empty(),
+            "another owner, another record"
+        );
+        sink.apply("r1", Some("w1"), &subscribed);
+        assert_eq!(session.subscriptions(), ["demo://a"]);
+        sink.apply("r1", Some("w2"), &SessionChange::Ended);
+        assert!(!session.is_ended());
+        sink.apply("r1", Some("w1"), &SessionChange::Ended);
+        assert!(session.is_ended());
+    }
+
+    #[test]
+    fn answers_and_cancellations_reach_only_what_is_pending_or_in_flight() {
+        let (session, sink) = copies();
+        let (id, mut answer) = session.expect_answer().unwrap();
+        let cancel = crate::CancelSignal::new();
+        let call = crate::wire::RequestId::Number(7);
+        session.track(&call, &cancel);
+        // An answer to an id nothing awaits, a cancellation of a request not
+        // in flight: nothing happens.
+        let stray = serde_json::json!({"jsonrpc": "2.0", "id": "0123", "result": {}});
+        sink.apply("r1", Some("w1"), &SessionChange::Answer(stray));
+        sink.apply(
+            "r1",
+            Some("w1"),
+            &SessionChange::Cancelled(serde_json::json!(8)),
+        );
+        assert!(answer.try_recv().is_err());
+        assert!(!cancel.is_cancelled());
+        // The right ids, from another owner: nothing either.
+        let genuine =
+            serde_json::json!({"jsonrpc": "2.0", "id": id.to_value(), "result": {"ok": 1}});
+        sink.apply("r1", Some("w2"), &SessionChange::Answer(genuine.clone()));
+        sink.apply(
+            "r1",
+            Some("w2"),
+            &SessionChange::Cancelled(serde_json::json!(7)),
+        );
+        assert!(answer.try_recv().is_err());
+        assert!(!cancel.is_cancelled());
+        // From the session's owner: delivered.
+        sink.apply("r1", Some("w1"), &SessionChange::Answer(genuine));
+        assert_eq!(answer.try_recv().unwrap(), Ok(serde_json::json!({"ok": 1})));
+        sink.apply(
+            "r1",
+            Some("w1"),
+            &SessionChange::Cancelled(serde_json::json!(7)),
+        );
+        assert!(cancel.is_cancelled());
+    }
+}
