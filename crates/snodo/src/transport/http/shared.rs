@@ -83,15 +83,16 @@ impl Known {
         places.by_key.insert(home.key, id.to_string());
     }
 
-    /// Notes that the copy of `id` now holds the members of `generation`,
-    /// written here, if it held those of the one before (else someone else
-    /// changed them too: read them again).
-    fn wrote(&self, id: &str, generation: u64) {
+    /// Notes what a write here left the record's members at: `generation`,
+    /// one past the copy's when this write changed them. Any other
+    /// generation means someone else changed them too: read them again.
+    fn wrote(&self, id: &str, generation: u64, changed_members: bool) {
         if let Some(place) = self.lock().by_id.get_mut(id) {
-            place.generation = match place.generation {
-                Some(known) if known == generation || known + 1 == generation => Some(generation),
-                _ => None,
-            };
+            let step = u64::from(changed_members);
+            place.generation = place
+                .generation
+                .filter(|known| known + step == generation)
+                .map(|_| generation);
         }
     }
 
@@ -323,7 +324,11 @@ impl Shared {
                     continue;
                 }
                 (_, Some(Ok(Changed::Done(generation)))) => {
-                    self.known.wrote(session.id(), generation)
+                    let members = !matches!(
+                        change,
+                        SessionChange::Initialized | SessionChange::LogLevel(_)
+                    );
+                    self.known.wrote(session.id(), generation, members)
                 }
                 _ => {}
             }
@@ -451,6 +456,24 @@ mod tests {
         assert!(!session.is_ended());
         sink.apply("r1", Some("w1"), &SessionChange::Ended);
         assert!(session.is_ended());
+    }
+
+    #[test]
+    fn a_copy_keeps_its_generation_only_through_its_own_writes() {
+        let (_, LocalCopies(known)) = copies();
+        let home = known.home("s1").unwrap();
+        let generation = |known: &Known| known.place("s1").unwrap().generation;
+        known.remember("s1", home.clone(), Some(3));
+        known.wrote("s1", 4, true);
+        assert_eq!(generation(&known), Some(4));
+        known.wrote("s1", 4, false);
+        assert_eq!(generation(&known), Some(4), "a state write");
+        // Someone else changed the members meanwhile: read them again.
+        known.wrote("s1", 5, false);
+        assert_eq!(generation(&known), None);
+        known.remember("s1", home, Some(5));
+        known.wrote("s1", 7, true);
+        assert_eq!(generation(&known), None);
     }
 
     #[test]
