@@ -263,7 +263,7 @@ async fn a_forged_bus_changes_nothing(bus: Bus, name: &str) {
     }
     // No session id on the bus, nor in the store (but in what the tap
     // itself published).
-    let heard = tap.from_nodes();
+    let heard = tap.heard_from_nodes();
     if let Some(m) = heard
         .iter()
         .find(|m| String::from_utf8_lossy(m).contains(&session))

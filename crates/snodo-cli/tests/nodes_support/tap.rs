@@ -129,7 +129,7 @@ impl Tap {
     }
 
     /// Every message heard so far that this tap did not publish itself.
-    pub fn from_nodes(&self) -> Vec<Vec<u8>> {
+    pub fn heard_from_nodes(&self) -> Vec<Vec<u8>> {
         let published = self.published.lock().unwrap();
         self.heard()
             .into_iter()

@@ -208,11 +208,21 @@ mod tests {
         assert!(made.starts_with("new."));
         assert_eq!(check(&ring, Purpose::Record, &made, &[b"a", b"b"]), Ok(()));
         assert_eq!(
-            check(&[new.clone()], Purpose::Record, &made, &[b"a", b"b"]),
+            check(
+                std::slice::from_ref(&new),
+                Purpose::Record,
+                &made,
+                &[b"a", b"b"]
+            ),
             Ok(())
         );
         assert_eq!(
-            check(&[old.clone()], Purpose::Record, &made, &[b"a", b"b"]),
+            check(
+                std::slice::from_ref(&old),
+                Purpose::Record,
+                &made,
+                &[b"a", b"b"]
+            ),
             Err(Refusal::UnknownKey)
         );
         // Another purpose, other parts, parts cut elsewhere: refused.

@@ -65,7 +65,7 @@ pub(crate) struct Home {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Opened {
     Whole {
-        record: SessionRecord,
+        record: Box<SessionRecord>,
         /// The generation of its members.
         generation: u64,
     },
@@ -377,7 +377,7 @@ impl SessionRecords {
             };
             if let Some(loaded) = self.directory.load(&home.key, None).await? {
                 return Ok(match self.open(&home, id, loaded) {
-                    Some(Opened::Whole { record, generation }) => Some((home, record, generation)),
+                    Some(Opened::Whole { record, generation }) => Some((home, *record, generation)),
                     _ => None,
                 });
             }
@@ -410,7 +410,7 @@ impl SessionRecords {
             .then(|| match loaded {
                 Loaded::Whole(stored) => {
                     open_record(&keys, &home.key, id, &stored).map(|record| Opened::Whole {
-                        record,
+                        record: Box::new(record),
                         generation: stored.generation,
                     })
                 }
@@ -505,7 +505,7 @@ mod tests {
             Changed::Done(1)
         );
         let whole = Opened::Whole {
-            record: record.clone(),
+            record: Box::new(record.clone()),
             generation: 1,
         };
         assert_eq!(records.load(&home, "s1", None).await.unwrap(), Some(whole));

@@ -224,7 +224,10 @@ impl Shared {
                     .map(|opened| opened.map(|opened| (home, opened)))
             }
             None => self.records.find(id).await.map(|found| {
-                found.map(|(home, record, generation)| (home, Opened::Whole { record, generation }))
+                found.map(|(home, record, generation)| {
+                    let record = Box::new(record);
+                    (home, Opened::Whole { record, generation })
+                })
             }),
         };
         match found {

@@ -331,7 +331,7 @@ async fn sealed_records_round_trip_and_hold_no_id<D: SessionDirectory + Clone>(d
     records.unsubscribe(&home, "demo://b/c").await.unwrap();
     record.subscriptions.pop();
     let opened = Opened::Whole {
-        record: record.clone(),
+        record: Box::new(record.clone()),
         generation: 3,
     };
     assert_eq!(records.load(&home, &id, None).await.unwrap(), Some(opened));
