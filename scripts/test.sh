@@ -7,15 +7,21 @@
 # cargo-fuzz) into a cache outside the clone. The OAuth leg starts a real
 # OpenID Connect provider (oidc-provider, from the npm registry) on 127.0.0.1.
 # Every leg runs even when an earlier one fails; the last line totals every
-# check that ran (a failed leg whose output has no count counts as one failed
-# check; the conformance failures conformance/baseline.yml lists are counted
-# apart as known), the line before it names the failed legs, and the exit
-# status is non-zero when any leg failed.
+# check that ran and every test that skipped (a failed leg whose output has no
+# count counts as one failed check; a test skips only when told to, with
+# SNODO_SKIP_POSTGRES=1 or SNODO_SKIP_REDIS=1, and says which); the lines
+# before it name the skipped tests, the conformance failures
+# conformance/baseline.yml lists (counted apart as known) and the failed
+# legs, and the exit status is non-zero when any leg failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Tests that skip (SNODO_SKIP_POSTGRES=1, SNODO_SKIP_REDIS=1) record
+# themselves here (snodo::testing::skip); the last line counts them.
+SNODO_SKIPPED_LOG=$(mktemp)
+export SNODO_SKIPPED_LOG
+trap 'rm -f "$log" "$SNODO_SKIPPED_LOG"' EXIT
 failed_legs=()
 leg() { # leg TITLE COMMAND...
     local title=$1
@@ -62,5 +68,12 @@ if [[ ${#failed_legs[@]} -gt 0 ]]; then
     [[ $failed -ge ${#failed_legs[@]} ]] || failed=${#failed_legs[@]}
     printf 'failed legs: %s\n' "$(IFS=';'; echo "${failed_legs[*]}")"
 fi
-echo "total: ${passed:-0} passed, ${failed:-0} failed, ${known:-0} known failures listed in conformance/baseline.yml"
+skipped=$(grep -c . "$SNODO_SKIPPED_LOG" || true)
+if [[ ${skipped:-0} -gt 0 ]]; then
+    sort "$SNODO_SKIPPED_LOG" | sed 's/^/skipped: /'
+    # The test runner counted each of them as passed: they did not run.
+    passed=$(( ${passed:-0} - skipped ))
+fi
+echo "known failures listed in conformance/baseline.yml: ${known:-0}"
+echo "total: ${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
 [[ ${#failed_legs[@]} -eq 0 ]]

@@ -9,8 +9,7 @@ use snodo::server::legacy::directory_contract;
 use snodo_postgres::{PostgresBus, PostgresSessions};
 
 fn url() -> Option<String> {
-    if std::env::var_os("SNODO_SKIP_POSTGRES").is_some() {
-        eprintln!("SNODO_SKIP_POSTGRES is set: skipping");
+    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
         return None;
     }
     Some(

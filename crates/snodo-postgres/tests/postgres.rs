@@ -24,8 +24,7 @@ fn base_url() -> String {
 /// A fresh schema for one test, so that tests running at once never see
 /// each other's tasks; `None` when told to skip.
 async fn schema_url(name: &str, base: &str) -> Option<String> {
-    if std::env::var_os("SNODO_SKIP_POSTGRES").is_some() {
-        eprintln!("SNODO_SKIP_POSTGRES is set: skipping");
+    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
         return None;
     }
     let schema = format!("snodo_test_{name}");

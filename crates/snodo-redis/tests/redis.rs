@@ -9,8 +9,7 @@ use snodo::server::legacy::directory_contract;
 use snodo_redis::{RedisBus, RedisSessions};
 
 fn url() -> Option<String> {
-    if std::env::var_os("SNODO_SKIP_REDIS").is_some() {
-        eprintln!("SNODO_SKIP_REDIS is set: skipped");
+    if snodo::testing::skip("SNODO_SKIP_REDIS") {
         return None;
     }
     Some(std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()))

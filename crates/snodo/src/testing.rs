@@ -46,3 +46,45 @@ pub fn assert_tool_error(result: &Value, text: &str) {
 pub fn assert_error_code(response: &Value, code: i64) {
     assert_eq!(response["error"]["code"], code, "in {response}");
 }
+
+/// The variable naming the file where skipped tests are recorded.
+pub const SKIPPED_LOG: &str = "SNODO_SKIPPED_LOG";
+
+/// Whether a test that needs an outside service (PostgreSQL, Redis) is told
+/// to skip: only when `variable` is exactly `1` (`SNODO_SKIP_POSTGRES=1`);
+/// any other value, `0` included, skips nothing.
+///
+/// A skip is never silent: it is said on stderr and, when
+/// [`SKIPPED_LOG`] names a file, recorded there as one line, which
+/// `scripts/test.sh` counts as skipped in its last line.
+///
+/// The test is named by its thread's name (the test runner names each
+/// test's thread after it).
+///
+/// ```
+/// // Unset (or anything but `1`): the test runs.
+/// assert!(!snodo::testing::skip("SNODO_SKIP_NOTHING_HERE"));
+/// ```
+pub fn skip(variable: &str) -> bool {
+    if std::env::var(variable).as_deref() != Ok("1") {
+        return false;
+    }
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    eprintln!("skipped: {test} ({variable}=1)");
+    if let Some(path) = std::env::var_os(SKIPPED_LOG) {
+        use std::io::Write as _;
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| writeln!(f, "{test} ({variable}=1)"));
+        if let Err(e) = written {
+            panic!(
+                "cannot record the skip of {test} in {}: {e}",
+                path.to_string_lossy()
+            );
+        }
+    }
+    true
+}

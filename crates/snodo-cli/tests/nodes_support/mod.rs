@@ -45,8 +45,7 @@ impl Bus {
                 5432,
             ),
         };
-        if std::env::var_os(skip).is_some() {
-            eprintln!("{skip} is set: skipped");
+        if snodo::testing::skip(skip) {
             return None;
         }
         let url = std::env::var(var).unwrap_or_else(|_| default.into());
