@@ -289,7 +289,11 @@ impl Keyring {
                 if let Some(text) = &now.1
                     && let Err(e) = ring.reload(text)
                 {
-                    eprintln!("snodo: keyring {} not reloaded: {e}", path.display());
+                    tracing::error!(
+                        target: "snodo::keyring",
+                        path = %path.display(),
+                        "keyring not reloaded (the keys held stay): {e}"
+                    );
                 }
                 seen = now;
             }

@@ -56,6 +56,14 @@ impl OAuthHttp {
     /// Refuses an endpoint that is not https, or plain http on loopback
     /// (or anywhere, when insecure http was allowed).
     pub(crate) fn check_url(&self, url: &str) -> Result<(), OAuthError> {
+        // A URL holds no control character and no space (they would be
+        // shown to a person, or sent, as they are).
+        if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err(OAuthError::Insecure(format!(
+                "not a URL (control characters or spaces): {}",
+                url.escape_debug()
+            )));
+        }
         if split_url(url).is_none() {
             return Err(OAuthError::Insecure(format!("not an http(s) URL: {url}")));
         }
@@ -163,4 +171,28 @@ fn error_chain(error: &dyn std::error::Error) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_with_control_characters_or_spaces_is_refused() {
+        let http = OAuthHttp::new(false).unwrap();
+        assert!(http.check_url("https://as.example/authorize").is_ok());
+        for bad in [
+            "https://as.example/\u{1b}]52;c;SGVsbG8=\u{7}",
+            "https://as.example/a b",
+            "https://as.example/\u{9b}31m",
+            "https://as.example/\r\nSubmit",
+        ] {
+            let e = http.check_url(bad).unwrap_err().to_string();
+            assert!(e.contains("control characters or spaces"), "{e}");
+            assert!(
+                !e.chars().any(char::is_control),
+                "the error quotes it escaped: {e:?}"
+            );
+        }
+    }
 }
