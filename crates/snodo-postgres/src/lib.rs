@@ -184,6 +184,11 @@ impl PostgresTaskStore {
                 let now = db_now(&tx).await?;
                 let Some(mut record) = load(&tx, task_id).await?.filter(|r| !r.is_expired(now))
                 else {
+                    // Ended here, not when the dropped transaction's rollback
+                    // reaches the server: until then its row lock would make
+                    // `SKIP LOCKED` readers (purge, orphan claims) on other
+                    // connections pass the row by.
+                    tx.rollback().await.map_err(pg)?;
                     return Ok(None);
                 };
                 let out = f(&mut record, now);
