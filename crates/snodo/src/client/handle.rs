@@ -266,6 +266,21 @@ impl Client {
         Ok(result)
     }
 
+    /// Every item of list method `method`, all pages, within the client's
+    /// bounds on pages, items and bytes.
+    async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
+        let config = &self.shared.config;
+        let bounds = listing::Bounds {
+            max_pages: config.max_pages,
+            max_items: config.max_listing_items,
+            max_bytes: config.max_listing_bytes,
+        };
+        listing::all(method, bounds, |cursor| async move {
+            self.list_page(method, cursor.as_deref()).await
+        })
+        .await
+    }
+
     /// One page of a list method (`tools/list`, `resources/list`,
     /// `resources/templates/list`, `prompts/list`).
     pub async fn list_page(
@@ -293,7 +308,7 @@ impl Client {
     /// Every tool. Over HTTP (2026-07-28) tools whose `x-mcp-header`
     /// annotations are invalid are dropped, with a warning logged.
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        let tools = listing::all(self, "tools/list").await?;
+        let tools = self.list_all("tools/list").await?;
         let enforce = self.mirrors_headers();
         let mut kept = Vec::with_capacity(tools.len());
         let mut cache = HashMap::new();
@@ -336,17 +351,17 @@ impl Client {
 
     /// Every resource.
     pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
-        listing::all(self, "resources/list").await
+        self.list_all("resources/list").await
     }
 
     /// Every resource template.
     pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
-        listing::all(self, "resources/templates/list").await
+        self.list_all("resources/templates/list").await
     }
 
     /// Every prompt.
     pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
-        listing::all(self, "prompts/list").await
+        self.list_all("prompts/list").await
     }
 
     /// Whether `Mcp-Param-*` headers are sent (modern Streamable HTTP).

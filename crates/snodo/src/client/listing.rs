@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{Client, ClientError, ClientLimit, ProtocolErrorKind};
+use super::{ClientError, ClientLimit, ProtocolErrorKind};
 
 /// The member of a list method's result that holds its items.
 fn items_key(method: &str) -> Option<&'static str> {
@@ -74,22 +74,42 @@ impl Budget {
     }
 }
 
-/// Every item of list method `method`, following `nextCursor` to the end.
-pub(super) async fn all(client: &Client, method: &str) -> Result<Vec<Value>, ClientError> {
+/// How far one listing may go.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bounds {
+    /// Pages read at most.
+    pub(super) max_pages: usize,
+    /// Items, all pages together.
+    pub(super) max_items: usize,
+    /// Bytes of items as JSON, all pages together.
+    pub(super) max_bytes: usize,
+}
+
+/// Every item of list method `method`, following `nextCursor` to the end
+/// within `bounds`; `fetch` reads the page after a cursor (`None`: the
+/// first).
+pub(super) async fn all<P, F>(
+    method: &str,
+    bounds: Bounds,
+    mut fetch: P,
+) -> Result<Vec<Value>, ClientError>
+where
+    P: FnMut(Option<String>) -> F,
+    F: Future<Output = Result<Value, ClientError>>,
+{
     let key = items_key(method)
         .ok_or_else(|| ClientError::invalid_argument(format!("{method} is not a list method")))?;
-    let config = &client.shared.config;
     let mut budget = Budget {
         items: 0,
         bytes: 0,
-        max_items: config.max_listing_items,
-        max_bytes: config.max_listing_bytes,
+        max_items: bounds.max_items,
+        max_bytes: bounds.max_bytes,
     };
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
-    for _ in 0..config.max_pages {
-        let mut page = client.list_page(method, cursor.as_deref()).await?;
+    for _ in 0..bounds.max_pages {
+        let mut page = fetch(cursor.clone()).await?;
         match page.get_mut(key).map(Value::take) {
             Some(Value::Array(list)) => {
                 budget.charge(method, &list)?;
@@ -118,7 +138,7 @@ pub(super) async fn all(client: &Client, method: &str) -> Result<Vec<Value>, Cli
     }
     Err(ClientError::protocol(
         ProtocolErrorKind::Pagination,
-        format!("{method} has more than {} pages", config.max_pages),
+        format!("{method} has more than {} pages", bounds.max_pages),
     ))
 }
 

@@ -158,6 +158,16 @@ pub struct TransportInfo {
     pub extensions: http::Extensions,
 }
 
+impl TransportInfo {
+    /// Whose share of the tables every client uses this request counts
+    /// against: its principal, or its remote address when anonymous (see
+    /// [`Share`]).
+    pub fn share(&self) -> Share {
+        let peer = self.extensions.get::<ConnectionInfo>().map(|c| c.peer.ip());
+        Share::of(self.principal.as_ref().map(Principal::key).as_deref(), peer)
+    }
+}
+
 /// The connection that carried an HTTP request, as the built-in listener
 /// sees it (in [`TransportInfo::extensions`]; absent when the service is
 /// mounted elsewhere).

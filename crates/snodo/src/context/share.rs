@@ -13,14 +13,12 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use super::{ConnectionInfo, Principal, TransportInfo};
-
 /// The key a request's use of a shared table is counted under.
 ///
 /// ```
 /// use snodo::Principal;
 /// use snodo::context::Share;
-/// let a = Share::of(Some(&Principal::new("alice")), None);
+/// let a = Share::of(Some(&Principal::new("alice").key()), None);
 /// let b = Share::of(None, Some("127.0.0.2".parse().unwrap()));
 /// assert_ne!(a, b);
 /// assert_eq!(b.as_str(), "address 127.0.0.2");
@@ -29,25 +27,18 @@ use super::{ConnectionInfo, Principal, TransportInfo};
 pub struct Share(Box<str>);
 
 impl Share {
-    /// The share of a request by `principal` (if authenticated) from `peer`.
-    pub fn of(principal: Option<&Principal>, peer: Option<IpAddr>) -> Self {
-        if let Some(p) = principal {
-            return Self(format!("principal {}", p.key()).into());
+    /// The share of a request by the principal whose
+    /// [`key`](crate::Principal::key) is `principal` (if authenticated) from
+    /// `peer` (see also [`TransportInfo::share`](crate::TransportInfo::share)).
+    pub fn of(principal: Option<&str>, peer: Option<IpAddr>) -> Self {
+        if let Some(key) = principal {
+            return Self(format!("principal {key}").into());
         }
         match peer.map(network) {
             Some(IpAddr::V4(v4)) => Self(format!("address {v4}").into()),
             Some(IpAddr::V6(v6)) => Self(format!("address {v6}/64").into()),
             None => Self("anonymous".into()),
         }
-    }
-
-    /// The share of a request as its transport describes it.
-    pub fn of_transport(transport: &TransportInfo) -> Self {
-        let peer = transport
-            .extensions
-            .get::<ConnectionInfo>()
-            .map(|c| c.peer.ip());
-        Self::of(transport.principal.as_ref(), peer)
     }
 
     /// The key as text.
@@ -81,27 +72,28 @@ fn network(ip: IpAddr) -> IpAddr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Principal;
 
-    fn principal(issuer: Option<&str>, subject: &str) -> Principal {
+    fn key(issuer: Option<&str>, subject: &str) -> String {
         let mut p = Principal::new(subject);
         p.issuer = issuer.map(str::to_string);
-        p
+        p.key()
     }
 
     #[test]
     fn principals_of_two_issuers_never_share() {
-        let a = Share::of(Some(&principal(Some("https://a"), "bob")), None);
-        let b = Share::of(Some(&principal(Some("https://b"), "bob")), None);
+        let a = Share::of(Some(&key(Some("https://a"), "bob")), None);
+        let b = Share::of(Some(&key(Some("https://b"), "bob")), None);
         assert_ne!(a, b);
         // No issuer/subject split reads as another.
-        let c = Share::of(Some(&principal(Some("x"), "yz")), None);
-        let d = Share::of(Some(&principal(Some("xy"), "z")), None);
+        let c = Share::of(Some(&key(Some("x"), "yz")), None);
+        let d = Share::of(Some(&key(Some("xy"), "z")), None);
         assert_ne!(c, d);
     }
 
     #[test]
     fn a_principal_is_never_an_address() {
-        let user = Share::of(Some(&principal(None, "127.0.0.1")), None);
+        let user = Share::of(Some(&key(None, "127.0.0.1")), None);
         let peer = Share::of(None, Some("127.0.0.1".parse().unwrap()));
         assert_ne!(user, peer);
     }

@@ -9,9 +9,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::MAX_FOLLOWED;
 use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 use crate::client::ClientError;
+
+/// The most resources whose updates one backend's subscription follows.
+pub const MAX_FOLLOWED: usize = 256;
 
 /// A set of the kinds of component a backend lists: tools, prompts, and
 /// resources (fixed ones and templates, which change together).

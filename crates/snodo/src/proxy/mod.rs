@@ -83,6 +83,7 @@ use tokio::task::AbortHandle;
 
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+pub use self::listing::MAX_FOLLOWED;
 use self::listing::{Kinds, Listing};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
@@ -532,9 +533,6 @@ fn check_clashes(
 fn subscribes(link: &Link) -> bool {
     link.client.server_capabilities()["resources"]["subscribe"] == Value::Bool(true)
 }
-
-/// The most resources whose updates one backend's subscription follows.
-pub const MAX_FOLLOWED: usize = 256;
 
 /// Follows `notifications/resources/updated` of `uris` at the backend and
 /// announces each under the proxy's URI (to `subscriptions/listen` streams

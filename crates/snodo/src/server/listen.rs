@@ -139,7 +139,7 @@ impl Server {
             task_ids,
             owner: super::tasks::engine::owner_of_principal(principal),
         };
-        let share = crate::context::Share::of_transport(transport);
+        let share = transport.share();
         let shares = &self.inner.listen_shares;
         let share_slot = shares.try_take(&share).ok_or_else(|| {
             let max = shares.max();

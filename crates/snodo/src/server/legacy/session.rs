@@ -17,7 +17,7 @@ use crate::protocol::{LogLevel, Revision};
 use crate::wire::RequestId;
 
 /// Most resource URIs one session may subscribe to.
-pub const MAX_SESSION_SUBSCRIPTIONS: usize = 1000;
+pub const MAX_SESSION_SUBSCRIPTIONS: usize = super::directory::MAX_RECORD_MEMBERS;
 
 /// Most server-initiated requests one session may have unanswered.
 pub const MAX_PENDING_SERVER_REQUESTS: usize = 64;
@@ -329,7 +329,7 @@ impl Session {
             return None;
         }
         let id = loop {
-            let id = RequestId::String(super::dispatch::random_hex().into());
+            let id = RequestId::String(super::random::random_hex().into());
             if !pending.contains_key(&id) {
                 break id;
             }

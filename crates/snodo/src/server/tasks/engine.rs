@@ -96,7 +96,7 @@ impl Engine {
 /// or its remote address when anonymous.
 pub(crate) fn share_of(cx: &Context) -> Share {
     Share::of(
-        cx.principal(),
+        cx.principal().map(crate::Principal::key).as_deref(),
         cx.extension::<ConnectionInfo>().map(|c| c.peer.ip()),
     )
 }

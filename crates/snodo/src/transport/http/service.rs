@@ -24,7 +24,6 @@ use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
-use crate::context::Share;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
 use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
@@ -418,7 +417,7 @@ where
                     }
                 },
                 Side::Initialize => {
-                    let share = Share::of_transport(&transport);
+                    let share = transport.share();
                     let response = legacy::initialize(
                         &server,
                         store,
