@@ -109,3 +109,205 @@ pub fn open_record(
 ) -> Option<crate::server::legacy::SessionRecord> {
     crate::server::legacy::open_stored_record(&fuzz_keys(), id, head, state, members)
 }
+
+/// What [`wire::decode`](crate::wire::decode) makes of `bytes` when it goes
+/// straight to the `Value` path, never the member-by-member one: the answer
+/// both paths must agree on.
+///
+/// ```
+/// use snodo::wire::{Limits, decode};
+/// let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#;
+/// let by_value = snodo::fuzzing::decode_by_value(bytes, &Limits::default());
+/// assert_eq!(by_value.ok(), decode(bytes, &Limits::default()).ok());
+/// ```
+pub fn decode_by_value(
+    bytes: &[u8],
+    limits: &crate::wire::Limits,
+) -> Result<crate::wire::Message, crate::wire::DecodeError> {
+    crate::wire::decode::decode_by(bytes, limits, false)
+}
+
+/// What the resource server makes of an `Authorization` header value:
+/// `Ok(Some(token))` for a Bearer credential, `Ok(None)` for another scheme,
+/// `Err` for a malformed one.
+///
+/// ```
+/// assert_eq!(snodo::fuzzing::bearer_token(b"Bearer abc=="), Ok(Some("abc==")));
+/// assert_eq!(snodo::fuzzing::bearer_token(b"Basic abc"), Ok(None));
+/// assert!(snodo::fuzzing::bearer_token(b"Bearer a b").is_err());
+/// ```
+#[cfg(all(feature = "auth", feature = "http"))]
+pub fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
+    crate::transport::http::oauth::server::bearer_token(value)
+}
+
+/// The algorithm a JWT verifier reads in a token's header (its `Debug`
+/// name), when the header is accepted: asymmetric, and a `typ` (if any) of
+/// an access token or a JWT.
+#[cfg(all(feature = "auth", feature = "http"))]
+pub fn jwt_header(token: &str) -> Result<String, String> {
+    crate::transport::http::oauth::jwt::check_header(token)
+        .map(|h| format!("{:?}", h.alg))
+        .map_err(|e| e.to_string())
+}
+
+/// The principal verified claims (JSON) name for a token meant for
+/// `audience`, as a JWT verifier reads them once the signature checked out:
+/// `None` when the claims are not JSON or not meant for `audience`.
+#[cfg(all(feature = "auth", feature = "http"))]
+pub fn jwt_claims(claims: &[u8], audience: &str) -> Option<Result<crate::Principal, String>> {
+    use crate::transport::http::oauth::verify;
+    let claims: serde_json::Value = serde_json::from_slice(claims).ok()?;
+    if !verify::audience_contains(claims.get("aud"), audience) {
+        return None;
+    }
+    Some(verify::principal_of(claims).map_err(|e| e.to_string()))
+}
+
+/// What an introspecting resource server makes of an introspection
+/// endpoint's answer (a body with a 2xx status) for a token of `issuer`
+/// meant for `audience`, at `now` (seconds since the Unix epoch).
+#[cfg(all(feature = "auth", feature = "http"))]
+pub fn introspection_answer(
+    body: &[u8],
+    issuer: &str,
+    audience: &str,
+    now: u64,
+) -> Result<crate::Principal, String> {
+    let claims: serde_json::Value =
+        serde_json::from_slice(body).map_err(|_| "not JSON".to_string())?;
+    crate::transport::http::oauth::introspect::judge(claims, issuer, audience, now)
+        .map_err(|e| e.to_string())
+}
+
+/// How many keys of a JWKS answer (`body`) a JWT verifier could use: keys
+/// that fit an asymmetric algorithm and load. `None` when it is not a JWKS.
+#[cfg(all(feature = "auth", feature = "http"))]
+pub fn jwks_answer(body: &[u8]) -> Option<usize> {
+    use jsonwebtoken::Algorithm::*;
+    use jsonwebtoken::jwk::JwkSet;
+    let set: JwkSet = serde_json::from_slice(body).ok()?;
+    let algs = [
+        RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA,
+    ];
+    Some(
+        set.keys
+            .iter()
+            .filter(|key| {
+                algs.iter()
+                    .any(|&alg| crate::transport::http::oauth::jwt::key_fits(key, alg))
+                    && jsonwebtoken::DecodingKey::from_jwk(key).is_ok()
+            })
+            .count(),
+    )
+}
+
+/// A fake OAuth answer: `status` and `body`, no headers.
+#[cfg(feature = "client")]
+fn answer(status: u16, body: &[u8]) -> Option<crate::client::oauth::http::Answer> {
+    Some(crate::client::oauth::http::Answer {
+        status: ::http::StatusCode::from_u16(status).ok()?,
+        headers: ::http::HeaderMap::new(),
+        body: bytes::Bytes::copy_from_slice(body),
+    })
+}
+
+/// What the OAuth client makes of a token endpoint's answer (`status`,
+/// `body`) to a request for the scopes `requested`. `None` for a status
+/// that is not one.
+#[cfg(feature = "client")]
+pub fn token_answer(
+    status: u16,
+    body: &[u8],
+    requested: &[String],
+) -> Option<Result<crate::client::oauth::TokenSet, crate::client::oauth::OAuthError>> {
+    Some(crate::client::oauth::token::read_answer(
+        &answer(status, body)?,
+        requested,
+    ))
+}
+
+/// What the OAuth client makes of a registration endpoint's answer
+/// (`status`, `body`). `None` for a status that is not one.
+#[cfg(feature = "client")]
+pub fn registration_answer(
+    status: u16,
+    body: &[u8],
+) -> Option<Result<crate::client::oauth::Registration, crate::client::oauth::OAuthError>> {
+    Some(crate::client::oauth::registration::read_answer(&answer(
+        status, body,
+    )?))
+}
+
+/// The request target the OAuth client's loopback listener reads from the
+/// first bytes of a connection (`None`: not a `GET`, or unreadable).
+///
+/// ```
+/// let target = snodo::fuzzing::redirect_target(b"GET /callback?code=c HTTP/1.1\r\n\r\n");
+/// assert_eq!(target.as_deref(), Some("/callback?code=c"));
+/// ```
+#[cfg(feature = "client")]
+pub fn redirect_target(bytes: &[u8]) -> Option<String> {
+    crate::client::oauth::authorizer::request_target(bytes)
+}
+
+/// The authorization code the OAuth client takes from a redirect's
+/// `target`, when it waited for `state` from `issuer` (which promised an
+/// `iss` when `iss_promised`).
+#[cfg(feature = "client")]
+pub fn redirect_code(
+    target: &str,
+    state: &str,
+    issuer: &str,
+    iss_promised: bool,
+) -> Result<String, crate::client::oauth::OAuthError> {
+    let meta = crate::protocol::auth::metadata::ServerMetadata {
+        issuer: issuer.to_string(),
+        authorization_response_iss_parameter_supported: Some(iss_promised),
+        ..Default::default()
+    };
+    let params = crate::client::oauth::CallbackParams::from_url(target);
+    crate::client::oauth::flow::check_callback(&params, state, &meta)
+}
+
+/// A W3C trace context as the server reads it from `_meta`: the
+/// `traceparent` it names (written again), its `sampled` flag, and the
+/// `tracestate` and `baggage` kept. `None` when the `traceparent` is
+/// refused.
+///
+/// ```
+/// let tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+/// let (again, sampled, state, _) = snodo::fuzzing::trace_context(tp, Some(" a=1 "), None).unwrap();
+/// assert_eq!((again.as_str(), sampled, state.as_deref()), (tp, true, Some("a=1")));
+/// ```
+#[cfg(feature = "client")]
+pub fn trace_context(
+    traceparent: &str,
+    tracestate: Option<&str>,
+    baggage: Option<&str>,
+) -> Option<(String, bool, Option<String>, Option<String>)> {
+    let context = crate::telemetry::context::TraceContext::parse(traceparent, tracestate, baggage)?;
+    Some((
+        context.traceparent(),
+        context.sampled,
+        context.trace_state.map(Into::into),
+        context.baggage.map(Into::into),
+    ))
+}
+
+/// The keys of a keyring's text (id and secret, in order), or why it is
+/// refused.
+///
+/// ```
+/// let text = "a=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+/// assert_eq!(snodo::fuzzing::keyring_keys(text).unwrap(), vec![("a".to_string(), vec![0; 32])]);
+/// assert!(snodo::fuzzing::keyring_keys("a=AA==").is_err());
+/// ```
+pub fn keyring_keys(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let keyring = crate::keyring::Keyring::parse(text).map_err(|e| e.to_string())?;
+    Ok(keyring
+        .snapshot()
+        .iter()
+        .map(|k| (k.id.clone(), k.secret.clone()))
+        .collect())
+}

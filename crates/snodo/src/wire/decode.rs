@@ -124,6 +124,13 @@ impl DecodeError {
 /// assert_eq!(err.error.code(), -32600);
 /// ```
 pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
+    decode_by(bytes, limits, true)
+}
+
+/// [`decode`], trying the member-by-member path first when `fast` is set,
+/// else going straight to the `Value` path (which the fuzz target that
+/// compares the two paths needs).
+pub(crate) fn decode_by(bytes: &[u8], limits: &Limits, fast: bool) -> Result<Message, DecodeError> {
     let bytes = strip_bom(bytes);
     if bytes.len() > limits.max_bytes {
         return Err(DecodeError::invalid(None, "Message exceeds the size limit"));
@@ -135,7 +142,7 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<Message, DecodeError> {
             return Err(DecodeError::parse("Parse error: number literal too long"));
         }
     }
-    if let Some(message) = fast::decode(bytes) {
+    if fast && let Some(message) = fast::decode(bytes) {
         return Ok(message);
     }
     let value: Value =

@@ -4,7 +4,7 @@
 //! [`Message`] or a [`DecodeError`] that carries the JSON-RPC error to send
 //! (and the request id, when it could be read).
 
-mod decode;
+pub(crate) mod decode;
 mod encode;
 pub(crate) mod envelope;
 mod id;

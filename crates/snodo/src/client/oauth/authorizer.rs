@@ -310,6 +310,12 @@ async fn read_request_target(stream: &mut tokio::net::TcpStream) -> Option<Strin
     tokio::time::timeout(Duration::from_secs(10), read)
         .await
         .ok()??;
+    request_target(&buf)
+}
+
+/// The request target of the request line at the start of `buf`, when the
+/// request is a `GET`.
+pub(crate) fn request_target(buf: &[u8]) -> Option<String> {
     let line = buf.split(|b| *b == b'\n').next()?;
     let line = std::str::from_utf8(line).ok()?.trim_end();
     let mut parts = line.split(' ');

@@ -28,15 +28,15 @@
 //! # Ok(()) }
 //! ```
 
-mod authorizer;
+pub(crate) mod authorizer;
 mod credentials;
 mod error;
 mod file_store;
-mod flow;
+pub(crate) mod flow;
 mod handle;
 pub(crate) mod http;
 mod pkce;
-mod registration;
+pub(crate) mod registration;
 mod state;
 mod store;
 pub(crate) mod token;

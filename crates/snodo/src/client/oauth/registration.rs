@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::OAuthError;
-use super::http::OAuthHttp;
+use super::http::{Answer, OAuthHttp};
 use super::store::Registration;
 use crate::protocol::auth::metadata::ServerMetadata;
 
@@ -72,6 +72,12 @@ pub(crate) async fn register(
         body["token_endpoint_auth_method"] = json!(method);
     }
     let answer = http.post_json(endpoint, &body).await?;
+    read_answer(&answer)
+}
+
+/// The registration endpoint's `answer`: the client it registered, or the
+/// error it names.
+pub(crate) fn read_answer(answer: &Answer) -> Result<Registration, OAuthError> {
     if !answer.status.is_success() {
         let why = answer
             .json::<Value>()

@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 
 use super::OAuthError;
-use super::http::OAuthHttp;
+use super::http::{Answer, OAuthHttp};
 use super::store::{Registration, TokenSet, now_secs};
 use crate::protocol::auth::metadata::ServerMetadata;
 
@@ -133,6 +133,12 @@ pub(crate) async fn request(
     }
     let form: Vec<(&str, &str)> = grant.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let answer = http.post_form(endpoint, &form, headers).await?;
+    read_answer(&answer, requested)
+}
+
+/// The token endpoint's `answer`: a bearer token, or the error it names;
+/// `requested` are the scopes granted when the answer names none.
+pub(crate) fn read_answer(answer: &Answer, requested: &[String]) -> Result<TokenSet, OAuthError> {
     if !answer.status.is_success() {
         let detail = answer
             .json::<ErrorResponse>()

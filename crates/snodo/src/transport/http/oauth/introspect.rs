@@ -118,28 +118,40 @@ impl Inner {
         let claims: Value = answer.json().ok_or_else(|| {
             VerifyError::Unavailable("the introspection answer is not JSON".into())
         })?;
-        if claims.get("active") != Some(&Value::Bool(true)) {
-            return Err(VerifyError::Invalid("not active".into()));
-        }
         let now = crate::client::oauth::now_secs();
-        match claims.get("exp") {
-            Some(exp) if exp.as_u64().is_none_or(|exp| exp <= now) => {
-                return Err(VerifyError::Invalid("expired".into()));
-            }
-            _ => {}
-        }
-        if let Some(iss) = claims.get("iss")
-            && iss.as_str() != Some(self.issuer.as_str())
-        {
-            return Err(VerifyError::Invalid("issued by another issuer".into()));
-        }
-        if !audience_contains(claims.get("aud"), &self.audience) {
-            return Err(VerifyError::Invalid("issued for another audience".into()));
-        }
-        let principal = principal_of(claims)?;
+        let principal = judge(claims, &self.issuer, &self.audience, now)?;
         self.cache.put(key, &principal);
         Ok(principal)
     }
+}
+
+/// The principal an introspection answer's `claims` name, at `now` (seconds
+/// since the Unix epoch), for a token of `issuer` meant for `audience`;
+/// refused when the token is not active, expired, or another's.
+pub(crate) fn judge(
+    claims: Value,
+    issuer: &str,
+    audience: &str,
+    now: u64,
+) -> Result<Principal, VerifyError> {
+    if claims.get("active") != Some(&Value::Bool(true)) {
+        return Err(VerifyError::Invalid("not active".into()));
+    }
+    match claims.get("exp") {
+        Some(exp) if exp.as_u64().is_none_or(|exp| exp <= now) => {
+            return Err(VerifyError::Invalid("expired".into()));
+        }
+        _ => {}
+    }
+    if let Some(iss) = claims.get("iss")
+        && iss.as_str() != Some(issuer)
+    {
+        return Err(VerifyError::Invalid("issued by another issuer".into()));
+    }
+    if !audience_contains(claims.get("aud"), audience) {
+        return Err(VerifyError::Invalid("issued for another audience".into()));
+    }
+    principal_of(claims)
 }
 
 impl TokenVerifier for Introspection {

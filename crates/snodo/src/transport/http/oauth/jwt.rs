@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation};
 use serde_json::Value;
 
 use super::verify::{TokenVerifier, Verdicts, VerifyError, audience_contains, principal_of};
@@ -151,9 +151,29 @@ impl JwtVerifier {
     }
 }
 
+/// The header of a JWT access token, when its algorithm is asymmetric and
+/// its `typ`, if any, names an access token or a JWT.
+pub(crate) fn check_header(token: &str) -> Result<Header, VerifyError> {
+    let header = jsonwebtoken::decode_header(token)
+        .map_err(|_| VerifyError::Invalid("not a JWT with a supported algorithm".into()))?;
+    if !asymmetric(header.alg) {
+        return Err(VerifyError::Invalid(
+            "symmetric algorithms are not accepted".into(),
+        ));
+    }
+    if let Some(typ) = &header.typ
+        && !typ.eq_ignore_ascii_case("at+jwt")
+        && !typ.eq_ignore_ascii_case("application/at+jwt")
+        && !typ.eq_ignore_ascii_case("jwt")
+    {
+        return Err(VerifyError::Invalid(format!("unexpected typ {typ:?}")));
+    }
+    Ok(header)
+}
+
 /// Whether `key` may verify `alg`: the same family (and curve), never a
 /// symmetric key.
-fn key_fits(key: &Jwk, alg: Algorithm) -> bool {
+pub(crate) fn key_fits(key: &Jwk, alg: Algorithm) -> bool {
     use Algorithm::*;
     match &key.algorithm {
         AlgorithmParameters::RSA(_) => matches!(alg, RS256 | RS384 | RS512 | PS256 | PS384 | PS512),
@@ -359,20 +379,7 @@ impl Inner {
 
     /// The signature and claims check.
     async fn check(&self, token: &str) -> Result<Principal, VerifyError> {
-        let header = jsonwebtoken::decode_header(token)
-            .map_err(|_| VerifyError::Invalid("not a JWT with a supported algorithm".into()))?;
-        if !asymmetric(header.alg) {
-            return Err(VerifyError::Invalid(
-                "symmetric algorithms are not accepted".into(),
-            ));
-        }
-        if let Some(typ) = &header.typ
-            && !typ.eq_ignore_ascii_case("at+jwt")
-            && !typ.eq_ignore_ascii_case("application/at+jwt")
-            && !typ.eq_ignore_ascii_case("jwt")
-        {
-            return Err(VerifyError::Invalid(format!("unexpected typ {typ:?}")));
-        }
+        let header = check_header(token)?;
         let jwk = self.key(header.kid.as_deref(), header.alg).await?;
         let key = DecodingKey::from_jwk(&jwk)
             .map_err(|_| VerifyError::Invalid("the issuer's key does not load".into()))?;

@@ -22,11 +22,11 @@
 //! There is no helper that forwards the caller's token anywhere: a server
 //! that calls other APIs gets its own tokens.
 
-mod introspect;
-mod jwt;
+pub(crate) mod introspect;
+pub(crate) mod jwt;
 mod layer;
-mod server;
-mod verify;
+pub(crate) mod server;
+pub(crate) mod verify;
 
 pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
 pub use jwt::{

@@ -279,7 +279,7 @@ fn query_has_token(query: &str) -> bool {
 }
 
 /// The token of a `Bearer` credential; `Ok(None)` for another scheme.
-fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
+pub(crate) fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
     if value.len() > MAX_AUTHORIZATION_BYTES {
         return Err("the Authorization header is too long");
     }

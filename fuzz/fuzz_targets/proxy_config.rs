@@ -1,0 +1,49 @@
+//! The `snodo proxy` configuration file (TOML), read by the CLI's own
+//! parser (its source is included as it is: the CLI is a binary): a file
+//! that parses names at most `MAX_BACKENDS` backends, each with valid id
+//! and either a command or an http(s) URL, positive finite timeouts and a
+//! known stderr mode, and reads the same again. Input: the file's text.
+#![no_main]
+
+#[allow(dead_code)]
+#[path = "../../crates/snodo-cli/src/proxy_cmd/config.rs"]
+mod config;
+
+use config::{Command, Config};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(config) = Config::parse(text) else {
+        return;
+    };
+    assert!(snodo::proxy::check_separator(&config.separator).is_ok());
+    assert!(config.health_interval >= 0.1 && config.health_interval.is_finite());
+    assert!(config.backends.len() <= snodo::proxy::MAX_BACKENDS);
+    for (id, backend) in &config.backends {
+        assert!(snodo::proxy::check_id(id).is_ok(), "id {id:?}");
+        match (&backend.command, &backend.url) {
+            (Some(Command::Line(line)), None) => assert!(!line.trim().is_empty()),
+            (Some(Command::Argv(argv)), None) => assert!(!argv.is_empty()),
+            (None, Some(url)) => {
+                assert!(snodo::client::Target::is_url(url), "url {url:?}");
+                assert!(backend.env.is_empty());
+            }
+            _ => panic!("backend {id:?}: not exactly one of command and url"),
+        }
+        if backend.command.is_some() {
+            assert!(backend.headers.is_empty());
+        }
+        for timeout in [backend.timeout, backend.connect_timeout] {
+            assert!(timeout > 0.0 && timeout.is_finite(), "timeout {timeout}");
+        }
+        assert!(matches!(backend.stderr.as_str(), "inherit" | "quiet"));
+    }
+    assert_eq!(
+        Config::parse(text),
+        Ok(config),
+        "a file reads differently twice"
+    );
+});
