@@ -16,7 +16,8 @@
 # toolchain without a sanitizer (`--sanitizer none`: the code is safe Rust;
 # debug assertions and overflow checks are on). cargo-fuzz is installed by
 # scripts/tools.sh. Prints a line per target (runs, coverage) and ends with
-# `fuzz: N passed, N failed`.
+# `fuzz: N passed, N failed`. It fails when a target README's fuzz table
+# names is not built, and when a target ran no input.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,9 +30,20 @@ source scripts/tools.sh
 bin="$(ensure_cargo_fuzz)" || { echo "fuzz: cargo-fuzz could not be installed" >&2; exit 1; }
 PATH="$bin:$PATH"
 
+# Every target README's fuzz table names must exist.
+mapfile -t listed < <(cargo fuzz list --fuzz-dir fuzz)
+mapfile -t documented < <(sed -n '/^## Fuzzing and soaking/,/^## /s/^| `\([a-z0-9_]*\)` |.*/\1/p' README.md)
+[[ ${#documented[@]} -gt 0 ]] || { echo "fuzz: README's fuzz table names no target" >&2; exit 1; }
+for target in "${documented[@]}"; do
+    if ! printf '%s\n' "${listed[@]}" | grep -qx -- "$target"; then
+        echo "fuzz: README's table names $target, which cargo fuzz list does not" >&2
+        exit 1
+    fi
+done
+
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-    mapfile -t targets < <(cargo fuzz list --fuzz-dir fuzz)
+    targets=("${listed[@]}")
 fi
 [[ ${#targets[@]} -gt 0 ]] || { echo "fuzz: no target found" >&2; exit 1; }
 
@@ -65,7 +77,15 @@ for target in "${targets[@]}"; do
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$stats")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$stats")
     corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$stats")
-    if [[ $status -eq 0 ]]; then
+    # A run that executed nothing fuzzed nothing: libFuzzer's final
+    # stat::number_of_executed_units (else the last status line) counts runs.
+    units=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    runs=${units:-${runs:-0}}
+    if [[ $status -eq 0 && $runs -eq 0 ]]; then
+        tail -n 20 "$log"
+        echo "FAILED $target: no input was run"
+        failed=$((failed + 1))
+    elif [[ $status -eq 0 ]]; then
         echo "ok   $target: ${seconds} s, ${runs:-0} runs, coverage ${cov:-0} edges, ${ft:-0} features, corpus ${corp:-0}"
         passed=$((passed + 1))
     else
