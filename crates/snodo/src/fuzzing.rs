@@ -186,7 +186,7 @@ pub fn introspection_answer(
 pub fn jwks_answer(body: &[u8]) -> Option<usize> {
     use jsonwebtoken::Algorithm::*;
     use jsonwebtoken::jwk::JwkSet;
-    let set: JwkSet = serde_json::from_slice(body).ok()?;
+    let set: JwkSet = answer(200, body)?.json()?;
     let algs = [
         RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA,
     ];

@@ -26,9 +26,12 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
-    /// The body as JSON, if it is.
+    /// The body as JSON, if it is a JSON object: every OAuth answer is one,
+    /// and a struct would otherwise also read from an array.
     pub(crate) fn json<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
-        serde_json::from_slice(&self.body).ok()
+        let object: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&self.body).ok()?;
+        serde_json::from_value(serde_json::Value::Object(object)).ok()
     }
 }
 
@@ -194,5 +197,27 @@ mod tests {
                 "the error quotes it escaped: {e:?}"
             );
         }
+    }
+
+    fn answer(body: &str) -> Answer {
+        Answer {
+            status: StatusCode::OK,
+            headers: HeaderMap::new(),
+            body: Bytes::copy_from_slice(body.as_bytes()),
+        }
+    }
+
+    /// A token answer that is an array is no token (found by the
+    /// `oauth_answers` fuzz target).
+    #[test]
+    fn only_an_object_is_an_answer() {
+        #[derive(serde::Deserialize)]
+        struct Token {
+            access_token: String,
+        }
+        assert!(answer(r#"["S08"]"#).json::<Token>().is_none());
+        let token = answer(r#"{"access_token":"S08"}"#).json::<Token>();
+        assert_eq!(token.map(|t| t.access_token).as_deref(), Some("S08"));
+        assert!(answer("[]").json::<serde_json::Value>().is_none());
     }
 }
