@@ -163,7 +163,11 @@ mod fast {
     use super::super::RequestId;
     use super::{Message, Notification, Request};
 
+    /// Another member makes the value path decide: serde skips an ignored
+    /// member without the checks a `Value` makes (a number out of range, a
+    /// lone surrogate), so a message the value path refuses would pass.
     #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
     struct Envelope<'a> {
         jsonrpc: &'a str,
         #[serde(default)]
@@ -316,10 +320,10 @@ mod tests {
     fn both_paths_decode_alike() {
         let taken = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#,
-            r#" {"method":"m","jsonrpc":"2.0","id":"abc","extra":[1,{"a":2}]}"#,
+            r#" {"method":"m","jsonrpc":"2.0","id":"abc"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
             r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m","params":{"a":{"b":[1,2.5,null,"\u00e9"]}}}"#,
-            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m","result":1}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#,
         ];
         for text in taken {
             let fast = super::fast::decode(text.as_bytes());
@@ -328,6 +332,8 @@ mod tests {
         }
         let left = [
             r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#" {"method":"m","jsonrpc":"2.0","id":"abc","extra":[1,{"a":2}]}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m","result":1}"#,
             r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#,
             r#"["2.0",1,"x",{}]"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#,
@@ -353,6 +359,31 @@ mod tests {
         assert_eq!(
             code(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x","params":null}"#),
             -32600
+        );
+    }
+
+    /// A member the fast path would skip is checked as the value path
+    /// checks it (found by the `request_decode_agree` fuzz target).
+    #[test]
+    fn skipped_members_are_checked_alike() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":-4,"method":"m","rams":{"n":[1e400]}}"#,
+            r#"{"jsonrpc":"2.0","id":-4,"method":"m","x":"\ud800"}"#,
+            r#"{"jsonrpc":"2.0","id":-4,"method":"m","x":1}"#,
+        ] {
+            let (both, by_value) = (
+                decode(text.as_bytes(), &Limits::default()),
+                decode_by(text.as_bytes(), &Limits::default(), false),
+            );
+            match (both, by_value) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.error.code(), b.error.code(), "{text}"),
+                (a, b) => panic!("{text}: {a:?} / {b:?}"),
+            }
+        }
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":-4,"method":"m","rams":{"n":[1e400]}}"#),
+            -32700
         );
     }
 
