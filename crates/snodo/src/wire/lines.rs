@@ -10,8 +10,9 @@ pub(crate) enum Line {
     /// A complete line (without the newline).
     Data(Vec<u8>),
     /// A line longer than the limit: its first [`HEAD`] bytes (at most);
-    /// the rest were discarded.
-    TooLong(Vec<u8>),
+    /// the rest were discarded (the client reads the head; the server
+    /// answers without it).
+    TooLong(#[cfg_attr(not(feature = "client"), allow(dead_code))] Vec<u8>),
     /// End of input.
     Eof,
 }

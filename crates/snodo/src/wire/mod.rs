@@ -6,6 +6,8 @@
 
 pub(crate) mod decode;
 mod encode;
+// Only the client reads the envelope of a message too long to decode.
+#[cfg(feature = "client")]
 pub(crate) mod envelope;
 mod id;
 pub(crate) mod lines;
