@@ -20,27 +20,6 @@ fn items_key(method: &str) -> Option<&'static str> {
     })
 }
 
-/// Counts the bytes written to it.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 += bytes.len();
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The length of `value` as compact JSON, measured without building it.
-fn json_len(value: &Value) -> usize {
-    let mut counter = Counter(0);
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
-
 /// What one listing has taken so far, against the client's bounds.
 struct Budget {
     items: usize,
@@ -61,7 +40,7 @@ impl Budget {
             ));
         }
         for item in page {
-            self.bytes += json_len(item);
+            self.bytes += crate::wire::encoded_len(item);
             if self.bytes > self.max_bytes {
                 return Err(ClientError::limit(
                     ClientLimit::ListingBytes,
@@ -159,7 +138,7 @@ mod tests {
     #[test]
     fn the_budget_counts_items_and_their_compact_json_across_pages() {
         let item = json!({"name": "x"});
-        assert_eq!(json_len(&item), r#"{"name":"x"}"#.len());
+        assert_eq!(crate::wire::encoded_len(&item), r#"{"name":"x"}"#.len());
         let mut b = budget(3, 1000);
         b.charge("tools/list", &[item.clone(), item.clone()])
             .unwrap();

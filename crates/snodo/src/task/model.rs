@@ -339,23 +339,6 @@ pub const MAX_TASK_ANSWER_BYTES: usize = 256 * 1024;
 /// may take; a larger result fails the task with -32603.
 pub const MAX_TASK_RESULT_BYTES: usize = 1024 * 1024;
 
-/// The length of `value` encoded as JSON, counted without building it.
-pub(crate) fn encoded_len(value: &impl Serialize) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
-}
-
 /// A fresh task id: 128 random bits, in hex.
 pub fn new_task_id() -> String {
     let mut bytes = [0u8; 16];

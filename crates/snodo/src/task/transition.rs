@@ -22,7 +22,7 @@ pub fn check_new(task: &NewTask) -> Result<(), StoreError> {
         )));
     }
     let max = super::model::MAX_TASK_WORK_BYTES;
-    if super::model::encoded_len(&task.work) > max {
+    if crate::wire::encoded_len(&task.work) > max {
         return Err(StoreError::Invalid(format!(
             "a task's arguments take at most {max} bytes"
         )));
@@ -110,11 +110,11 @@ pub fn note(record: &mut TaskRecord, message: String, now: u64) {
 pub fn settle(record: &mut TaskRecord, outcome: Settle, now: u64) {
     let max = super::model::MAX_TASK_RESULT_BYTES;
     let size = match &outcome {
-        Settle::Completed(result) => super::model::encoded_len(result),
+        Settle::Completed(result) => crate::wire::encoded_len(result),
         Settle::InputRequired { requests, state } => {
-            super::model::encoded_len(requests) + state.as_ref().map_or(0, String::len)
+            crate::wire::encoded_len(requests) + state.as_ref().map_or(0, String::len)
         }
-        Settle::Failed(error) => super::model::encoded_len(error),
+        Settle::Failed(error) => crate::wire::encoded_len(error),
         Settle::Cancelled => 0,
     };
     let outcome = if size > max {
@@ -176,9 +176,9 @@ pub fn answer(record: &mut TaskRecord, responses: Map<String, Value>, now: u64) 
     let taken: usize = responses
         .iter()
         .filter(|(key, _)| record.input_requests.contains_key(*key))
-        .map(|(key, value)| key.len() + super::model::encoded_len(value))
+        .map(|(key, value)| key.len() + crate::wire::encoded_len(value))
         .sum();
-    if taken > 0 && super::model::encoded_len(&record.input_responses) + taken > max {
+    if taken > 0 && crate::wire::encoded_len(&record.input_responses) + taken > max {
         return Answered::TooLarge { limit: max };
     }
     let mut taken = false;

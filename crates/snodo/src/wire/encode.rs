@@ -99,6 +99,23 @@ pub fn encode_notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
     serde_json::to_vec(&frame).unwrap_or_default()
 }
 
+/// The length of `value` encoded as JSON, counted without building it.
+pub(crate) fn encoded_len(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};

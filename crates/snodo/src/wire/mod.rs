@@ -16,6 +16,6 @@ mod scan;
 pub use decode::{
     DecodeError, Limits, Message, Notification, Request, decode, decode_value, strip_bom,
 };
-pub(crate) use encode::encode_result_with_tail;
 pub use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
+pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
