@@ -218,3 +218,67 @@ async fn exits_cleanly_at_end_of_input() {
         .unwrap();
     assert!(status.success());
 }
+
+/// Sends a call of `report` (inline: the client allows no tasks), taking
+/// `seconds`, and closes stdin right after it; returns the rest of the demo.
+async fn report_then_close(
+    mut demo: Demo,
+    seconds: u32,
+) -> (Child, Lines<BufReader<ChildStdout>>, std::time::Instant) {
+    let msg = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{META},"name":"report","arguments":{{"seconds":{seconds}}}}}}}"#
+    );
+    demo.send(format!("{msg}\n").as_bytes()).await;
+    let Demo {
+        child,
+        stdin,
+        lines,
+    } = demo;
+    let closed = std::time::Instant::now();
+    drop(stdin);
+    (child, lines, closed)
+}
+
+#[tokio::test]
+async fn a_call_in_flight_at_end_of_input_is_still_answered() {
+    let (mut child, mut lines, _) = report_then_close(Demo::start(), 1).await;
+    let line = timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("an answer in time")
+        .unwrap()
+        .expect("the call in flight is answered after stdin closed");
+    let reply: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(
+        reply["result"]["content"],
+        json!([{"type": "text", "text": "Report ready after 1 s"}])
+    );
+    let status = timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("the demo exits once the call is answered")
+        .unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test]
+async fn a_call_still_running_when_the_drain_ends_is_dropped_and_the_demo_exits() {
+    let grace = snodo::transport::StdioOptions::default().shutdown_grace;
+    assert_eq!(grace, Duration::from_secs(5), "README's default drain");
+    // The demo serves with the default options; its call would take 60 s.
+    let (mut child, mut lines, closed) = report_then_close(Demo::start(), 60).await;
+    let status = timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("the demo exits at the end of the drain, long before the call would end")
+        .unwrap();
+    assert!(status.success());
+    assert!(
+        closed.elapsed() >= grace,
+        "the demo waited for the call during the drain ({:?})",
+        closed.elapsed()
+    );
+    assert_eq!(
+        lines.next_line().await.unwrap(),
+        None,
+        "a call cut off by the end of the drain is not answered"
+    );
+}
