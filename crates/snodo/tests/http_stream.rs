@@ -213,3 +213,101 @@ async fn a_full_server_refuses_new_subscriptions_with_503() {
         "a closed stream frees its slot: {status}"
     );
 }
+
+/// A resource, so that the server declares `resources` and a listener may
+/// subscribe to URIs.
+struct Feed;
+
+impl Resource for Feed {
+    fn uri_template(&self) -> Option<&str> {
+        Some("test://feed/{item}")
+    }
+    fn name(&self) -> &str {
+        "feed"
+    }
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+        Ok(ResourceContents::text(req.uri, "item").into())
+    }
+}
+
+fn listening_server() -> Server {
+    Server::builder("s", "1")
+        .tool(from_fn("t", |_, _| async { Ok(ToolResult::text("t")) }))
+        .resource(Feed)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_listen_stream_that_falls_behind_gets_one_notification_of_each_subscribed_type() {
+    assert_eq!(
+        snodo::server::LISTENER_QUEUE,
+        256,
+        "README's listener queue"
+    );
+    let server = listening_server();
+    let (addr, _stop) = start(&server).await;
+    let body = json!({"jsonrpc": "2.0", "id": "behind", "method": "subscriptions/listen",
+        "params": {"_meta": meta(json!({})), "notifications": {
+            "toolsListChanged": true, "resourcesListChanged": true,
+            "resourceSubscriptions": ["test://feed"]}}});
+    let mut reader = post(addr, "subscriptions/listen", None, &body).await;
+    let (status, _) = head(&mut reader).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let ack = frame(&mut reader).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let tagged = |method: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = json!({"io.modelcontextprotocol/subscriptionId": "behind"});
+        json!({"jsonrpc": "2.0", "method": method, "params": params})
+    };
+    let updated = |item: usize| {
+        tagged(
+            "notifications/resources/updated",
+            json!({"uri": format!("test://feed/{item}")}),
+        )
+    };
+    // The test and the server share one thread: nothing reads the
+    // listener's queue while a burst is published, as if its client had
+    // stopped reading. A burst the size of the queue is delivered whole.
+    for item in 0..256 {
+        server
+            .events()
+            .resource_updated(&format!("test://feed/{item}"));
+    }
+    for item in 0..256 {
+        assert_eq!(frame(&mut reader).await, updated(item));
+    }
+    // One more than the queue holds: the oldest is lost, and instead the
+    // listener hears once of every type it subscribed to.
+    for item in 0..257 {
+        server
+            .events()
+            .resource_updated(&format!("test://feed/{item}"));
+    }
+    assert_eq!(
+        frame(&mut reader).await,
+        tagged("notifications/tools/list_changed", json!({}))
+    );
+    assert_eq!(
+        frame(&mut reader).await,
+        tagged("notifications/resources/list_changed", json!({}))
+    );
+    assert_eq!(
+        frame(&mut reader).await,
+        tagged(
+            "notifications/resources/updated",
+            json!({"uri": "test://feed"})
+        )
+    );
+    for item in 1..257 {
+        assert_eq!(frame(&mut reader).await, updated(item));
+    }
+    // Nothing else was pending: the next event is the next frame.
+    server.events().prompts_changed();
+    server.events().tools_changed();
+    assert_eq!(
+        frame(&mut reader).await,
+        tagged("notifications/tools/list_changed", json!({}))
+    );
+}
