@@ -238,6 +238,24 @@ fn listening_server() -> Server {
         .unwrap()
 }
 
+/// Reads the rest of a response with a `Content-Length` as JSON.
+async fn json_body(reader: &mut BufReader<TcpStream>, headers: &str) -> Value {
+    use tokio::io::AsyncReadExt;
+    let length: usize = headers
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .expect("a Content-Length")
+        .trim()
+        .parse()
+        .unwrap();
+    let mut body = vec![0; length];
+    timeout(SOON, reader.read_exact(&mut body))
+        .await
+        .unwrap()
+        .unwrap();
+    serde_json::from_slice(&body).unwrap()
+}
+
 #[tokio::test]
 async fn a_listen_stream_that_falls_behind_gets_one_notification_of_each_subscribed_type() {
     assert_eq!(
@@ -309,5 +327,44 @@ async fn a_listen_stream_that_falls_behind_gets_one_notification_of_each_subscri
     assert_eq!(
         frame(&mut reader).await,
         tagged("notifications/tools/list_changed", json!({}))
+    );
+}
+
+#[tokio::test]
+async fn a_subscription_watches_at_most_one_thousand_uris() {
+    let server = listening_server();
+    let (addr, _stop) = start(&server).await;
+    let listen = |id: &str, uris: usize| {
+        let uris: Vec<String> = (0..uris).map(|i| format!("test://feed/{i}")).collect();
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta(json!({})), "notifications": {"resourceSubscriptions": uris}}})
+    };
+    let mut accepted = post(addr, "subscriptions/listen", None, &listen("a", 1000)).await;
+    let (status, headers) = head(&mut accepted).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert!(
+        headers.contains("content-type: text/event-stream"),
+        "{headers}"
+    );
+    let ack = frame(&mut accepted).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let watched = ack["params"]["notifications"]["resourceSubscriptions"]
+        .as_array()
+        .expect("the URIs watched");
+    assert_eq!(watched.len(), 1000);
+    assert_eq!(watched[999], "test://feed/999");
+    server.events().resource_updated("test://feed/999");
+    assert_eq!(
+        frame(&mut accepted).await["params"]["uri"],
+        "test://feed/999"
+    );
+
+    let mut refused = post(addr, "subscriptions/listen", None, &listen("b", 1001)).await;
+    let (status, headers) = head(&mut refused).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert_eq!(
+        json_body(&mut refused, &headers).await,
+        json!({"jsonrpc": "2.0", "id": "b", "error": {"code": -32602,
+            "message": "resourceSubscriptions must be an array of at most 1000 URIs"}})
     );
 }
