@@ -368,3 +368,69 @@ async fn a_subscription_watches_at_most_one_thousand_uris() {
             "message": "resourceSubscriptions must be an array of at most 1000 URIs"}})
     );
 }
+
+#[tokio::test]
+async fn a_request_sends_at_most_one_thousand_progress_updates_of_at_most_4_kib() {
+    use snodo::context::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+    assert_eq!(
+        (MAX_PROGRESS_UPDATES, MAX_PROGRESS_MESSAGE),
+        (1000, 4096),
+        "README's limits"
+    );
+    let server = Server::builder("s", "1")
+        .tool(from_fn("chatty", |_, cx| async move {
+            let five_kib = cx.progress(0.1, None, Some(&"x".repeat(5 * 1024))).await;
+            let just_over = cx.progress(0.2, None, Some(&"x".repeat(4097))).await;
+            let at_limit = cx.progress(1.0, None, Some(&"y".repeat(4096))).await;
+            let (mut sent, mut refused) = (0, 0);
+            for step in 2..=1500 {
+                match cx.progress(step as f64, Some(1500.0), None).await {
+                    Ok(()) => sent += 1,
+                    Err(ProgressError::LimitReached) => refused += 1,
+                    Err(other) => return Err(format!("step {step}: {other}").into()),
+                }
+            }
+            Ok(ToolResult::structured(json!({
+                "fiveKib": format!("{five_kib:?}"),
+                "justOver": format!("{just_over:?}"),
+                "atLimit": format!("{at_limit:?}"),
+                "sent": sent,
+                "refused": refused,
+            })))
+        }))
+        .build()
+        .unwrap();
+    let (addr, _stop) = start(&server).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"_meta": meta(json!({"progressToken": "p"})), "name": "chatty", "arguments": {}}});
+    let mut reader = post(addr, "tools/call", Some("chatty"), &body).await;
+    let (status, headers) = head(&mut reader).await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    assert!(
+        headers.contains("content-type: text/event-stream"),
+        "{headers}"
+    );
+    let mut progress = Vec::new();
+    let response = loop {
+        let next = frame(&mut reader).await;
+        if next.get("id").is_some() {
+            break next;
+        }
+        assert_eq!(next["method"], "notifications/progress", "{next}");
+        progress.push(next["params"].clone());
+    };
+    assert_eq!(progress.len(), 1000, "at most 1 000 updates on the wire");
+    assert_eq!(
+        progress[0],
+        json!({"progressToken": "p", "progress": 1, "message": "y".repeat(4096)})
+    );
+    assert_eq!(
+        progress[999],
+        json!({"progressToken": "p", "progress": 1000, "total": 1500})
+    );
+    assert_eq!(
+        response["result"]["structuredContent"],
+        json!({"fiveKib": "Err(MessageTooLong)", "justOver": "Err(MessageTooLong)",
+            "atLimit": "Ok(())", "sent": 999, "refused": 500})
+    );
+}
