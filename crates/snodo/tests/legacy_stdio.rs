@@ -640,3 +640,67 @@ async fn no_request_reaches_a_client_before_it_finished_initializing() {
     assert_eq!(reply["result"]["isError"], true);
     pipe.close().await;
 }
+
+#[tokio::test]
+async fn a_request_gets_eight_rounds_of_client_input_and_fails_on_a_ninth() {
+    assert_eq!(snodo::server::legacy::MAX_INPUT_ROUNDS, 8, "README's limit");
+    // Asks for input `times` times, counting in its request state.
+    let persistent = from_fn("persistent", |args: Arguments, cx: Context| async move {
+        let times = args.i64("times")?;
+        let asked: i64 = cx.request_state().map_or(0, |s| s.parse().unwrap());
+        if asked == times {
+            return Ok(ToolResult::text(format!("asked {asked} times")));
+        }
+        Ok(ToolResult::input_required(
+            InputRequired::new()
+                .elicit_form(
+                    "again",
+                    &format!("Question {}?", asked + 1),
+                    json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                )
+                .state((asked + 1).to_string()),
+        ))
+    })
+    .input_schema(json!({"type": "object", "properties": {"times": {"type": "integer"}}, "required": ["times"]}));
+    let server = legacy_support::builder(Duration::from_secs(5))
+        .tool(persistent)
+        .build()
+        .unwrap();
+    let mut pipe = initialized_on(server, "2025-11-25", json!({"elicitation": {}})).await;
+    for (id, times) in [(1, 8), (2, 9)] {
+        pipe.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"persistent","arguments":{{"times":{times}}}}}}}"#
+        ))
+        .await;
+        for question in 1..=8 {
+            let request = pipe.recv().await;
+            assert_eq!(request["method"], "elicitation/create", "{request}");
+            assert_eq!(
+                request["params"]["message"],
+                format!("Question {question}?")
+            );
+            pipe.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"ok":true}}}}}}"#,
+                request["id"]
+            ))
+            .await;
+        }
+        let reply = pipe.recv().await;
+        if times == 8 {
+            assert_legacy_response("2025-11-25", &reply, "CallToolResult");
+            assert_eq!(
+                reply,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                    {"type": "text", "text": "asked 8 times"}]}})
+            );
+        } else {
+            assert_eq!(
+                reply,
+                json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603,
+                    "message": "The request needed more than 8 rounds of client input"}}),
+                "no ninth question is asked"
+            );
+        }
+    }
+    pipe.close().await;
+}
