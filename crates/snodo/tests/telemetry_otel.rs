@@ -358,3 +358,103 @@ async fn register_metrics_records_the_durations_the_gauges_and_settled_tasks() {
         .sum();
     assert!(completed >= 1, "{settled:?}");
 }
+
+/// A prompt, so that `prompts/get` of a name nobody registered is the
+/// client's mistake (-32602) rather than an unknown method.
+struct Hello;
+
+impl Prompt for Hello {
+    fn name(&self) -> &str {
+        "hello"
+    }
+    async fn get(
+        &self,
+        _args: snodo::prompt::PromptArguments,
+        _cx: Context,
+    ) -> Result<PromptResult, BoxError> {
+        Ok(PromptResult::new([PromptMessage::user_text("Hello")]))
+    }
+}
+
+#[tokio::test]
+async fn names_the_client_made_up_are_not_metric_attributes() {
+    let otel = otel();
+    let _turn = otel.turn().await;
+    let server = Server::builder("otel", "1.0.0")
+        .tool(from_fn("echo", |_, _| async { Ok(ToolResult::text("hi")) }))
+        .prompt(Hello)
+        .build()
+        .unwrap();
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let made_up = [
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"made-up/method","params":{{{meta}}}}}"#),
+            -32601,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"1999-made-up","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_string(),
+            -32022,
+        ),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{meta},"name":"made-up-tool"}}}}"#),
+            -32602,
+        ),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{{{meta},"name":"made-up-prompt"}}}}"#),
+            -32602,
+        ),
+    ];
+    for (request, code) in &made_up {
+        let reply = dispatch(&server, request).await;
+        assert_eq!(reply["error"]["code"], *code, "{reply}");
+    }
+    let collected = otel.metrics();
+    let Some(AggregatedMetrics::F64(MetricData::Histogram(durations))) =
+        metric(&collected, "mcp.server.operation.duration")
+    else {
+        panic!("no server duration histogram in {collected:?}");
+    };
+    let points: Vec<Vec<(String, String)>> = durations
+        .data_points()
+        .map(|p| {
+            p.attributes()
+                .map(|kv| (kv.key.to_string(), kv.value.as_str().into_owned()))
+                .collect()
+        })
+        .collect();
+    for point in &points {
+        assert!(
+            point.iter().all(|(_, value)| !value.contains("made-up")),
+            "a made-up name became an attribute: {point:?}"
+        );
+    }
+    let has = |point: &[(String, String)], key: &str, value: &str| {
+        point.iter().any(|(k, v)| k == key && v == value)
+    };
+    let find = |method: &str, version: &str, status: &str| {
+        points
+            .iter()
+            .find(|p| {
+                has(p, "mcp.method.name", method)
+                    && has(p, "mcp.protocol.version", version)
+                    && has(p, "rpc.response.status_code", status)
+            })
+            .unwrap_or_else(|| panic!("no series {method} {version} {status} in {points:?}"))
+    };
+    find("_OTHER", "2026-07-28", "-32601");
+    let revision = find("tools/call", "_OTHER", "-32022");
+    assert!(
+        !revision.iter().any(|(k, _)| k.starts_with("gen_ai.")),
+        "{revision:?}"
+    );
+    for (method, name) in [
+        ("tools/call", "gen_ai.tool.name"),
+        ("prompts/get", "gen_ai.prompt.name"),
+    ] {
+        let point = find(method, "2026-07-28", "-32602");
+        assert!(
+            !point.iter().any(|(k, _)| k == name),
+            "{name} left out: {point:?}"
+        );
+    }
+}
