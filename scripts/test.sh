@@ -35,6 +35,31 @@ leg() { # leg TITLE COMMAND...
     fi
 }
 
+ci_refuses_skips() { # .ci/run with a skip variable set stops at once, naming it
+    local stub passed=0 failed=0 setting var out status started
+    # A cargo that only says it ran: .ci/run finds it, and never gets further.
+    stub=$(mktemp -d)
+    printf '#!/bin/sh\necho "cargo ran: $*"\nexit 97\n' >"$stub/cargo"
+    chmod +x "$stub/cargo"
+    for setting in SNODO_SKIP_POSTGRES=0 SNODO_SKIP_REDIS=1; do
+        var=${setting%%=*}
+        started=$SECONDS
+        out=$(env -u SNODO_SKIP_POSTGRES -u SNODO_SKIP_REDIS "$setting" PATH="$stub:$PATH" \
+            timeout 20 bash .ci/run 2>&1)
+        status=$?
+        if [[ $status -ne 0 && $status -ne 124 && $out == *"$var is set"* && $out != *"cargo ran"* ]] &&
+            ((SECONDS - started < 5)); then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "FAIL: $setting bash .ci/run: exit $status: $out"
+        fi
+    done
+    rm -rf "$stub"
+    echo "ci-skip-refusal: $passed passed, $failed failed"
+    [[ $failed -eq 0 ]]
+}
+
 leg "cargo test (every crate but the bench harness, all features)" cargo test --all-features --no-fail-fast
 leg "several nodes: faults (restarts the local Redis and PostgreSQL, one test at a time)" \
     cargo test --all-features --test nodes_faults -- --ignored --test-threads=1
@@ -43,6 +68,7 @@ leg "callgrind: instructions per request within 5 % of bench/callgrind-baseline.
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
+leg ".ci/run refuses a skip variable at once, naming it" ci_refuses_skips
 leg "fuzz: every target builds, replays its regressions and runs 10 s (smoke)" scripts/fuzz.sh 10
 leg "oauth: the resource server and the client against oidc-provider" interop/oauth/run.sh
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
