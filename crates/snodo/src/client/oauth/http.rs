@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use ::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 
 use super::OAuthError;
 use crate::client::transport::pool::{Pool, new_pool};
 use crate::protocol::auth::metadata::{is_loopback, split_url};
 
-/// Largest OAuth response body read (metadata, tokens, registrations).
+/// Largest OAuth response body read (metadata, tokens, registrations, the
+/// resource server's JWKS and introspection answers).
 pub(crate) const MAX_BODY: usize = 256 * 1024;
 /// Deadline of one OAuth exchange.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -40,6 +41,8 @@ impl Answer {
 pub(crate) struct OAuthHttp {
     pool: Pool,
     allow_http: bool,
+    /// How long one exchange may take ([`EXCHANGE_TIMEOUT`]).
+    deadline: Duration,
 }
 
 impl std::fmt::Debug for OAuthHttp {
@@ -53,7 +56,18 @@ impl std::fmt::Debug for OAuthHttp {
 impl OAuthHttp {
     pub(crate) fn new(allow_http: bool) -> Result<Self, OAuthError> {
         let pool = new_pool().map_err(|e| OAuthError::Http(e.to_string()))?;
-        Ok(Self { pool, allow_http })
+        Ok(Self {
+            pool,
+            allow_http,
+            deadline: EXCHANGE_TIMEOUT,
+        })
+    }
+
+    /// The same client with another deadline per exchange.
+    #[cfg(test)]
+    fn with_deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     /// Refuses an endpoint that is not https, or plain http on loopback
@@ -104,7 +118,7 @@ impl OAuthHttp {
         let req = req
             .body(Full::new(body))
             .map_err(|e| OAuthError::Http(format!("cannot build a request to {url}: {e}")))?;
-        let sent = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
+        let sent = tokio::time::timeout(self.deadline, async {
             let resp = self.pool.request(req).await.map_err(|e| {
                 OAuthError::Http(format!("cannot reach {url}: {}", error_chain(&e)))
             })?;
@@ -112,7 +126,13 @@ impl OAuthHttp {
             let body = Limited::new(body, MAX_BODY)
                 .collect()
                 .await
-                .map_err(|e| OAuthError::Http(format!("reading the answer of {url}: {e}")))?
+                .map_err(|e| {
+                    OAuthError::Http(if e.is::<LengthLimitError>() {
+                        format!("the answer of {url} is larger than {} KiB", MAX_BODY / 1024)
+                    } else {
+                        format!("reading the answer of {url}: {e}")
+                    })
+                })?
                 .to_bytes();
             Ok::<_, OAuthError>(Answer {
                 status: parts.status,
@@ -121,7 +141,12 @@ impl OAuthHttp {
             })
         })
         .await;
-        sent.unwrap_or_else(|_| Err(OAuthError::Http(format!("{url} did not answer in time"))))
+        sent.unwrap_or_else(|_| {
+            Err(OAuthError::Http(format!(
+                "{url} did not answer within {} s",
+                self.deadline.as_secs_f64()
+            )))
+        })
     }
 
     /// GET `url` for JSON.
@@ -219,5 +244,45 @@ mod tests {
         let token = answer(r#"{"access_token":"S08"}"#).json::<Token>();
         assert_eq!(token.map(|t| t.access_token).as_deref(), Some("S08"));
         assert!(answer("[]").json::<serde_json::Value>().is_none());
+    }
+
+    /// Every exchange has 30 s; an endpoint on 127.0.0.1 that reads the
+    /// request and never answers fails it at its deadline (a shorter one
+    /// here), naming the URL and the time.
+    #[tokio::test]
+    async fn an_exchange_that_gets_no_answer_fails_at_its_deadline() {
+        assert_eq!(
+            OAuthHttp::new(false).unwrap().deadline,
+            Duration::from_secs(30)
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/token", listener.local_addr().unwrap());
+        let (asked, mut heard) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            use tokio::io::AsyncReadExt;
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 1024];
+            let _ = socket.read(&mut buf).await;
+            let _ = asked.send(());
+            // Holds the connection open, silent, past the test.
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        });
+        let http = OAuthHttp::new(false)
+            .unwrap()
+            .with_deadline(Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        let e = http
+            .post_form(&url, &[("grant_type", "x")], Vec::new())
+            .await;
+        let took = started.elapsed();
+        assert!(heard.try_recv().is_ok(), "the request reached the endpoint");
+        assert_eq!(
+            e.unwrap_err(),
+            OAuthError::Http(format!("{url} did not answer within 0.3 s"))
+        );
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+            "{took:?}"
+        );
     }
 }
