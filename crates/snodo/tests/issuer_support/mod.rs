@@ -19,8 +19,20 @@ pub struct Seen {
     pub method: String,
     /// The request target.
     pub path: String,
+    /// The header lines, names lowercased.
+    pub headers: Vec<(String, String)>,
     /// The body, as text.
     pub body: String,
+}
+
+impl Seen {
+    /// The value of header `name` (lowercase), if sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// What the peer does with a request.
@@ -28,6 +40,8 @@ pub struct Seen {
 pub enum Answer {
     /// A status line's tail (`"200 OK"`) and a JSON body.
     Json(&'static str, String),
+    /// A status line's tail, more header lines, and a JSON body.
+    With(&'static str, Vec<(String, String)>, String),
     /// Nothing, for a minute (the test is over long before).
     Hang,
 }
@@ -44,15 +58,20 @@ pub async fn serve(answer: impl Fn(Seen) -> Answer + Send + Sync + 'static) -> S
                 let Some(seen) = read_request(&mut socket).await else {
                     return;
                 };
-                let (status, body) = match answer(seen) {
+                let (status, headers, body) = match answer(seen) {
                     Answer::Hang => {
                         tokio::time::sleep(Duration::from_secs(60)).await;
                         return;
                     }
-                    Answer::Json(status, body) => (status, body),
+                    Answer::Json(status, body) => (status, Vec::new(), body),
+                    Answer::With(status, headers, body) => (status, headers, body),
                 };
+                let more: String = headers
+                    .iter()
+                    .map(|(name, value)| format!("{name}: {value}\r\n"))
+                    .collect();
                 let reply = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{more}\r\n{body}",
                     body.len()
                 );
                 let _ = socket.write_all(reply.as_bytes()).await;
@@ -89,9 +108,16 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Seen> {
         }
     }
     let mut words = head.split(' ');
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
     Some(Seen {
         method: words.next().unwrap_or_default().to_string(),
         path: words.next().unwrap_or_default().to_string(),
+        headers,
         body: String::from_utf8_lossy(&data[end..end + length]).into_owned(),
     })
 }
