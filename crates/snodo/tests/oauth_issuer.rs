@@ -8,15 +8,19 @@
 mod issuer_support;
 mod oauth_support;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use http::StatusCode;
-use issuer_support::{DOWN, HANGING, Issuer, UP};
+use issuer_support::{Answer, DOWN, HANGING, Issuer, UP, serve};
 use oauth_support::mcp;
 use serde_json::{Value, json};
-use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
+use snodo::transport::http::oauth::{
+    DEFAULT_FETCH_TIMEOUT, Introspection, JwtVerifier, ResourceServer, TokenVerifier,
+};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo::{Server, ToolResult, tool::from_fn};
 use tokio::net::TcpListener;
@@ -41,9 +45,9 @@ fn token(kid: &str) -> String {
 }
 
 /// An MCP endpoint protected by `verifier`; its URL.
-async fn protected(
+async fn protected<V: TokenVerifier>(
     issuer: &str,
-    verifier: impl FnOnce(&str) -> JwtVerifier,
+    verifier: impl FnOnce(&str) -> V,
 ) -> (String, oneshot::Sender<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -138,4 +142,70 @@ async fn a_key_never_seen_while_the_issuer_is_down_is_503_not_401() {
     // here: 401, decided without the issuer).
     let (status, _, _) = mcp(&url, Some(&token("k1")), "tools/list", json!({})).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_introspection_endpoint_holds_a_request_5_s_then_it_is_503() {
+    assert_eq!(DEFAULT_FETCH_TIMEOUT, Duration::from_secs(5));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counted = asked.clone();
+    let issuer = serve(move |seen| {
+        if seen.path == "/introspect" {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }
+        Answer::Hang
+    })
+    .await;
+    let endpoint = format!("{issuer}/introspect");
+    let (url, _stop) = protected(&issuer, |url| {
+        Introspection::new(&endpoint, &issuer, url, "rs", "secret")
+    })
+    .await;
+    let started = Instant::now();
+    let (status, headers, _) = mcp(&url, Some("Bearer opaque"), "tools/list", json!({})).await;
+    let took = started.elapsed();
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(retry_after(&headers) >= 1);
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "the endpoint was asked");
+    assert!(
+        took >= Duration::from_secs(5) && took < Duration::from_millis(6500),
+        "answered after {took:?}"
+    );
+}
+
+/// A JWKS document holding [`jwks`] and padding, exactly `size` bytes.
+fn jwks_of(size: usize) -> String {
+    let mut doc = json!({"keys": jwks(), "x_padding": ""});
+    let bare = doc.to_string().len();
+    doc["x_padding"] = json!("a".repeat(size - bare));
+    let text = doc.to_string();
+    assert_eq!(text.len(), size);
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jwks_answer_over_256_kib_is_not_read_and_the_request_is_503() {
+    for (size, expected) in [
+        (256 * 1024, StatusCode::UNAUTHORIZED),
+        (256 * 1024 + 1, StatusCode::SERVICE_UNAVAILABLE),
+    ] {
+        let named = Arc::new(std::sync::Mutex::new(String::new()));
+        let base = named.clone();
+        let issuer = serve(move |seen| {
+            let issuer = base.lock().unwrap().clone();
+            if seen.path == "/jwks" {
+                Answer::Json("200 OK", jwks_of(size))
+            } else {
+                let meta = json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
+                Answer::Json("200 OK", meta.to_string())
+            }
+        })
+        .await;
+        *named.lock().unwrap() = issuer.clone();
+        let (url, _stop) = protected(&issuer, |url| JwtVerifier::new(&issuer, url)).await;
+        // Read whole, the keys hold `k1` and the token's bad signature is
+        // 401; past the bound, nothing is read and the key is unknown: 503.
+        let (status, _, _) = mcp(&url, Some(&token("k1")), "tools/list", json!({})).await;
+        assert_eq!(status, expected, "a JWKS of {size} bytes");
+    }
 }
