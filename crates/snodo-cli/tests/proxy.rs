@@ -653,3 +653,128 @@ async fn a_backend_past_the_listing_limit_is_reported_down_and_the_others_serve(
         "{said}"
     );
 }
+
+/// Serves `server` over Streamable HTTP on loopback while the test runs,
+/// keeping the headers of every request it is sent; its URL and those
+/// headers.
+async fn serve_recording(server: &snodo::Server) -> (String, Arc<Mutex<Vec<http::HeaderMap>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen: Arc<Mutex<Vec<http::HeaderMap>>> = Arc::default();
+    let (service, log) = (server.http_service(), seen.clone());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (service, log) = (service.clone(), log.clone());
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        log.lock().unwrap().push(request.headers().clone());
+                        let mut service = service.clone();
+                        async move { tower_service::Service::call(&mut service, request).await }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    (url, seen)
+}
+
+/// `snodo serve --http 127.0.0.1:0 ARGS...` and its URL.
+async fn start_bridge_with(args: &[&str]) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the bridge starts");
+    let url = support::demo_url(&mut child).await;
+    (child, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headers_given_with_h_go_with_every_request_to_a_url_backend() {
+    let backend = tools_of("backend", &["echo"]);
+    let (url, seen) = serve_recording(&backend).await;
+    let (_bridge, bridge) =
+        start_bridge_with(&["-H", "X-Team: blue", "--header", "X-Trace:  42 ", &url]).await;
+    let client = Client::http(&bridge).await.unwrap();
+    assert_eq!(answer(&client, "echo").await, "echo of backend");
+
+    let seen = seen.lock().unwrap().clone();
+    let methods: Vec<&str> = seen
+        .iter()
+        .map(|h| {
+            h.get("mcp-method")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("?")
+        })
+        .collect();
+    for method in ["server/discover", "tools/list", "tools/call"] {
+        assert!(methods.contains(&method), "{method} in {methods:?}");
+    }
+    for (headers, method) in seen.iter().zip(&methods) {
+        let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        assert_eq!(value("x-team"), Some("blue"), "{method}");
+        assert_eq!(value("x-trace"), Some("42"), "{method}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_bounds_each_request_to_the_backend_and_progress_restarts_it() {
+    // The default, as `snodo serve --help` gives it.
+    let help = tokio::process::Command::new(BIN)
+        .args(["serve", "--help"])
+        .output()
+        .await
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let line = help
+        .lines()
+        .skip_while(|l| !l.contains("--timeout"))
+        .take_while(|l| !l.contains("--header"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(line.contains("[default: 300]"), "{help}");
+
+    let backend = snodo::Server::builder("timing", "1.0.0")
+        .tool(snodo::tool::from_fn("hangs", |_a, _c| async {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok("too late".into())
+        }))
+        // 3 s in all, with progress every 250 ms.
+        .tool(snodo::tool::from_fn("reports", |_a, cx| async move {
+            for step in 1..=12 {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                let _ = cx.progress(f64::from(step), Some(12.0), None).await;
+            }
+            Ok("done".into())
+        }))
+        .build()
+        .unwrap();
+    let url = serve_here(&backend).await;
+    let (_bridge, bridge) = start_bridge_with(&["--timeout", "1", &url]).await;
+    let client = Client::http(&bridge).await.unwrap();
+
+    let started = std::time::Instant::now();
+    let e = client.call_tool("hangs", json!({})).await.unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(e.code(), Some(-32603), "{e}");
+    let said = e.to_string();
+    assert!(
+        said.contains("backend \"backend\" failed: request timed out after 1.0 s"),
+        "{said}"
+    );
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+
+    let started = std::time::Instant::now();
+    let r = client.call_tool("reports", json!({})).await.unwrap();
+    assert_eq!(r.text_content(), "done");
+    assert!(started.elapsed() >= Duration::from_secs(3));
+}
