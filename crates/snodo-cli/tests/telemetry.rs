@@ -502,3 +502,72 @@ async fn the_wire_view_shows_frames_and_headers_and_redacts_credentials() {
     assert!(!stderr.contains(SECRET), "{stderr}");
     child.start_kill().unwrap();
 }
+
+/// What `snodo demo --stdio ARGS...` writes on stderr while it refuses a
+/// call of a tool it does not have (logged at debug level), with `RUST_LOG`
+/// as given (unset when `None`).
+async fn demo_stderr(args: &[&str], rust_log: Option<&str>) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+    command
+        .args(["demo", "--stdio"])
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(filter) = rust_log {
+        command.env("RUST_LOG", filter);
+    }
+    let mut child = command.spawn().expect("the demo starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "no-such-tool",
+        "arguments": {},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    }});
+    stdin
+        .write_all(format!("{request}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut answer))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    assert!(answer.contains("-32602"), "{answer}");
+    drop(stdin);
+    let mut stderr = String::new();
+    let mut pipe = child.stderr.take().unwrap();
+    tokio::time::timeout(Duration::from_secs(10), pipe.read_to_string(&mut stderr))
+        .await
+        .expect("the demo exits at the end of its input")
+        .unwrap();
+    stderr
+}
+
+/// Whether `stderr` holds the debug line of snodo's server refusing the
+/// call.
+fn snodo_debug(stderr: &str) -> bool {
+    stderr.lines().any(|l| {
+        l.contains("DEBUG")
+            && l.contains("snodo::server")
+            && l.contains("request refused: Unknown tool: no-such-tool")
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn demo_v_raises_snodos_log_level_to_debug_when_rust_log_is_unset() {
+    let quiet = demo_stderr(&[], None).await;
+    assert!(!snodo_debug(&quiet), "{quiet}");
+    let verbose = demo_stderr(&["-v"], None).await;
+    assert!(snodo_debug(&verbose), "{verbose}");
+    // RUST_LOG, when set, decides alone.
+    let told = demo_stderr(&["-v"], Some("warn")).await;
+    assert!(!snodo_debug(&told), "{told}");
+}
