@@ -116,6 +116,21 @@ impl Log {
     pub fn text(&self) -> String {
         self.0.lock().unwrap().clone()
     }
+
+    /// Whether `needle` is written within `wait` (a line is read from the
+    /// node's pipe a little after the node writes it).
+    pub async fn shows_within(&self, needle: &str, wait: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if self.text().contains(needle) {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
 }
 
 /// [`node`], its stderr kept (and passed on to the test's).

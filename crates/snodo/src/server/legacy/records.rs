@@ -3,8 +3,7 @@
 //! [`SessionDirectory`] ([`SessionRecords`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -75,33 +74,21 @@ pub(crate) enum Opened {
     },
 }
 
-/// At most one log line about refused records in this time.
-const REPORT_EVERY: Duration = Duration::from_secs(10);
-
-/// Refused records: how many in all, how many not yet logged, when the
-/// last line was.
+/// How many records were refused in all; the log lines are the limit
+/// summaries of [`crate::telemetry::refusals`].
 #[derive(Debug, Default)]
 struct Refusals {
     total: AtomicU64,
-    unlogged: AtomicU64,
-    last_line: Mutex<Option<Instant>>,
 }
 
 impl Refusals {
     fn note(&self) {
-        let total = self.total.fetch_add(1, Ordering::Relaxed) + 1;
-        self.unlogged.fetch_add(1, Ordering::Relaxed);
-        let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
-        if last.is_none_or(|at| at.elapsed() >= REPORT_EVERY) {
-            *last = Some(Instant::now());
-            let unlogged = self.unlogged.swap(0, Ordering::Relaxed);
-            tracing::warn!(
-                target: "snodo::server",
-                total,
-                "{unlogged} session records refused (a part not sealed by a key of the ring, or \
-                 changed since): treated as absent"
-            );
-        }
+        self.total.fetch_add(1, Ordering::Relaxed);
+        crate::telemetry::refusals::note(
+            "session records",
+            &"a session record refused (a part not sealed by a key of the ring, or changed \
+              since): treated as absent",
+        );
     }
 }
 
@@ -487,6 +474,7 @@ impl SessionRecords {
 mod tests {
     use super::*;
     use crate::server::legacy::MemoryDirectory;
+    use std::time::Duration;
 
     fn records() -> (SessionRecords, Arc<MemoryDirectory>) {
         let dir = Arc::new(MemoryDirectory::new(16, Duration::from_secs(60)));
