@@ -101,6 +101,7 @@ pub mod protocol;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod proxy;
+mod random;
 pub mod resource;
 pub mod schema;
 pub mod server;
@@ -120,6 +121,7 @@ pub use context::{CancelSignal, Context, Principal, TransportInfo, TransportKind
 pub use error::{BoxError, Error};
 pub use extract::State;
 pub use mrtr::InputRequired;
+pub use random::RandomUnavailable;
 /// The `schemars` crate snodo derives schemas with (the `schemars` feature).
 #[cfg(feature = "schemars")]
 #[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]

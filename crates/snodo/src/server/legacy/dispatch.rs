@@ -13,13 +13,13 @@ use super::super::dispatch::{Admitted, Route, Routed};
 use super::super::reply::{Dispatched, Failure, Reply};
 use super::super::stream::ResponseStream;
 use super::{Session, shape};
-use crate::Error;
 use crate::context::{CancelSignal, Sink, TransportInfo};
 use crate::error::code;
 use crate::protocol::{LogLevel, Method, RequestMeta, Revision, keys, legacy};
 use crate::telemetry::entered::in_span;
 use crate::telemetry::server::{Era, ServerCall};
 use crate::wire::{self, Message, Request, RequestId};
+use crate::{Error, RandomUnavailable};
 use tracing::Instrument as _;
 
 /// Most bytes the client's `capabilities`, and its `clientInfo`, may take
@@ -41,8 +41,13 @@ pub struct Initialized {
 
 /// A fresh session id: 128 random bits from the operating system, as 32
 /// lowercase hex digits (visible ASCII, as the transport requires).
-pub fn new_session_id() -> String {
-    super::random::random_hex()
+///
+/// # Errors
+///
+/// [`RandomUnavailable`] when the operating system's random source fails:
+/// no session may be opened then (the HTTP transport answers 503).
+pub fn new_session_id() -> Result<String, RandomUnavailable> {
+    crate::random::hex(16)
 }
 
 /// A JSON-RPC error on an initialize-era session: HTTP 200, whatever the

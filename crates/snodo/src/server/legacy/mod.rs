@@ -27,7 +27,6 @@
 mod directory;
 mod dispatch;
 mod feed;
-mod random;
 mod records;
 // Replaying streams is the Streamable HTTP transport's (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use super::SessionRecord;
+use crate::RandomUnavailable;
 use crate::context::CancelSignal;
 use crate::events::SessionChange;
 use crate::protocol::{LogLevel, Revision};
@@ -25,6 +26,15 @@ pub const MAX_PENDING_SERVER_REQUESTS: usize = 64;
 /// What the client answered to a request the server sent it: its `result`,
 /// or its `error` object.
 pub type PeerAnswer = Result<Value, Value>;
+
+/// Why a server-initiated request could not be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unregistered {
+    /// [`MAX_PENDING_SERVER_REQUESTS`] await an answer already.
+    Crowded,
+    /// The request could get no unguessable id.
+    Random(RandomUnavailable),
+}
 
 /// The part of a session's state that requests change (see
 /// [`Session::changes_since`]).
@@ -317,26 +327,30 @@ impl Session {
     }
 
     /// Registers a server-initiated request and returns its id and the
-    /// receiver of the client's answer; `None` when too many are pending.
+    /// receiver of the client's answer; `Err` when too many are pending, or
+    /// when the random source gives no id (nothing is registered then).
     ///
     /// The id is a string of 128 random bits (32 hex digits), so that an
     /// answer can only come from whoever saw the request: clients echo it
     /// back as they received it.
-    pub(crate) fn expect_answer(&self) -> Option<(RequestId, oneshot::Receiver<PeerAnswer>)> {
+    pub(crate) fn expect_answer(
+        &self,
+    ) -> Result<(RequestId, oneshot::Receiver<PeerAnswer>), Unregistered> {
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         pending.retain(|_, tx| !tx.is_closed());
         if pending.len() >= MAX_PENDING_SERVER_REQUESTS {
-            return None;
+            return Err(Unregistered::Crowded);
         }
         let id = loop {
-            let id = RequestId::String(super::random::random_hex().into());
+            let id = crate::random::hex(16).map_err(Unregistered::Random)?;
+            let id = RequestId::String(id.into());
             if !pending.contains_key(&id) {
                 break id;
             }
         };
         let (tx, rx) = oneshot::channel();
         pending.insert(id.clone(), tx);
-        Some((id, rx))
+        Ok((id, rx))
     }
 
     /// Forgets a server-initiated request (answered elsewhere or abandoned).
@@ -504,15 +518,28 @@ mod tests {
     }
 
     #[test]
+    fn a_request_that_gets_no_random_id_is_not_registered() {
+        let s = session();
+        {
+            let _off = crate::random::failing();
+            assert!(matches!(
+                s.expect_answer().unwrap_err(),
+                Unregistered::Random(_)
+            ));
+        }
+        assert!(s.pending.lock().unwrap().is_empty());
+    }
+
+    #[test]
     fn pending_requests_and_subscriptions_are_bounded() {
         let s = session();
         let held: Vec<_> = (0..MAX_PENDING_SERVER_REQUESTS)
             .map(|_| s.expect_answer().unwrap())
             .collect();
-        assert!(s.expect_answer().is_none());
+        assert_eq!(s.expect_answer().unwrap_err(), Unregistered::Crowded);
         drop(held);
         assert!(
-            s.expect_answer().is_some(),
+            s.expect_answer().is_ok(),
             "abandoned waiters free their slot"
         );
         for i in 0..MAX_SESSION_SUBSCRIPTIONS {

@@ -14,7 +14,11 @@
 //! | no answer within the input timeout | `isError` result | -32603 |
 //! | more than [`MAX_INPUT_ROUNDS`] rounds | -32603 | -32603 |
 //! | `notifications/initialized` has not arrived | `isError` result | -32603 |
+//! | the operating system's random source gives no request id | -32603 | -32603 |
 //! | the request is cancelled | no response | no response |
+//!
+//! Every request of a round is shaped and registered (its id drawn) before
+//! the first is sent: a round refused for one of its requests sends none.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,10 +30,10 @@ use super::super::Server;
 use super::super::dispatch::Routed;
 use super::super::reply::Failure;
 use super::dispatch::{Call, is_input_required};
-use super::random::random_hex;
-use crate::Error;
+use super::session::Unregistered;
 use crate::context::Sink;
 use crate::protocol::Revision;
+use crate::{Error, RandomUnavailable};
 
 /// Most rounds one request may take before it fails.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -100,16 +104,33 @@ impl Server {
                 "The client has not finished initialization (notifications/initialized)".into(),
             ));
         }
-        let mut waiting = Vec::with_capacity(requests.len());
+        let mut adapted = Vec::with_capacity(requests.len());
         for (key, request) in requests {
             let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-            let params = adapt_params(method, request.get("params"), session.revision())
-                .map_err(client_failed)?;
-            let Some((id, answer)) = session.expect_answer() else {
-                return Err(client_failed(
-                    "Too many requests to the client are awaiting an answer".into(),
-                ));
+            let params = adapt_params(method, request.get("params"), session.revision())?;
+            adapted.push((key, method, params));
+        }
+        let mut registered = Vec::with_capacity(adapted.len());
+        for (key, method, params) in adapted {
+            let (id, answer) = match session.expect_answer() {
+                Ok(registered) => registered,
+                Err(why) => {
+                    // Nothing was sent: forget what this round registered.
+                    for (_, _, id, _, _) in &registered {
+                        session.forget(id);
+                    }
+                    return Err(match why {
+                        Unregistered::Crowded => client_failed(
+                            "Too many requests to the client are awaiting an answer".into(),
+                        ),
+                        Unregistered::Random(e) => random_failed(e),
+                    });
+                }
             };
+            registered.push((key.clone(), method.to_string(), id, answer, params));
+        }
+        let mut waiting = Vec::with_capacity(registered.len());
+        for (key, method, id, answer, params) in registered {
             let frame =
                 json!({"jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params});
             let frame = serde_json::to_vec(&frame).unwrap_or_default();
@@ -117,7 +138,7 @@ impl Server {
                 session.forget(&id);
                 return Err(client_failed("The request's stream closed".into()));
             }
-            waiting.push((key.clone(), method.to_string(), id, answer));
+            waiting.push((key, method, id, answer));
         }
         let timeout = self.inner.input_timeout;
         let deadline = tokio::time::Instant::now() + timeout;
@@ -161,9 +182,22 @@ impl Server {
     }
 }
 
+/// A request to the client refused because the operating system's random
+/// source gave it no id: -32603 whatever the method (the server failed, not
+/// the client).
+fn random_failed(e: RandomUnavailable) -> Failure {
+    Failure::ok(Error::internal(format!(
+        "No request to the client can be sent: {e}"
+    )))
+}
+
 /// The params of a server-initiated request as the session's revision
-/// expresses them; `Err` words why it cannot be sent at all.
-fn adapt_params(method: &str, params: Option<&Value>, revision: Revision) -> Result<Value, String> {
+/// expresses them; `Err` says why it cannot be sent at all.
+fn adapt_params(
+    method: &str,
+    params: Option<&Value>,
+    revision: Revision,
+) -> Result<Value, Failure> {
     let mut params = params.cloned().unwrap_or_else(|| json!({}));
     if method == "elicitation/create"
         && let Value::Object(map) = &mut params
@@ -171,12 +205,13 @@ fn adapt_params(method: &str, params: Option<&Value>, revision: Revision) -> Res
         let mode = map.get("mode").and_then(Value::as_str).unwrap_or("form");
         if mode == "url" {
             if !revision.has_url_elicitation() {
-                return Err(format!(
+                return Err(client_failed(format!(
                     "URL elicitation does not exist in protocol revision {revision}"
-                ));
+                )));
             }
             if !map.contains_key("elicitationId") {
-                map.insert("elicitationId".into(), random_hex().into());
+                let id = crate::random::hex(16).map_err(random_failed)?;
+                map.insert("elicitationId".into(), id.into());
             }
         } else if !revision.has_url_elicitation() {
             // 2025-06-18 has no `mode`: every elicitation is a form.
@@ -190,20 +225,43 @@ fn adapt_params(method: &str, params: Option<&Value>, revision: Revision) -> Res
 mod tests {
     use super::*;
 
+    fn adapted(method: &str, params: Option<&Value>, revision: Revision) -> Value {
+        adapt_params(method, params, revision)
+            .unwrap_or_else(|f| panic!("refused: {}", f.error.message()))
+    }
+
     #[test]
     fn elicitations_follow_the_revision() {
         let form = json!({"mode": "form", "message": "m", "requestedSchema": {"type": "object", "properties": {}}});
-        let old = adapt_params("elicitation/create", Some(&form), Revision::V2025_06_18).unwrap();
+        let old = adapted("elicitation/create", Some(&form), Revision::V2025_06_18);
         assert!(old.get("mode").is_none());
-        let new = adapt_params("elicitation/create", Some(&form), Revision::V2025_11_25).unwrap();
+        let new = adapted("elicitation/create", Some(&form), Revision::V2025_11_25);
         assert_eq!(new["mode"], "form");
         let url = json!({"mode": "url", "message": "m", "url": "https://example.com/x"});
         assert!(adapt_params("elicitation/create", Some(&url), Revision::V2025_06_18).is_err());
-        let sent = adapt_params("elicitation/create", Some(&url), Revision::V2025_11_25).unwrap();
+        let sent = adapted("elicitation/create", Some(&url), Revision::V2025_11_25);
         assert_eq!(sent["elicitationId"].as_str().unwrap().len(), 32);
         assert_eq!(
-            adapt_params("roots/list", None, Revision::V2025_06_18).unwrap(),
+            adapted("roots/list", None, Revision::V2025_06_18),
             json!({})
+        );
+    }
+
+    #[test]
+    fn a_url_elicitation_without_the_random_source_is_not_sent() {
+        let url = json!({"mode": "url", "message": "m", "url": "https://example.com/x"});
+        let _off = crate::random::failing();
+        let Err(refused) = adapt_params("elicitation/create", Some(&url), Revision::V2025_11_25)
+        else {
+            panic!("an elicitation id was made without the random source");
+        };
+        assert_eq!(refused.error.code(), crate::error::code::INTERNAL_ERROR);
+        assert!(refused.error.message().contains("random source failed"));
+        // An id the handler gave needs no random source.
+        let given = json!({"mode": "url", "message": "m", "url": "https://example.com/x", "elicitationId": "e1"});
+        assert_eq!(
+            adapted("elicitation/create", Some(&given), Revision::V2025_11_25)["elicitationId"],
+            "e1"
         );
     }
 }

@@ -8,8 +8,9 @@
 //! 2. otherwise an `Mcp-Session-Id` names an initialize-era session: 404 when
 //!    the id is unknown, expired, ended or another principal's, 400 when
 //!    `MCP-Protocol-Version` names a revision the session cannot speak;
-//! 3. otherwise `initialize` opens a session (503 when the store is full)
-//!    and the response carries its `Mcp-Session-Id`;
+//! 3. otherwise `initialize` opens a session (503 when the store is full, or
+//!    when the operating system's random source gives no session id) and
+//!    the response carries its `Mcp-Session-Id`;
 //! 4. otherwise an `MCP-Protocol-Version: 2026-07-28` header, or a
 //!    notification or response, goes to 2026-07-28; a request gets 400
 //!    (its session id is missing).
@@ -174,7 +175,17 @@ pub(super) fn initialize(
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
     };
-    let id = new_session_id();
+    let id = match new_session_id() {
+        Ok(id) => id,
+        Err(e) => {
+            // No unguessable id, no session: the handshake is refused.
+            let error = Error::internal(format!("Service unavailable: {e}"));
+            return json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                wire::encode_error(Some(&request.id), &error).into(),
+            );
+        }
+    };
     let owner = match shared {
         Some(shared) => shared.owner_for_new(&id, principal),
         None => principal.map(Principal::key),
@@ -478,5 +489,134 @@ impl Body for ChannelSse {
         }
         this.timer.as_mut().reset(Instant::now() + KEEP_ALIVE);
         Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(COMMENT)))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use super::*;
+    use http::Request;
+    use http_body_util::{BodyExt, Full};
+    use serde_json::{Value, json};
+    use tower_service::Service as _;
+
+    use super::super::{HttpOptions, MemorySessions, SessionStore};
+    use crate::mrtr::InputRequired;
+    use crate::tool::from_fn;
+    use crate::{Context, Server, ToolResult};
+
+    const V: &str = "2025-11-25";
+
+    /// A server with a tool that asks the client for a name (and waits
+    /// 200 ms for the answer).
+    fn server() -> Server {
+        Server::builder("random", "1.0.0")
+            .input_timeout(Duration::from_millis(200))
+            .tool(from_fn("ask", |_, cx: Context| async move {
+                Ok(match cx.elicitation("name") {
+                    Some(_) => ToolResult::text("answered"),
+                    None => ToolResult::input_required(InputRequired::new().elicit_form(
+                        "name",
+                        "Your name?",
+                        json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                    )),
+                })
+            }))
+            .build()
+            .unwrap()
+    }
+
+    /// POSTs `body` (in session `sid`, if any): the status, the session id
+    /// the answer names, and the whole body as text.
+    async fn post(
+        service: &mut crate::transport::http::McpService,
+        sid: Option<&str>,
+        body: &Value,
+    ) -> (StatusCode, Option<String>, String) {
+        let mut request = Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", V);
+        if let Some(sid) = sid {
+            request = request.header("mcp-session-id", sid);
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.to_string())))
+            .unwrap();
+        let Ok::<_, Infallible>(response) = service.call(request).await;
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.unwrap().to_bytes();
+        let sid = parts
+            .headers
+            .get(SESSION_ID)
+            .map(|v| v.to_str().unwrap().to_string());
+        (
+            parts.status,
+            sid,
+            String::from_utf8(bytes.to_vec()).unwrap(),
+        )
+    }
+
+    fn initialize() -> Value {
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": V, "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "c", "version": "1"}}})
+    }
+
+    #[tokio::test]
+    async fn no_session_is_opened_without_a_random_id() {
+        let sessions = Arc::new(MemorySessions::default());
+        let mut service = server().http_service_with(HttpOptions::new().sessions(sessions.clone()));
+        let (status, sid, body) = {
+            let _off = crate::random::failing();
+            post(&mut service, None, &initialize()).await
+        };
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(sid, None);
+        let reply: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(reply["id"], 0);
+        assert_eq!(reply["error"]["code"], -32603);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("random source failed"), "{message}");
+        assert!(sessions.is_empty(), "no session in the table");
+        let (status, sid, _) = post(&mut service, None, &initialize()).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(sessions.get(&sid.unwrap()).is_some());
+    }
+
+    #[tokio::test]
+    async fn no_request_goes_to_the_client_without_a_random_id() {
+        let mut service = server().http_service();
+        let (_, sid, _) = post(&mut service, None, &initialize()).await;
+        let sid = sid.unwrap();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) = post(&mut service, Some(&sid), &initialized).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        let call =
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "ask"}});
+        let (_, _, body) = {
+            let _off = crate::random::failing();
+            post(&mut service, Some(&sid), &call).await
+        };
+        assert!(
+            !body.contains("elicitation/create"),
+            "nothing was sent: {body}"
+        );
+        let reply: Value = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str(data.trim()).ok())
+            .chain(serde_json::from_str(&body).ok())
+            .find(|v: &Value| v["id"] == 7)
+            .unwrap_or_else(|| panic!("no answer to the call in {body}"));
+        assert_eq!(reply["error"]["code"], -32603, "{reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(message.contains("random source failed"), "{message}");
+        // With the random source, the same call asks the client.
+        let (_, _, body) = post(&mut service, Some(&sid), &call).await;
+        assert!(body.contains("elicitation/create"), "{body}");
     }
 }

@@ -368,7 +368,7 @@ mod tests {
 
     fn session() -> Arc<Session> {
         Arc::new(Session::new(
-            new_session_id(),
+            new_session_id().unwrap(),
             Revision::V2025_11_25,
             serde_json::json!({}),
             None,
@@ -478,7 +478,8 @@ mod tests {
 
     #[test]
     fn session_ids_are_unguessable_visible_ascii() {
-        let ids: std::collections::HashSet<String> = (0..100).map(|_| new_session_id()).collect();
+        let ids: std::collections::HashSet<String> =
+            (0..100).map(|_| new_session_id().unwrap()).collect();
         assert_eq!(ids.len(), 100);
         assert!(
             ids.iter()

@@ -25,9 +25,7 @@ use crate::server::legacy::Opened;
 use crate::server::legacy::{SessionRecord, SessionRecords};
 
 fn unique(name: &str) -> String {
-    let mut bytes = [0u8; 8];
-    let _ = getrandom::fill(&mut bytes);
-    let tail: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let tail = crate::random::hex(8).expect("the operating system's random source");
     format!("contract-{name}-{tail}")
 }
 
