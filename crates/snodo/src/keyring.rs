@@ -18,11 +18,12 @@
 //!
 //! ```
 //! use snodo::keyring::Keyring;
-//! let (old, new) = (Keyring::generate_secret(), Keyring::generate_secret());
+//! let (old, new) = (Keyring::generate_secret()?, Keyring::generate_secret()?);
 //! let ring = Keyring::parse(&format!("old={old}\nnew={new}\n")).unwrap();
 //! assert_eq!(ring.sealing_id(), "new");
 //! assert_eq!(ring.ids(), ["old", "new"]);
 //! assert!(Keyring::parse("short=AAAA").is_err());
+//! # Ok::<(), snodo::RandomUnavailable>(())
 //! ```
 
 use std::fmt;
@@ -313,17 +314,36 @@ impl Keyring {
         self.snapshot().iter().map(|k| k.id.clone()).collect()
     }
 
-    /// A new random secret, as the base64 a keyring line holds.
-    pub fn generate_secret() -> String {
+    /// A new random secret (32 bytes from the operating system), as the
+    /// base64 a keyring line holds.
+    ///
+    /// # Errors
+    ///
+    /// [`RandomUnavailable`](crate::RandomUnavailable) when the operating
+    /// system's random source fails: no secret is made then.
+    pub fn generate_secret() -> Result<String, crate::RandomUnavailable> {
         let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).expect("the system's random source");
-        STANDARD.encode(bytes)
+        crate::random::fill(&mut bytes)?;
+        Ok(STANDARD.encode(bytes))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_is_generated_only_from_the_random_source() {
+        let (a, b) = (
+            Keyring::generate_secret().unwrap(),
+            Keyring::generate_secret().unwrap(),
+        );
+        assert_ne!(a, b);
+        assert!(Keyring::parse(&format!("k={a}")).is_ok());
+        let _off = crate::random::failing();
+        let err = Keyring::generate_secret().unwrap_err();
+        assert!(err.to_string().contains("random source failed"), "{err}");
+    }
 
     fn line(id: &str, byte: u8) -> String {
         format!("{id}={}\n", STANDARD.encode([byte; 32]))

@@ -53,7 +53,8 @@ where
 
 /// A keyring of one random key.
 fn keyring(id: &str) -> Keyring {
-    Keyring::parse(&format!("{id}={}", Keyring::generate_secret())).expect("a generated key")
+    let secret = Keyring::generate_secret().expect("the random source");
+    Keyring::parse(&format!("{id}={secret}")).expect("a generated key")
 }
 
 /// Two hubs on buses from `connect` sharing one keyring, once B hears A.
