@@ -441,7 +441,8 @@ pub(crate) async fn bus(
             .await
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
-            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
+            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone())
+                .map_err(|e| format!("--bus: {e}"))?,
             SessionRecords::new(sessions, keys.clone()),
         ));
     }
@@ -454,7 +455,8 @@ pub(crate) async fn bus(
             .await
             .map_err(|e| format!("--bus: {e}"))?;
         return Ok((
-            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone()),
+            EventHub::with_bus(MAX_LISTENERS, bus, keys.clone())
+                .map_err(|e| format!("--bus: {e}"))?,
             SessionRecords::new(sessions, keys.clone()),
         ));
     }

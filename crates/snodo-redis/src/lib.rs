@@ -15,7 +15,7 @@
 //! use snodo::keyring::Keyring;
 //! let keys = Keyring::from_file("keys")?;
 //! let bus = snodo_redis::RedisBus::connect("redis://127.0.0.1:6379", "snodo").await?;
-//! let hub = EventHub::with_bus(4096, bus, keys);
+//! let hub = EventHub::with_bus(4096, bus, keys)?;
 //! # let _ = hub; Ok(()) }
 //! ```
 

@@ -103,7 +103,7 @@ fn nodes() -> Nodes {
     let directory = Recording::new();
     let records = SessionRecords::new(directory.clone(), keys.clone());
     let node = || {
-        let hub = EventHub::with_bus(16, bus.clone(), keys.clone());
+        let hub = EventHub::with_bus(16, bus.clone(), keys.clone()).unwrap();
         let server = legacy_support::builder(Duration::from_secs(5))
             .events(hub)
             .build()

@@ -64,8 +64,8 @@ where
     Fut: std::future::Future<Output = B>,
 {
     let keys = keyring("contract");
-    let a = EventHub::with_bus(8, connect().await, keys.clone());
-    let b = EventHub::with_bus(8, connect().await, keys);
+    let a = EventHub::with_bus(8, connect().await, keys.clone()).expect("a node id");
+    let b = EventHub::with_bus(8, connect().await, keys).expect("a node id");
     let mut hear_b = b.subscribe();
     // The hubs' subscriptions go live some time after they are made: publish
     // until B hears A.

@@ -32,6 +32,7 @@ use super::bus::{Delivery, EventBus};
 use super::envelope::{self, Body, Refused};
 use super::event::{Event, SessionChange, SessionSink};
 use super::window::{Admit, Window};
+use crate::RandomUnavailable;
 use crate::keyring::Keyring;
 
 /// Events per listener queue.
@@ -109,23 +110,6 @@ impl Link {
         sinks.retain(|s| s.strong_count() > 0);
         sinks.iter().filter_map(Weak::upgrade).collect()
     }
-}
-
-/// A random node id: 64 bits, hex.
-fn new_origin() -> Arc<str> {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or_default();
-        bytes = (nanos ^ u64::from(std::process::id())).to_le_bytes();
-    }
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>()
-        .into()
 }
 
 /// Why an envelope was dropped.
@@ -294,25 +278,38 @@ impl EventHub {
     /// counted ([`EventHub::refused`]). A reload of the keyring is seen at
     /// once.
     ///
+    /// The hub names itself on the bus with a random node id (64 bits).
+    ///
+    /// # Errors
+    ///
+    /// [`RandomUnavailable`] when the operating system's random source
+    /// fails: a node with a guessable or shared id could take another
+    /// node's envelopes for its own, so no hub joins the bus without one.
+    ///
     /// ```
     /// use snodo::events::bus::MemoryBus;
     /// use snodo::events::{Event, EventHub};
     /// use snodo::keyring::Keyring;
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let (bus, keys) = (MemoryBus::new(), Keyring::single("k1", [7u8; 32]).unwrap());
-    /// let a = EventHub::with_bus(16, bus.clone(), keys.clone());
-    /// let b = EventHub::with_bus(16, bus, keys);
+    /// let a = EventHub::with_bus(16, bus.clone(), keys.clone()).unwrap();
+    /// let b = EventHub::with_bus(16, bus, keys).unwrap();
     /// let mut heard = b.subscribe();
     /// a.tools_changed();
     /// assert_eq!(heard.recv().await.unwrap(), Event::ToolsListChanged);
     /// # });
     /// ```
-    pub fn with_bus(max_open: usize, bus: impl EventBus, keys: Keyring) -> Self {
+    pub fn with_bus(
+        max_open: usize,
+        bus: impl EventBus,
+        keys: Keyring,
+    ) -> Result<Self, RandomUnavailable> {
+        let origin = crate::random::hex(8)?;
         let mut hub = Self::new(max_open);
         hub.link = Some(Arc::new(Link {
             bus: Arc::new(bus),
             keys,
-            origin: new_origin(),
+            origin: origin.into(),
             seq: AtomicU64::new(0),
             started: OnceLock::new(),
             sinks: Mutex::default(),
@@ -320,7 +317,7 @@ impl EventHub {
             refused: AtomicU64::new(0),
         }));
         hub.start();
-        hub
+        Ok(hub)
     }
 
     /// This node's id on the bus, if the hub has one.
@@ -500,7 +497,7 @@ mod tests {
     #[tokio::test]
     async fn envelopes_outside_the_window_are_refused() {
         let (bus, keys) = (MemoryBus::new(), ring("k1"));
-        let hub = EventHub::with_bus(4, bus.clone(), keys.clone());
+        let hub = EventHub::with_bus(4, bus.clone(), keys.clone()).unwrap();
         let mut rx = hub.subscribe();
         let seal = |seq: u64, time: u64| {
             envelope::encode(
@@ -532,8 +529,8 @@ mod tests {
         // Step 1: B opens the new key; A does not yet seal with it.
         let bus = MemoryBus::new();
         let (keys_a, keys_b) = (ring("k1"), ring("k2,k1"));
-        let a = EventHub::with_bus(4, bus.clone(), keys_a.clone());
-        let b = EventHub::with_bus(4, bus.clone(), keys_b.clone());
+        let a = EventHub::with_bus(4, bus.clone(), keys_a.clone()).unwrap();
+        let b = EventHub::with_bus(4, bus.clone(), keys_b.clone()).unwrap();
         let (mut hear_a, mut hear_b) = (a.subscribe(), b.subscribe());
         a.tools_changed();
         assert_eq!(heard(&mut hear_a).await, Some(Event::ToolsListChanged));
@@ -560,6 +557,21 @@ mod tests {
         assert_eq!(heard(&mut hear_a).await, Some(Event::ToolsListChanged));
         assert_eq!(heard(&mut hear_b).await, Some(Event::ToolsListChanged));
         assert_eq!(b.refused(), 0);
+    }
+
+    #[tokio::test]
+    async fn no_hub_joins_the_bus_without_a_random_node_id() {
+        let (bus, keys) = (MemoryBus::new(), ring("k1"));
+        {
+            let _off = crate::random::failing();
+            let err = EventHub::with_bus(4, bus.clone(), keys.clone()).unwrap_err();
+            assert!(err.to_string().contains("random source failed"), "{err}");
+        }
+        let a = EventHub::with_bus(4, bus.clone(), keys.clone()).unwrap();
+        let b = EventHub::with_bus(4, bus, keys).unwrap();
+        let (a, b) = (a.node_id().unwrap(), b.node_id().unwrap());
+        assert_ne!(a, b);
+        assert!(a.len() == 16 && a.bytes().all(|c| c.is_ascii_hexdigit()));
     }
 
     fn ring_text(ids: &str) -> String {
