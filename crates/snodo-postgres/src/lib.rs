@@ -339,7 +339,7 @@ impl TaskStore for PostgresTaskStore {
                     });
                 }
                 let mut record = TaskRecord::from_new(task);
-                let lease = transition::lease(&mut record, &holder, lease, now);
+                let lease = transition::lease(&mut record, &holder, lease, now)?;
                 let text = serde_json::to_string(&record)
                     .map_err(|e| StoreError::Backend(e.to_string()))?;
                 let expires = record
@@ -412,12 +412,14 @@ impl TaskStore for PostgresTaskStore {
             let claimed = self
                 .update(task_id, false, move |record, now| {
                     (record.lease.is_none() && transition::claimable(record, now)).then(|| {
-                        let lease = transition::lease(record, holder, lease, now);
-                        (record.clone(), lease)
+                        // A lease that cannot be drawn leaves the record as
+                        // it was.
+                        let lease = transition::lease(record, holder, lease, now)?;
+                        Ok::<_, StoreError>((record.clone(), lease))
                     })
                 })
                 .await?;
-            Ok(claimed.flatten())
+            claimed.flatten().transpose()
         })
     }
 
@@ -454,7 +456,7 @@ impl TaskStore for PostgresTaskStore {
                         continue;
                     }
                     if transition::recover(&mut record, now) == Orphan::Run {
-                        let lease = transition::lease(&mut record, holder, lease, now);
+                        let lease = transition::lease(&mut record, holder, lease, now)?;
                         save(&tx, &record, false).await?;
                         out.push((record, lease));
                     } else {

@@ -48,7 +48,7 @@ async fn schema_url(name: &str, base: &str) -> Option<String> {
 }
 
 fn task() -> NewTask {
-    NewTask::new("alice", "report", json!({"arguments": {}}))
+    NewTask::new("alice", "report", json!({"arguments": {}})).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

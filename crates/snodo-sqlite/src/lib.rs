@@ -11,7 +11,7 @@
 //! use snodo::task::{NewTask, TaskStore};
 //! use snodo_sqlite::SqliteTaskStore;
 //! let store = SqliteTaskStore::open_in_memory().unwrap();
-//! let task = NewTask::new("", "report", serde_json::json!({}));
+//! let task = NewTask::new("", "report", serde_json::json!({})).unwrap();
 //! let id = task.task_id.clone();
 //! store.create(task, "node-1", std::time::Duration::from_secs(30)).await.unwrap();
 //! assert!(store.get(&id).await.unwrap().is_some());
@@ -258,7 +258,7 @@ impl TaskStore for SqliteTaskStore {
                 }
             }
             let mut record = TaskRecord::from_new(task);
-            let lease = transition::lease(&mut record, &holder, lease, now);
+            let lease = transition::lease(&mut record, &holder, lease, now)?;
             save(tx, &record)?;
             rows.fetch_add(1, Ordering::Relaxed);
             Ok(lease)
@@ -307,7 +307,7 @@ impl TaskStore for SqliteTaskStore {
             else {
                 return Ok(None);
             };
-            let lease = transition::lease(&mut record, &holder, lease, now);
+            let lease = transition::lease(&mut record, &holder, lease, now)?;
             save(tx, &record)?;
             Ok(Some((record, lease)))
         }))
@@ -349,7 +349,7 @@ impl TaskStore for SqliteTaskStore {
                     continue;
                 };
                 if transition::recover(&mut record, now) == Orphan::Run {
-                    let lease = transition::lease(&mut record, &holder, lease, now);
+                    let lease = transition::lease(&mut record, &holder, lease, now)?;
                     save(tx, &record)?;
                     out.push((record, lease));
                 } else {

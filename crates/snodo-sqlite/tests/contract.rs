@@ -29,7 +29,7 @@ async fn an_in_memory_database_keeps_the_store_contract() {
 #[tokio::test]
 async fn tasks_and_results_survive_reopening_the_file() {
     let path = temp_path("reopen");
-    let task = NewTask::new("alice", "report", json!({"arguments": {"seconds": 1}}));
+    let task = NewTask::new("alice", "report", json!({"arguments": {"seconds": 1}})).unwrap();
     let id = task.task_id.clone();
     {
         let store = SqliteTaskStore::open(&path).unwrap();
@@ -64,7 +64,7 @@ async fn a_full_database_refuses_new_tasks() {
     for _ in 0..3 {
         store
             .create(
-                NewTask::new("", "t", json!({})),
+                NewTask::new("", "t", json!({})).unwrap(),
                 "n",
                 Duration::from_secs(30),
             )
@@ -73,7 +73,7 @@ async fn a_full_database_refuses_new_tasks() {
     }
     let err = store
         .create(
-            NewTask::new("", "t", json!({})),
+            NewTask::new("", "t", json!({})).unwrap(),
             "n",
             Duration::from_secs(30),
         )
@@ -92,7 +92,8 @@ async fn the_database_and_its_journal_are_private_to_their_owner() {
         "alice",
         "report",
         json!({"arguments": {"secret": "s3cr3t"}}),
-    );
+    )
+    .unwrap();
     store
         .create(task, "node-1", Duration::from_secs(30))
         .await

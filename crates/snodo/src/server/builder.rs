@@ -432,6 +432,12 @@ impl ServerBuilder {
             tasks.is_some(),
             self.declared,
         )?;
+        let tasks = match tasks {
+            Some(options) => Some(Arc::new(
+                super::tasks::engine::Engine::new(options).map_err(BuildError::Random)?,
+            )),
+            None => None,
+        };
         let info = Value::Object(self.info);
         let result_tail = format!(
             "\"resultType\":\"complete\",\"_meta\":{{{}:{}}}",
@@ -458,7 +464,7 @@ impl ServerBuilder {
                 revisions: self.revisions,
                 input_timeout: self.input_timeout,
                 request_timeout: self.request_timeout,
-                tasks: tasks.map(|t| Arc::new(super::tasks::engine::Engine::new(t))),
+                tasks,
                 capture: self.capture,
                 declared: self.declared,
             }),

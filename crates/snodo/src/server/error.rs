@@ -40,6 +40,10 @@ pub enum BuildError {
     },
     /// A server setting is out of range.
     Config(String),
+    /// The operating system's random source failed, so the node could get
+    /// no random id for the tasks it runs (see
+    /// [`TaskOptions::node_id`](crate::task::TaskOptions::node_id)).
+    Random(crate::RandomUnavailable),
 }
 
 impl fmt::Display for BuildError {
@@ -57,6 +61,7 @@ impl fmt::Display for BuildError {
             ),
             BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
             BuildError::Config(message) => write!(f, "server configuration: {message}"),
+            BuildError::Random(e) => write!(f, "tasks: {e}"),
         }
     }
 }

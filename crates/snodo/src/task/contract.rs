@@ -23,6 +23,7 @@ const SHORT: Duration = Duration::from_millis(250);
 
 fn task() -> NewTask {
     NewTask::new("alice", "report", json!({"arguments": {"seconds": 1}}))
+        .expect("the operating system's random source")
 }
 
 fn map(value: Value) -> Map<String, Value> {

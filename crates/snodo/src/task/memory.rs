@@ -26,7 +26,7 @@ pub const DEFAULT_MAX_TASKS: usize = 10_000;
 /// use std::time::Duration;
 /// use snodo::task::{MemoryTaskStore, NewTask, TaskStore};
 /// let store = MemoryTaskStore::new();
-/// let task = NewTask::new("", "report", serde_json::json!({}));
+/// let task = NewTask::new("", "report", serde_json::json!({})).unwrap();
 /// let id = task.task_id.clone();
 /// store.create(task, "node-1", Duration::from_secs(30)).await.unwrap();
 /// assert!(store.get(&id).await.unwrap().is_some());
@@ -122,7 +122,7 @@ impl TaskStore for MemoryTaskStore {
                 });
             }
             let mut record = TaskRecord::from_new(task);
-            let lease = transition::lease(&mut record, &holder, lease, now);
+            let lease = transition::lease(&mut record, &holder, lease, now)?;
             tasks.insert(record.task_id.clone(), record);
             Ok(lease)
         })
@@ -157,7 +157,7 @@ impl TaskStore for MemoryTaskStore {
             else {
                 return Ok(None);
             };
-            let lease = transition::lease(record, holder, lease, now);
+            let lease = transition::lease(record, holder, lease, now)?;
             Ok(Some((record.clone(), lease)))
         })
     }
@@ -185,10 +185,22 @@ impl TaskStore for MemoryTaskStore {
                 let Some(record) = tasks.get_mut(&id) else {
                     continue;
                 };
-                if transition::recover(record, now) == Orphan::Run {
-                    let lease = transition::lease(record, holder, lease, now);
-                    out.push((record.clone(), lease));
+                // Changed on a copy: a lease that cannot be drawn leaves the
+                // task as it was (no retry used), for the next sweep.
+                let mut recovered = record.clone();
+                if transition::recover(&mut recovered, now) == Orphan::Run {
+                    match transition::lease(&mut recovered, holder, lease, now) {
+                        Ok(lease) => {
+                            *record = recovered.clone();
+                            out.push((recovered, lease));
+                        }
+                        // The tasks claimed so far run; the error is kept
+                        // for a sweep that claims nothing.
+                        Err(e) if out.is_empty() => return Err(e.into()),
+                        Err(_) => break,
+                    }
                 } else {
+                    *record = recovered;
                     let _ = self.changes.send(id);
                 }
             }

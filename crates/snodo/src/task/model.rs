@@ -5,6 +5,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::RandomUnavailable;
+
 /// Where a task is in its life.
 ///
 /// `working` and `input_required` move on; `completed`, `failed` and
@@ -134,10 +136,20 @@ pub struct NewTask {
 }
 
 impl NewTask {
-    /// A task for `tool` owned by `owner`, with a fresh id, created now.
-    pub fn new(owner: impl Into<String>, tool: impl Into<String>, work: Value) -> Self {
-        Self {
-            task_id: new_task_id(),
+    /// A task for `tool` owned by `owner`, with a fresh id
+    /// ([`new_task_id`]), created now.
+    ///
+    /// # Errors
+    ///
+    /// [`RandomUnavailable`] when the operating system's random source
+    /// fails.
+    pub fn new(
+        owner: impl Into<String>,
+        tool: impl Into<String>,
+        work: Value,
+    ) -> Result<Self, RandomUnavailable> {
+        Ok(Self {
+            task_id: new_task_id()?,
             owner: owner.into(),
             tool: tool.into(),
             work,
@@ -145,7 +157,7 @@ impl NewTask {
             poll_interval_ms: Some(DEFAULT_POLL_INTERVAL_MS),
             retries: 0,
             created_at_ms: now_ms(),
-        }
+        })
     }
 
     /// With this time to live (`None`: unlimited).
@@ -339,13 +351,14 @@ pub const MAX_TASK_ANSWER_BYTES: usize = 256 * 1024;
 /// may take; a larger result fails the task with -32603.
 pub const MAX_TASK_RESULT_BYTES: usize = 1024 * 1024;
 
-/// A fresh task id: 128 random bits, in hex.
-pub fn new_task_id() -> String {
-    let mut bytes = [0u8; 16];
-    // Without the system's randomness there is no safe id; a clock-derived
-    // one would be guessable.
-    getrandom::fill(&mut bytes).expect("the system's random source failed");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// A fresh task id: 128 random bits, as 32 lowercase hex digits.
+///
+/// # Errors
+///
+/// [`RandomUnavailable`] when the operating system's random source fails:
+/// no task may be created then (a guessable id would let others read it).
+pub fn new_task_id() -> Result<String, RandomUnavailable> {
+    crate::random::hex(16)
 }
 
 /// Milliseconds since the Unix epoch.

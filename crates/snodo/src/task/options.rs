@@ -28,7 +28,8 @@ use super::store::TaskStore;
 #[derive(Clone)]
 pub struct TaskOptions {
     pub(crate) store: Arc<dyn TaskStore>,
-    pub(crate) node: String,
+    /// `None`: a random id, drawn when the server is built.
+    pub(crate) node: Option<String>,
     pub(crate) ttl: Option<Duration>,
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
@@ -61,7 +62,7 @@ impl TaskOptions {
     pub fn shared(store: Arc<dyn TaskStore>) -> Self {
         Self {
             store,
-            node: super::model::new_task_id(),
+            node: None,
             ttl: Some(Duration::from_millis(super::model::DEFAULT_TTL_MS)),
             poll_interval: Duration::from_millis(super::model::DEFAULT_POLL_INTERVAL_MS),
             lease: Duration::from_secs(15),
@@ -79,9 +80,12 @@ impl TaskOptions {
         Self::new(MemoryTaskStore::new())
     }
 
-    /// Names this node in the leases it takes (a random id by default).
+    /// Names this node in the leases it takes (by default a random id of
+    /// 128 bits, drawn when the server is built: without the operating
+    /// system's random source the build fails with
+    /// [`BuildError::Random`](crate::BuildError::Random)).
     pub fn node_id(mut self, node: impl Into<String>) -> Self {
-        self.node = node.into();
+        self.node = Some(node.into());
         self
     }
 

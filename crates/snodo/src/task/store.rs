@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::model::{Lease, NewTask, TaskRecord};
+use crate::RandomUnavailable;
 use crate::future::BoxFuture;
 
 /// Why a store could not do what it was asked.
@@ -22,6 +23,15 @@ pub enum StoreError {
     Invalid(String),
     /// The backend failed (a lost connection, a full disk, ...).
     Backend(String),
+    /// The operating system's random source failed, so no lease token
+    /// could be drawn; nothing was changed.
+    Random(RandomUnavailable),
+}
+
+impl From<RandomUnavailable> for StoreError {
+    fn from(e: RandomUnavailable) -> Self {
+        StoreError::Random(e)
+    }
 }
 
 impl std::fmt::Display for StoreError {
@@ -31,6 +41,7 @@ impl std::fmt::Display for StoreError {
             StoreError::Duplicate => f.write_str("a task with this id exists already"),
             StoreError::Invalid(why) => write!(f, "invalid task: {why}"),
             StoreError::Backend(why) => write!(f, "the task store failed: {why}"),
+            StoreError::Random(e) => write!(f, "{e}"),
         }
     }
 }

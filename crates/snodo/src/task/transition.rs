@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Lease, NewTask, TaskRecord, TaskStatus, new_task_id};
 use super::store::{Answered, Cancelled, Settle, StoreError};
+use crate::RandomUnavailable;
 
 /// Checks a new task before it is stored: its id has 1 to
 /// [`MAX_TASK_ID`](super::model::MAX_TASK_ID) bytes, its work at most
@@ -30,20 +31,32 @@ pub fn check_new(task: &NewTask) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Gives the record a new lease (a new token, the next generation) and
-/// counts the attempt.
-pub fn lease(record: &mut TaskRecord, holder: &str, duration: Duration, now: u64) -> Lease {
+/// Gives the record a new lease (a new random token, the next generation)
+/// and counts the attempt.
+///
+/// # Errors
+///
+/// [`RandomUnavailable`] when the operating system's random source fails;
+/// the record is left as it was (a store turns it into
+/// [`StoreError::Random`] with `?`).
+pub fn lease(
+    record: &mut TaskRecord,
+    holder: &str,
+    duration: Duration,
+    now: u64,
+) -> Result<Lease, RandomUnavailable> {
+    let token = new_task_id()?;
     record.attempts = record.attempts.saturating_add(1);
     let lease = Lease {
         task_id: record.task_id.clone(),
         holder: holder.to_string(),
-        token: new_task_id(),
+        token,
         generation: u64::from(record.attempts),
         expires_at_ms: now.saturating_add(duration.as_millis() as u64),
     };
     record.lease = Some(lease.clone());
     touch(record, now);
-    lease
+    Ok(lease)
 }
 
 /// Marks a change: a later `lastUpdatedAt` and the next revision.
@@ -226,15 +239,30 @@ mod tests {
     use crate::task::model::{MAX_TASK_ANSWER_BYTES, MAX_TASK_RESULT_BYTES, MAX_TASK_WORK_BYTES};
 
     fn record() -> TaskRecord {
-        TaskRecord::from_new(NewTask::new("", "t", json!({})))
+        TaskRecord::from_new(NewTask::new("", "t", json!({})).unwrap())
+    }
+
+    #[test]
+    fn no_task_and_no_lease_without_the_random_source() {
+        let mut r = record();
+        let before = r.clone();
+        let _off = crate::random::failing();
+        assert!(NewTask::new("", "t", json!({})).is_err());
+        assert!(new_task_id().is_err());
+        assert!(lease(&mut r, "node", Duration::from_secs(1), 5).is_err());
+        assert_eq!(r, before, "a lease that could not be drawn changes nothing");
+        assert!(matches!(
+            StoreError::from(new_task_id().unwrap_err()),
+            StoreError::Random(_)
+        ));
     }
 
     #[test]
     fn work_over_its_bound_is_refused() {
         let pad = "x".repeat(MAX_TASK_WORK_BYTES);
-        let task = NewTask::new("", "t", json!({ "pad": pad }));
+        let task = NewTask::new("", "t", json!({ "pad": pad })).unwrap();
         assert!(matches!(check_new(&task), Err(StoreError::Invalid(_))));
-        assert!(check_new(&NewTask::new("", "t", json!({"small": 1}))).is_ok());
+        assert!(check_new(&NewTask::new("", "t", json!({"small": 1})).unwrap()).is_ok());
     }
 
     #[test]

@@ -10,12 +10,14 @@ use serde_json::json;
 
 use crate::context::{CancelSignal, ConnectionInfo, Share};
 use crate::task::TaskOptions;
-use crate::{Context, Error};
+use crate::{Context, Error, RandomUnavailable};
 
 /// What a server that runs tasks holds: its settings, the cancellation
 /// signals of the tasks this node runs, and what each share created.
 pub(crate) struct Engine {
     pub(crate) options: TaskOptions,
+    /// This node's name in the leases it takes.
+    pub(crate) node: String,
     running: Mutex<HashMap<String, CancelSignal>>,
     quotas: Mutex<Quotas>,
     pub(super) sweeping: AtomicBool,
@@ -36,13 +38,20 @@ pub(crate) struct OverQuota {
 }
 
 impl Engine {
-    pub(crate) fn new(options: TaskOptions) -> Self {
-        Self {
+    /// The engine of `options`; a node without a name set gets a random
+    /// one.
+    pub(crate) fn new(options: TaskOptions) -> Result<Self, RandomUnavailable> {
+        let node = match &options.node {
+            Some(node) => node.clone(),
+            None => crate::task::new_task_id()?,
+        };
+        Ok(Self {
             options,
+            node,
             running: Mutex::new(HashMap::new()),
             quotas: Mutex::default(),
             sweeping: AtomicBool::new(false),
-        }
+        })
     }
 
     pub(super) fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancelSignal>> {
@@ -79,6 +88,13 @@ impl Engine {
         let at = held.partition_point(|e| *e <= expires_ms);
         held.insert(at, expires_ms);
         Ok(())
+    }
+
+    /// How many tasks `share` holds on this node.
+    #[cfg(test)]
+    pub(super) fn held(&self, share: &Share) -> usize {
+        let quotas = self.quotas.lock().unwrap_or_else(|e| e.into_inner());
+        quotas.0.get(share).map_or(0, VecDeque::len)
     }
 
     /// Gives back a slot [`Engine::reserve`] took.

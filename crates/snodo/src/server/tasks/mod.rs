@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::Server;
 use super::reply::Failure;
 use crate::task::{Answered, Cancelled, NewTask, StoreError, TaskRecord};
-use crate::{Context, Error};
+use crate::{Context, Error, RandomUnavailable};
 
 use engine::{Engine, owner_of, share_of};
 pub(crate) use runner::Work;
@@ -33,9 +33,16 @@ fn store_failure(e: StoreError) -> Failure {
         StoreError::Invalid(why) => {
             return Error::invalid_params(format!("Invalid task: {why}")).into();
         }
+        StoreError::Random(e) => return no_random(*e),
         _ => Error::internal("The task store is unavailable").with_data(json!({"retryable": true})),
     };
     Failure::ok(error.with_cause(e.to_string()))
+}
+
+/// A task refused because the operating system's random source failed:
+/// -32603 naming the cause.
+fn no_random(e: RandomUnavailable) -> Failure {
+    Failure::ok(Error::internal(format!("The task cannot be created: {e}")))
 }
 
 fn task_id(params: &Map<String, Value>) -> Result<&str, Failure> {
@@ -102,6 +109,7 @@ impl Server {
         let options = &engine.options;
         let work = Work::from_request(cx);
         let new = NewTask::new(owner_of(cx), tool, work.to_value())
+            .map_err(no_random)?
             .ttl_ms(options.ttl.map(|t| t.as_millis() as u64))
             .poll_interval_ms(Some(options.poll_interval.as_millis() as u64))
             .retries(retries);
@@ -121,7 +129,7 @@ impl Server {
         }
         let lease = match options
             .store
-            .create(new.clone(), &options.node, options.lease)
+            .create(new.clone(), &engine.node, options.lease)
             .await
         {
             Ok(lease) => lease,
@@ -232,5 +240,89 @@ impl Server {
             }
             Cancelled::AlreadyTerminal | Cancelled::Now => Ok(Map::new()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::Value;
+
+    use crate::task::{MemoryTaskStore, TaskOptions, TaskStore, TaskSupport};
+    use crate::tool::from_fn;
+    use crate::{Dispatched, Principal, Server, ToolResult, TransportInfo};
+
+    const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"only_task","arguments":{},
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}"#;
+
+    fn server(store: &Arc<MemoryTaskStore>) -> Server {
+        Server::builder("tasks", "1.0.0")
+            .tool(
+                from_fn("only_task", |_, _| async { Ok(ToolResult::text("ran")) })
+                    .task_support(TaskSupport::Required),
+            )
+            .tasks(TaskOptions::shared(store.clone() as Arc<dyn TaskStore>))
+            .build()
+            .unwrap()
+    }
+
+    fn alice() -> TransportInfo {
+        TransportInfo {
+            principal: Some(Principal::new("alice")),
+            ..TransportInfo::default()
+        }
+    }
+
+    async fn call(server: &Server) -> Value {
+        match server.dispatch(CALL.as_bytes(), alice()).await {
+            Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).unwrap(),
+            other => panic!("one reply, not {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_that_gets_no_random_id_or_lease_is_refused_and_leaves_nothing() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let server = server(&store);
+        let engine = server.task_engine().unwrap().clone();
+        let share = alice().share();
+        // No id (the first draw fails), then no lease token (the second).
+        for draws_before_failing in [0, 1] {
+            let answer = {
+                let _off = crate::random::failing_after(draws_before_failing);
+                call(&server).await
+            };
+            assert_eq!(answer["error"]["code"], -32603, "{answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains("random source failed"), "{message}");
+            assert!(store.is_empty(), "no task is stored");
+            assert_eq!(engine.held(&share), 0, "the share's slot is given back");
+        }
+        let answer = call(&server).await;
+        assert_eq!(answer["result"]["resultType"], "task", "{answer}");
+        assert_eq!((store.len(), engine.held(&share)), (1, 1));
+    }
+
+    #[test]
+    fn a_node_with_no_random_id_is_not_built() {
+        let store = Arc::new(MemoryTaskStore::new());
+        let refused = {
+            let _off = crate::random::failing();
+            Server::builder("tasks", "1.0.0")
+                .tasks(TaskOptions::shared(store.clone() as Arc<dyn TaskStore>))
+                .build()
+                .unwrap_err()
+        };
+        assert!(matches!(refused, crate::BuildError::Random(_)), "{refused}");
+        // A node named by its operator draws nothing.
+        let _off = crate::random::failing();
+        assert!(
+            Server::builder("tasks", "1.0.0")
+                .tasks(TaskOptions::shared(store as Arc<dyn TaskStore>).node_id("node-1"))
+                .build()
+                .is_ok()
+        );
     }
 }

@@ -253,7 +253,7 @@ pub(super) fn resume(server: Server, task_id: String) {
         let options = &engine.options;
         if let Ok(Some((record, lease))) = options
             .store
-            .claim(&task_id, &options.node, options.lease)
+            .claim(&task_id, &engine.node, options.lease)
             .await
         {
             spawn_worker(server.clone(), record, lease);
@@ -288,7 +288,7 @@ pub(super) fn spawn_sweeper(server: &Server) {
             let until = tokio::time::Instant::now() + options.lease / 3;
             while let Ok(claimed) = options
                 .store
-                .claim_orphans(&options.node, options.lease, ORPHAN_BATCH)
+                .claim_orphans(&engine.node, options.lease, ORPHAN_BATCH)
                 .await
             {
                 let more = claimed.len() == ORPHAN_BATCH;
