@@ -122,6 +122,8 @@ impl SigningKey {
 
     /// A fresh assertion for `client_id` at `issuer` (valid 60 s).
     pub(crate) fn assertion(&self, client_id: &str, issuer: &str) -> Result<String, OAuthError> {
+        let jti = super::pkce::random_token(16)
+            .map_err(|e| OAuthError::Token(format!("cannot make the client assertion: {e}")))?;
         let now = super::store::now_secs();
         let claims = serde_json::json!({
             "iss": client_id,
@@ -129,7 +131,7 @@ impl SigningKey {
             "aud": issuer,
             "iat": now,
             "exp": now + 60,
-            "jti": super::pkce::random_token(16),
+            "jti": jti,
         });
         jsonwebtoken::encode(
             &jsonwebtoken::Header::new(self.algorithm),

@@ -284,6 +284,11 @@ impl OAuth {
         if let Some(token) = &meta.token_endpoint {
             http.check_url(token)?;
         }
+        // The verifier and the state first: without the random source the
+        // login is refused before anything starts.
+        let unavailable = |e| OAuthError::Authorization(format!("cannot start a login: {e}"));
+        let pkce = Pkce::new().map_err(unavailable)?;
+        let csrf = random_token(16).map_err(unavailable)?;
         let session = config.authorizer.start().await?;
         let redirect_uri = session.redirect_uri().to_string();
         let reg = match state.registration.clone() {
@@ -309,8 +314,6 @@ impl OAuth {
                 reg
             }
         };
-        let pkce = Pkce::new();
-        let csrf = random_token(16);
         let mut url = String::from(authorize);
         url.push(if authorize.contains('?') { '&' } else { '?' });
         url.push_str(&{
@@ -467,6 +470,53 @@ mod tests {
             error: error.map(str::to_string),
             error_description: None,
         }
+    }
+
+    /// An authorizer that only records whether a login started.
+    #[derive(Debug, Default)]
+    struct Recording(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+    impl super::super::Authorizer for Recording {
+        fn start(
+            &self,
+        ) -> crate::future::BoxFuture<
+            '_,
+            Result<Box<dyn super::super::AuthorizationSession>, OAuthError>,
+        > {
+            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            Box::pin(async { Err(OAuthError::Authorization("not in this test".into())) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_login_without_the_random_source_is_refused_before_it_starts() {
+        let recording = Recording::default();
+        let started = recording.0.clone();
+        let oauth = OAuth::builder().authorizer(recording).build();
+        let meta = ServerMetadata {
+            issuer: "http://127.0.0.1:9".into(),
+            authorization_endpoint: Some("http://127.0.0.1:9/authorize".into()),
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            ..Default::default()
+        };
+        let mut state = IssuerState::new(&meta.issuer);
+        let refused = {
+            let _off = crate::random::failing();
+            oauth
+                .authorization_code(&meta, "http://127.0.0.1:9/mcp", &[], &mut state)
+                .await
+                .unwrap_err()
+        };
+        match refused {
+            OAuthError::Authorization(m) => assert!(m.contains("random source failed"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(!started.load(std::sync::atomic::Ordering::SeqCst));
+        // With the random source, the login reaches the authorizer.
+        let _ = oauth
+            .authorization_code(&meta, "http://127.0.0.1:9/mcp", &[], &mut state)
+            .await;
+        assert!(started.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]
