@@ -117,7 +117,12 @@ where
                 let key = format!("{}-{}", ask.method.replace('/', "-"), link.relay.round());
                 let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
                 flight.waiting = Some((key, ask.reply));
-                let state = link.relay.park(flight);
+                let state = link.relay.park(flight).map_err(|e| {
+                    Error::internal(format!(
+                        "backend {:?} asked for input, and the request cannot wait for it: {e}",
+                        link.id
+                    ))
+                })?;
                 return Ok(Err(input.state(state)));
             }
             out = &mut flight.task => {

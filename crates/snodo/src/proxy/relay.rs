@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::RandomUnavailable;
 use crate::client::{ClientBuilder, ClientError, LogMessage, Progress};
 use crate::error::BoxError;
 use crate::mrtr::ElicitResponse;
@@ -199,13 +200,15 @@ impl Relay {
     }
 
     /// Parks `flight` until its caller answers; returns the `requestState`
-    /// that names it.
-    pub(crate) fn park(&self, flight: Flight) -> String {
+    /// that names it (128 random bits, so that only its caller can resume
+    /// it).
+    ///
+    /// `Err` when the operating system's random source fails: the flight
+    /// is dropped then, which cancels its backend request, rather than
+    /// parked under a name others could guess.
+    pub(crate) fn park(&self, flight: Flight) -> Result<String, RandomUnavailable> {
+        let token = format!("{STATE_PREFIX}{}", crate::random::hex(16)?);
         self.running(&flight, false);
-        let mut bytes = [0u8; 16];
-        let _ = getrandom::fill(&mut bytes);
-        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let token = format!("{STATE_PREFIX}{token}");
         let now = Instant::now();
         let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
         let ttl = self.inner.ttl;
@@ -214,7 +217,7 @@ impl Relay {
             parked.remove(0);
         }
         parked.push((token.clone(), now, flight));
-        token
+        Ok(token)
     }
 
     /// A number for the next input request's key.
@@ -295,13 +298,13 @@ mod tests {
         let relay = Relay::new();
         let first = flight(&relay);
         let first_task = first.task.abort_handle();
-        let oldest = relay.park(first);
+        let oldest = relay.park(first).unwrap();
         let mut rest = Vec::new();
         for _ in 1..MAX_PARKED {
-            rest.push(relay.park(flight(&relay)));
+            rest.push(relay.park(flight(&relay)).unwrap());
         }
         assert!(!first_task.is_finished());
-        let newest = relay.park(flight(&relay));
+        let newest = relay.park(flight(&relay)).unwrap();
         assert!(relay.resume(&oldest).is_none(), "the oldest was dropped");
         tokio::task::yield_now().await;
         assert!(
@@ -311,6 +314,24 @@ mod tests {
         assert!(relay.resume(&newest).is_some());
         assert!(relay.resume(&rest[0]).is_some());
         assert!(relay.resume("snodo-proxy-parked:unknown").is_none());
+    }
+
+    #[tokio::test]
+    async fn without_the_random_source_nothing_is_parked_and_the_backend_request_ends() {
+        let relay = Relay::new();
+        let one = flight(&relay);
+        let task = one.task.abort_handle();
+        {
+            let _off = crate::random::failing();
+            let err = relay.park(one).unwrap_err();
+            assert!(err.to_string().contains("random source failed"), "{err}");
+        }
+        assert!(relay.inner.parked.lock().unwrap().is_empty());
+        assert!(relay.inner.lock().is_empty(), "the flight is gone");
+        tokio::task::yield_now().await;
+        assert!(task.is_finished(), "its backend request was cancelled");
+        let state = relay.park(flight(&relay)).unwrap();
+        assert!(state.starts_with(STATE_PREFIX) && state.len() == STATE_PREFIX.len() + 32);
     }
 
     #[tokio::test]
@@ -337,7 +358,7 @@ mod tests {
         let relay = Relay::new();
         let parked = flight(&relay);
         let task = parked.task.abort_handle();
-        let _state = relay.park(parked);
+        let _state = relay.park(parked).unwrap();
         let weak = Arc::downgrade(&relay.inner);
         drop(relay);
         assert!(weak.upgrade().is_none(), "no cycle keeps the relay alive");
@@ -348,9 +369,9 @@ mod tests {
     #[tokio::test]
     async fn a_parked_request_waits_its_ttl_and_no_longer() {
         let relay = Relay::with_parked_ttl(Duration::from_millis(50));
-        let kept = relay.park(flight(&relay));
+        let kept = relay.park(flight(&relay)).unwrap();
         assert!(relay.resume(&kept).is_some());
-        let late = relay.park(flight(&relay));
+        let late = relay.park(flight(&relay)).unwrap();
         tokio::time::sleep(Duration::from_millis(80)).await;
         assert!(relay.resume(&late).is_none());
         assert!(
@@ -395,7 +416,7 @@ mod tests {
             "{err}"
         );
         // A parked request does not count while another runs.
-        let _parked = relay.park(one);
+        let _parked = relay.park(one).unwrap();
         let asking = tokio::spawn({
             let relay = relay.clone();
             async move { relay.ask("elicitation/create", Value::Null).await }
