@@ -2,8 +2,6 @@
 //! an output schema, an `x-mcp-header` argument, progress and an elicitation;
 //! a resource, a resource template, and a prompt that completes names.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -335,17 +333,6 @@ impl Prompt for Introduce {
     }
 }
 
-/// A per-process secret for sealing request state.
-fn secret() -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for chunk in out.chunks_mut(8) {
-        let mut h = RandomState::new().build_hasher();
-        h.write_u64(std::process::id().into());
-        chunk.copy_from_slice(&h.finish().to_le_bytes());
-    }
-    out
-}
-
 /// The scope every demo call needs over OAuth (`confirm_delete` needs
 /// `files:write` instead).
 pub(crate) const READ_SCOPE: &str = "demo:read";
@@ -381,15 +368,14 @@ pub(crate) async fn task_options(spec: &str) -> Result<TaskOptions, String> {
 pub(crate) struct Setup {
     pub(crate) tasks: TaskOptions,
     pub(crate) events: Option<snodo::events::EventHub>,
-    pub(crate) keys: Option<snodo::keyring::Keyring>,
+    /// The keys that seal request state: the service's, or one made for
+    /// this process.
+    pub(crate) keys: snodo::keyring::Keyring,
     pub(crate) page_size: Option<usize>,
 }
 
 pub(crate) fn server(setup: Setup) -> Server {
-    let sealer = match setup.keys {
-        Some(keys) => StateSealer::from_keyring(keys),
-        None => StateSealer::new("demo", secret()).expect("a 32-byte secret"),
-    };
+    let sealer = StateSealer::from_keyring(setup.keys);
     let mut builder = Server::builder("snodo-demo", env!("CARGO_PKG_VERSION"))
         .instructions("A demo: greet someone, add two integers, look a word up, count with progress, confirm a deletion, write a report (a task when the client allows tasks), or announce a change to every listener.")
         .validator(Basic)

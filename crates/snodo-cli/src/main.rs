@@ -161,6 +161,10 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
             args.tasks
         )));
     }
+    let keys = match keys {
+        Some(keys) => keys,
+        None => snodo::keyring::Keyring::generate("demo").map_err(std::io::Error::other)?,
+    };
     let server = demo::server(demo::Setup {
         tasks,
         events,

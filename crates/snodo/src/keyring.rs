@@ -206,6 +206,20 @@ impl Keyring {
         Ok(Self::of(keys))
     }
 
+    /// A keyring of one fresh key named `id`: 32 bytes from the operating
+    /// system's random source, for values sealed by a process that need
+    /// not open after it ends.
+    ///
+    /// # Errors
+    ///
+    /// When `id` is not a valid key id, or when the random source fails
+    /// (no key is made then: a guessable secret would seal nothing).
+    pub fn generate(id: &str) -> Result<Self, KeyringError> {
+        let mut secret = [0u8; 32];
+        crate::random::fill(&mut secret).map_err(|e| KeyringError(e.to_string()))?;
+        Self::single(id, secret)
+    }
+
     fn of(keys: Vec<Key>) -> Self {
         Self {
             keys: Arc::new(RwLock::new(Arc::new(keys))),
@@ -342,6 +356,20 @@ mod tests {
         assert!(Keyring::parse(&format!("k={a}")).is_ok());
         let _off = crate::random::failing();
         let err = Keyring::generate_secret().unwrap_err();
+        assert!(err.to_string().contains("random source failed"), "{err}");
+    }
+
+    #[test]
+    fn a_generated_keyring_holds_one_fresh_key_or_none_at_all() {
+        let (a, b) = (
+            Keyring::generate("demo").unwrap(),
+            Keyring::generate("demo").unwrap(),
+        );
+        assert_eq!(a.ids(), ["demo"]);
+        let (sa, sb) = (a.snapshot(), b.snapshot());
+        assert_ne!(sa[0].secret, sb[0].secret);
+        let _off = crate::random::failing();
+        let err = Keyring::generate("demo").unwrap_err();
         assert!(err.to_string().contains("random source failed"), "{err}");
     }
 

@@ -2,8 +2,8 @@
 //! service's keyring, named by a keyed digest of the session id, kept in a
 //! [`SessionDirectory`] ([`SessionRecords`]).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value, json};
 
