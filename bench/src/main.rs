@@ -651,10 +651,11 @@ fn real_main(mut options: Options) -> Result<(), String> {
     if options.bridge {
         return bridge_main(&options, dir);
     }
+    let packages = procs::packages_for(&selected(&options), &options.workloads);
     if options.build {
-        procs::build_servers(&dir)?;
+        procs::build_packages(&dir, &packages)?;
     }
-    procs::check_binaries(&dir)?;
+    procs::check_binaries(&dir, &packages)?;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     let pinning = if !options.pin {
         "none (--no-pin)".to_string()
@@ -1075,7 +1076,7 @@ async fn bench(
         ]) {
             http_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
-        if any(&["http_call_validated_c64"]) {
+        if any(&[procs::VALIDATED, procs::VALIDATED_BASIC]) {
             validated_round(options, launcher, &specs, round, &mut samples, &mut retries).await?;
         }
         if any(&["http_call_c64_2cpu"]) && options.pin {
@@ -1283,9 +1284,10 @@ async fn http_round(
     Ok(())
 }
 
-/// `tools/call` at 64 connections with arguments validated: each library's
-/// validating setup, checked first to really refuse an argument that breaks
-/// the schema (and that the handler would accept).
+/// `tools/call` at 64 connections with arguments validated, in each
+/// validated workload selected: each server's validating build for it,
+/// checked first to really refuse an argument that breaks the schema (and
+/// that the handler would accept).
 async fn validated_round(
     options: &Options,
     launcher: &Launcher,
@@ -1294,38 +1296,42 @@ async fn validated_round(
     samples: &mut Samples,
     retries: &mut usize,
 ) -> Result<(), String> {
-    const WORKLOAD: &str = "http_call_validated_c64";
-    for i in order(specs.len(), round) {
-        let spec = &specs[i];
-        if report::not_applicable(WORKLOAD, spec.name).is_some() {
+    for workload in [procs::VALIDATED, procs::VALIDATED_BASIC] {
+        if !options.workloads.contains(&workload) {
             continue;
         }
-        let server = launcher.http_validated(spec).await?;
-        let s = match http_load::refuses_invalid(&server.target).await {
-            Ok(true) => measured!(
-                options,
-                retries,
-                server.pid,
-                format!("{WORKLOAD} {}", spec.name),
-                http_load::run(
-                    &server.target,
-                    Work::Echo,
-                    expect_for(spec),
-                    64,
-                    options.warmup,
-                    options.measure,
-                )
-                .await
-            ),
-            Ok(false) => failed(format!(
-                "{}: the validating build accepted a limit over the schema's maximum",
-                spec.name
-            )),
-            Err(e) => failed(format!("{}: validation probe: {e}", spec.name)),
-        };
-        log_sample(round, WORKLOAD, spec.name, &s);
-        samples.add(WORKLOAD, spec.name, s);
-        server.stop().await;
+        for i in order(specs.len(), round) {
+            let spec = &specs[i];
+            let Some(build) = spec.validating(workload) else {
+                continue;
+            };
+            let server = launcher.http_validated(build).await?;
+            let s = match http_load::refuses_invalid(&server.target).await {
+                Ok(true) => measured!(
+                    options,
+                    retries,
+                    server.pid,
+                    format!("{workload} {}", spec.name),
+                    http_load::run(
+                        &server.target,
+                        Work::Echo,
+                        expect_for(spec),
+                        64,
+                        options.warmup,
+                        options.measure,
+                    )
+                    .await
+                ),
+                Ok(false) => failed(format!(
+                    "{}: the validating build accepted a limit over the schema's maximum",
+                    spec.name
+                )),
+                Err(e) => failed(format!("{}: validation probe: {e}", spec.name)),
+            };
+            log_sample(round, workload, spec.name, &s);
+            samples.add(workload, spec.name, s);
+            server.stop().await;
+        }
     }
     Ok(())
 }

@@ -20,14 +20,37 @@ pub(crate) struct Spec {
     pub(crate) bin: &'static str,
     /// Environment that selects the variant (the same binary serves several).
     pub(crate) env: &'static [(&'static str, &'static str)],
-    /// The binary and environment of the validated workload (arguments
-    /// checked against `inputSchema`), if the library can validate.
-    pub(crate) validated: Option<(&'static str, &'static [(&'static str, &'static str)])>,
+    /// Its validating builds, one per validated workload it runs (arguments
+    /// checked against `inputSchema`); none if the library cannot validate.
+    pub(crate) validated: &'static [Validating],
     /// Whether it serves stdio.
     pub(crate) stdio: bool,
     /// Whether it implements `subscriptions/listen`.
     pub(crate) listen: bool,
 }
+
+/// One validating build of a server: what runs in one validated workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Validating {
+    /// The workload it runs in.
+    pub(crate) workload: &'static str,
+    /// Its binary, next to the harness.
+    pub(crate) bin: &'static str,
+    /// Environment that selects the validator.
+    pub(crate) env: &'static [(&'static str, &'static str)],
+    /// What it checks, as the report and the JSON (`validator`) name it:
+    /// the validator's name, a comma, what it checks.
+    pub(crate) checks: &'static str,
+}
+
+/// The like-for-like validated workload: a full JSON Schema validator on
+/// each side.
+pub(crate) const VALIDATED: &str = "http_call_validated_c64";
+/// snodo with its bundled `Basic` subset, against snodo without a validator.
+pub(crate) const VALIDATED_BASIC: &str = "http_call_validated_basic_c64";
+
+/// What snodo's `Full` validator checks.
+const SNODO_FULL_CHECKS: &str = "Full, the arguments against inputSchema as JSON Schema 2020-12 (the jsonschema crate 0.61; format an annotation)";
 
 /// The servers, in report order (each round runs them in a random order).
 pub(crate) const SERVERS: [Spec; 6] = [
@@ -35,7 +58,20 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "snodo",
         bin: "bench-server-snodo",
         env: &[],
-        validated: Some(("bench-server-snodo", &[("SNODO_BENCH_VALIDATE", "basic")])),
+        validated: &[
+            Validating {
+                workload: VALIDATED,
+                bin: "bench-server-snodo-validated",
+                env: &[("SNODO_BENCH_VALIDATE", "full")],
+                checks: SNODO_FULL_CHECKS,
+            },
+            Validating {
+                workload: VALIDATED_BASIC,
+                bin: "bench-server-snodo",
+                env: &[("SNODO_BENCH_VALIDATE", "basic")],
+                checks: "Basic, the arguments against inputSchema with a keyword subset (type, required, properties, bounds, pattern; no $ref, combinators or format)",
+            },
+        ],
         stdio: true,
         listen: true,
     },
@@ -43,10 +79,12 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "snodo-axum",
         bin: "bench-server-snodo",
         env: &[("SNODO_BENCH_AXUM", "1")],
-        validated: Some((
-            "bench-server-snodo",
-            &[("SNODO_BENCH_AXUM", "1"), ("SNODO_BENCH_VALIDATE", "basic")],
-        )),
+        validated: &[Validating {
+            workload: VALIDATED,
+            bin: "bench-server-snodo-validated",
+            env: &[("SNODO_BENCH_AXUM", "1"), ("SNODO_BENCH_VALIDATE", "full")],
+            checks: SNODO_FULL_CHECKS,
+        }],
         stdio: false,
         listen: true,
     },
@@ -54,7 +92,7 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "rmcp",
         bin: "bench-server-rmcp",
         env: &[],
-        validated: None,
+        validated: &[],
         stdio: true,
         listen: true,
     },
@@ -62,7 +100,7 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "rmcp-doc",
         bin: "bench-server-rmcp",
         env: &[("SNODO_BENCH_RMCP_STYLE", "documented")],
-        validated: None,
+        validated: &[],
         stdio: true,
         listen: false,
     },
@@ -70,7 +108,12 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "tower-mcp",
         bin: "bench-server-tower-mcp",
         env: &[],
-        validated: Some(("bench-server-tower-mcp-validated", &[])),
+        validated: &[Validating {
+            workload: VALIDATED,
+            bin: "bench-server-tower-mcp-validated",
+            env: &[],
+            checks: "schema-validation, the arguments against inputSchema (and a structured result against outputSchema) as JSON Schema 2020-12 (the jsonschema crate 0.58; format asserted)",
+        }],
         stdio: true,
         listen: true,
     },
@@ -78,15 +121,23 @@ pub(crate) const SERVERS: [Spec; 6] = [
         name: "ceiling",
         bin: "bench-server-ceiling",
         env: &[],
-        validated: None,
+        validated: &[],
         stdio: true,
         listen: false,
     },
 ];
 
+impl Spec {
+    /// Its validating build for `workload`, if it runs there.
+    pub(crate) fn validating(&self, workload: &str) -> Option<&'static Validating> {
+        self.validated.iter().find(|v| v.workload == workload)
+    }
+}
+
 /// The packages to build (one cargo invocation each).
-pub(crate) const PACKAGES: [&str; 6] = [
+pub(crate) const PACKAGES: [&str; 7] = [
     "bench-server-snodo",
+    "bench-server-snodo-validated",
     "bench-server-snodo-full",
     "bench-server-rmcp",
     "bench-server-tower-mcp",
@@ -102,7 +153,7 @@ pub(crate) const SNODO_FULL: Spec = Spec {
     name: "snodo",
     bin: "bench-server-snodo-full",
     env: &[],
-    validated: None,
+    validated: &[],
     stdio: true,
     listen: true,
 };
@@ -128,7 +179,7 @@ pub(crate) const SNODO_BARE: Spec = Spec {
     name: "snodo-bare",
     bin: "bench-server-snodo-bare",
     env: &[],
-    validated: None,
+    validated: &[],
     stdio: true,
     listen: true,
 };
@@ -210,12 +261,9 @@ impl Launcher {
         self.http_spawned(spec.bin, cmd).await
     }
 
-    /// Starts the validating build of `spec` (`--http`), if it has one.
-    pub(crate) async fn http_validated(&self, spec: &Spec) -> Result<HttpServer, String> {
-        let (bin, env) = spec
-            .validated
-            .ok_or_else(|| format!("{} cannot validate arguments", spec.name))?;
-        self.http_spawned(spec.bin, self.command_of(bin, env, "--http"))
+    /// Starts a validating build (`--http`).
+    pub(crate) async fn http_validated(&self, build: &Validating) -> Result<HttpServer, String> {
+        self.http_spawned(build.bin, self.command_of(build.bin, build.env, "--http"))
             .await
     }
 
@@ -406,12 +454,41 @@ pub(crate) fn exe_dir() -> Result<PathBuf, String> {
         .ok_or_else(|| "the executable has no directory".to_string())
 }
 
-/// Builds the server binaries with the cargo that ran us (if any), in the
-/// profile we were built with: `cargo run` builds only the harness. One cargo
-/// invocation per server package, so that features never unify across
-/// libraries (tower-mcp turns on serde_json's `preserve_order`).
-pub(crate) fn build_servers(dir: &Path) -> Result<(), String> {
-    build_packages(dir, &PACKAGES)
+/// The workloads that run snodo's full build ([`SNODO_FULL`]).
+pub(crate) const FULL_BUILD_WORKLOADS: [&str; 5] = [
+    "http_call_auth_c16",
+    "http_call_jwt_sig_c16",
+    "http_task_memory_c16",
+    "http_task_sqlite_c16",
+    "http_task_postgres_c16",
+];
+
+/// The packages (of [`PACKAGES`], in its order) that `specs` need to run
+/// `workloads`.
+pub(crate) fn packages_for(specs: &[Spec], workloads: &[&str]) -> Vec<&'static str> {
+    let plain = workloads
+        .iter()
+        .any(|w| ![VALIDATED, VALIDATED_BASIC].contains(w) && !FULL_BUILD_WORKLOADS.contains(w));
+    let full = workloads.iter().any(|w| FULL_BUILD_WORKLOADS.contains(w));
+    let mut needed = Vec::new();
+    for spec in specs {
+        if plain {
+            needed.push(spec.bin);
+        }
+        if full && spec.full().bin != spec.bin {
+            needed.push(spec.full().bin);
+        }
+        needed.extend(
+            spec.validated
+                .iter()
+                .filter(|v| workloads.contains(&v.workload))
+                .map(|v| v.bin),
+        );
+    }
+    PACKAGES
+        .into_iter()
+        .filter(|p| needed.contains(p))
+        .collect()
 }
 
 /// Builds these servers' binaries, one cargo invocation each.
@@ -420,7 +497,11 @@ pub(crate) fn build_these(dir: &Path, specs: &[Spec]) -> Result<(), String> {
     build_packages(dir, &packages)
 }
 
-/// Builds these packages (each named as its binary), one cargo invocation each.
+/// Builds these packages (each named as its binary) with the cargo that ran
+/// us (if any), in the profile we were built with: `cargo run` builds only
+/// the harness. One cargo invocation per package, so that features never
+/// unify across libraries (tower-mcp turns on serde_json's
+/// `preserve_order`).
 pub(crate) fn build_packages(dir: &Path, packages: &[&str]) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
@@ -447,9 +528,9 @@ pub(crate) fn build_packages(dir: &Path, packages: &[&str]) -> Result<(), String
     Ok(())
 }
 
-/// Checks that every server binary exists.
-pub(crate) fn check_binaries(dir: &Path) -> Result<(), String> {
-    for bin in PACKAGES {
+/// Checks that these server binaries exist.
+pub(crate) fn check_binaries(dir: &Path, packages: &[&str]) -> Result<(), String> {
+    for bin in packages {
         let path = dir.join(bin);
         if !path.is_file() {
             return Err(format!(
@@ -506,4 +587,48 @@ pub(crate) fn pin_this_thread(cpus: &str) -> Result<(), String> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").map_err(|e| e.to_string())?;
     let tid = stat.split_whitespace().next().ok_or("no thread id")?;
     pin_task(cpus, tid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_validated_workload_runs_the_builds_it_compares() {
+        let all = SERVERS.to_vec();
+        assert_eq!(
+            packages_for(&all, &[VALIDATED]),
+            [
+                "bench-server-snodo-validated",
+                "bench-server-tower-mcp-validated"
+            ]
+        );
+        assert_eq!(
+            packages_for(&all, &[VALIDATED_BASIC]),
+            ["bench-server-snodo"]
+        );
+        assert_eq!(
+            packages_for(&all[..1], &["http_call_c64", "http_task_memory_c16"]),
+            ["bench-server-snodo", "bench-server-snodo-full"]
+        );
+        // Like for like: every build in the compared workload is a full
+        // JSON Schema 2020-12 validator, and each names what it checks.
+        let compared: Vec<&Validating> = SERVERS
+            .iter()
+            .filter_map(|s| s.validating(VALIDATED))
+            .collect();
+        assert_eq!(compared.len(), 3);
+        for build in compared {
+            assert!(build.checks.contains("as JSON Schema 2020-12"), "{build:?}");
+            assert!(PACKAGES.contains(&build.bin));
+        }
+        let basic = SERVERS[0].validating(VALIDATED_BASIC).unwrap();
+        assert!(basic.checks.starts_with("Basic, "));
+        assert_eq!(basic.env, [("SNODO_BENCH_VALIDATE", "basic")]);
+        assert!(
+            SERVERS[1..]
+                .iter()
+                .all(|s| s.validating(VALIDATED_BASIC).is_none())
+        );
+    }
 }

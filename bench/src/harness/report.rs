@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::procs::SERVERS;
+use super::procs::{SERVERS, VALIDATED, VALIDATED_BASIC};
 
 /// Every workload, in report order: name, and what its figures mean.
 pub(crate) const WORKLOADS: &[(&str, &str)] = &[
@@ -21,8 +21,12 @@ pub(crate) const WORKLOADS: &[(&str, &str)] = &[
         "HTTP `tools/call add`, 64 connections: structured content with an output schema (no server checks the content against it; snodo's default validator checks only that it is there)",
     ),
     (
-        "http_call_validated_c64",
-        "HTTP `tools/call echo`, 64 connections, arguments validated against `inputSchema` (snodo with `Basic`, tower-mcp with its `schema-validation` feature; rmcp has no argument validation)",
+        VALIDATED,
+        "HTTP `tools/call echo`, 64 connections, arguments validated against `inputSchema` by a full JSON Schema 2020-12 validator on each side: snodo with `Full` (its `jsonschema` feature: the `jsonschema` crate 0.61, `format` an annotation), tower-mcp with its `schema-validation` feature (the `jsonschema` crate 0.58, `format` asserted); rmcp has no argument validation",
+    ),
+    (
+        VALIDATED_BASIC,
+        "HTTP `tools/call echo`, 64 connections, arguments validated against `inputSchema` by snodo's bundled `Basic` subset (`type`, `required`, `properties`, bounds, `pattern`; no `$ref`, combinators or `format`), not a full validator: snodo only, compared with its own `http_call_c64`",
     ),
     (
         "http_open_50",
@@ -174,6 +178,10 @@ pub(crate) struct Run {
     /// Why figures are missing, or what was measured instead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) note: Option<String>,
+    /// The validated workloads: what this server's build checks the
+    /// arguments with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) validator: Option<&'static str>,
     /// The lowest and highest per-round requests per second.
     pub(crate) rps_min: Option<f64>,
     /// See `rps_min`.
@@ -256,12 +264,18 @@ pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static st
     if workload.starts_with("http_task_") && server != "snodo" {
         return Some("the task workloads measure snodo's own task stores");
     }
-    if workload == "http_call_validated_c64" {
-        return match server {
-            "snodo" | "snodo-axum" | "tower-mcp" => None,
-            "rmcp" | "rmcp-doc" => Some("rmcp does not validate arguments against inputSchema"),
-            _ => Some("the ceiling parses nothing"),
-        };
+    if workload == VALIDATED || workload == VALIDATED_BASIC {
+        if validator(workload, server).is_some() {
+            return None;
+        }
+        return Some(match server {
+            "rmcp" | "rmcp-doc" => "rmcp does not validate arguments against inputSchema",
+            "ceiling" => "the ceiling parses nothing",
+            _ if workload == VALIDATED_BASIC => {
+                "Basic is snodo's own subset, measured against snodo without a validator"
+            }
+            _ => "no validating build",
+        });
     }
     let core = matches!(
         workload,
@@ -290,6 +304,15 @@ pub(crate) fn not_applicable(workload: &str, server: &str) -> Option<&'static st
         },
         _ => None,
     }
+}
+
+/// What `server`'s build checks the arguments with in validated `workload`.
+fn validator(workload: &str, server: &str) -> Option<&'static str> {
+    SERVERS
+        .iter()
+        .find(|s| s.name == server)
+        .and_then(|s| s.validating(workload))
+        .map(|v| v.checks)
 }
 
 /// Which side limited a closed-loop run, from the CPU use (% of one CPU) and
@@ -366,6 +389,7 @@ pub(crate) fn summarize(
                 peak_rss_kb: rss,
                 errors,
                 note,
+                validator: validator(workload, server),
                 rps_min,
                 rps_max,
                 cpu_us_per_req: cpu_per_req,
@@ -502,14 +526,26 @@ const ROWS: &[(&str, &str, Field, bool)] = &[
         false,
     ),
     (
-        "HTTP tools/call, arguments validated, c=64: req/s",
-        "http_call_validated_c64",
+        "HTTP tools/call, arguments validated by a full JSON Schema 2020-12 validator (snodo: Full; tower-mcp: schema-validation), c=64: req/s",
+        VALIDATED,
         Field::Rps,
         true,
     ),
     (
-        "HTTP tools/call, arguments validated, c=64: server CPU µs/request",
-        "http_call_validated_c64",
+        "HTTP tools/call, validated by a full JSON Schema validator, c=64: server CPU µs/request",
+        VALIDATED,
+        Field::CpuPerReq,
+        false,
+    ),
+    (
+        "HTTP tools/call, arguments validated by snodo's Basic subset (not a full validator), c=64: req/s",
+        VALIDATED_BASIC,
+        Field::Rps,
+        true,
+    ),
+    (
+        "HTTP tools/call, validated by snodo's Basic subset, c=64: server CPU µs/request",
+        VALIDATED_BASIC,
         Field::CpuPerReq,
         false,
     ),
@@ -738,6 +774,19 @@ fn ratio_of(runs: &[Run], workload: &str, a: &str, b: &str, field: Field) -> Opt
     (b > 0.0).then(|| a / b)
 }
 
+/// `server`'s throughput in workload `a` over its throughput in `b`.
+fn ratio_of_workloads(runs: &[Run], a: &str, b: &str, server: &str) -> Option<f64> {
+    let rps = |workload| {
+        find(runs, workload, server)
+            .filter(|r| r.note.is_none())
+            .and_then(|r| r.rps)
+    };
+    rps(a)
+        .zip(rps(b))
+        .filter(|(_, b)| *b > 0.0)
+        .map(|(a, b)| a / b)
+}
+
 fn ratio(runs: &[Run], workload: &str, peer: &str, field: Field) -> Option<f64> {
     ratio_of(runs, workload, "snodo", peer, field)
 }
@@ -850,17 +899,32 @@ pub(crate) fn goals(runs: &[Run]) -> Vec<Goal> {
         );
     }
     {
-        let validated = find(runs, "http_call_validated_c64", "snodo").and_then(|r| r.rps);
-        let plain = find(runs, "http_call_c64", "snodo").and_then(|r| r.rps);
-        let r = validated
-            .zip(plain)
-            .filter(|(_, p)| *p > 0.0)
-            .map(|(v, p)| v / p);
+        let r = ratio_of_workloads(runs, VALIDATED_BASIC, "http_call_c64", "snodo");
         g.add(
-            "http_call_validated_c64: snodo with Basic ≥ 0.9× snodo without".into(),
+            format!("{VALIDATED_BASIC}: snodo with Basic ≥ 0.9× snodo without"),
             r,
             r.map(|r| r >= 0.9),
-            Some(g.cpu_text("http_call_validated_c64", &["snodo"])),
+            Some(format!(
+                "server CPU per request: with Basic {}, without {}",
+                g.cpu_text(VALIDATED_BASIC, &["snodo"]),
+                g.cpu_text("http_call_c64", &["snodo"])
+            )),
+        );
+    }
+    {
+        // Like for like: a full JSON Schema validator on each side, held to
+        // the bar of the unvalidated rows.
+        let r = ratio(runs, VALIDATED, "tower-mcp", Field::Rps);
+        g.add(
+            format!(
+                "{VALIDATED} throughput, snodo with Full ≥ 3× tower-mcp with schema-validation"
+            ),
+            r,
+            r.map(|r| r >= 3.0),
+            Some(format!(
+                "server CPU per request: {}",
+                g.cpu_text(VALIDATED, &["snodo", "tower-mcp"])
+            )),
         );
     }
     for peer in ["rmcp", "rmcp-doc", "tower-mcp"] {
@@ -1032,6 +1096,42 @@ pub(crate) fn notes(runs: &[Run]) -> String {
                 rates.join(", ")
             );
         }
+    }
+    for workload in [VALIDATED, VALIDATED_BASIC] {
+        let checks: Vec<String> = runs
+            .iter()
+            .filter(|r| r.workload == workload && r.note.is_none())
+            .filter_map(|r| Some(format!("{}: {}", r.server, r.validator?)))
+            .collect();
+        if !checks.is_empty() {
+            let _ = writeln!(out, "- {workload} validators: {}", checks.join("; "));
+        }
+    }
+    // What each of snodo's validators costs it: no figure is judged on it.
+    let snodo = |workload| {
+        find(runs, workload, "snodo")
+            .filter(|r| r.note.is_none())
+            .and_then(|r| r.cpu_us_per_req)
+    };
+    let costs: Vec<String> = [("Full", VALIDATED), ("Basic", VALIDATED_BASIC)]
+        .into_iter()
+        .filter_map(|(name, workload)| {
+            let r = ratio_of_workloads(runs, workload, "http_call_c64", "snodo")?;
+            Some(format!(
+                "{name} {r:.2}× the throughput{}",
+                snodo(workload).map_or(String::new(), |c| format!(", {c:.1} µs"))
+            ))
+        })
+        .collect();
+    if !costs.is_empty() {
+        let _ = writeln!(
+            out,
+            "- snodo's validators against none (`http_call_c64`{}): {}",
+            snodo("http_call_c64").map_or(String::new(), |c| format!(
+                ", {c:.1} µs of server CPU per request"
+            )),
+            costs.join("; ")
+        );
     }
     for (workload, what) in [
         ("http_list_c16", "`tools/list`"),

@@ -3,14 +3,19 @@
 //! inert tools with `tool::from_fn`), served by `HttpListener` or
 //! `Server::serve_stdio`; with `SNODO_BENCH_AXUM` set, its tower service
 //! mounted in `axum::serve` instead of the listener; with
-//! `SNODO_BENCH_VALIDATE` set, arguments checked by the `Basic` validator.
+//! `SNODO_BENCH_VALIDATE=basic`, arguments checked by the bundled `Basic`
+//! validator, with `SNODO_BENCH_VALIDATE=full` by the `Full` JSON Schema
+//! 2020-12 validator (in the build with the `jsonschema` feature).
 //!
-//! Two packages build this source. `bench-server-snodo` holds only the
+//! Several packages build this source. `bench-server-snodo` holds only the
 //! above, as the peers' servers hold only their tools, so that its memory is
-//! compared with theirs for the same work. `bench-server-snodo-full` (the
-//! `full` feature) adds what the snodo-only workloads need: tasks in memory,
-//! SQLite or PostgreSQL (`SNODO_BENCH_TASKS`), an OAuth-protected listener
-//! (`SNODO_BENCH_ISSUER`) and OTLP export (`SNODO_BENCH_OTLP`).
+//! compared with theirs for the same work. `bench-server-snodo-validated`
+//! (the `jsonschema` feature) adds snodo's `jsonschema` feature for the `Full`
+//! validator, as tower-mcp's validating build adds its `schema-validation`.
+//! `bench-server-snodo-full` (the `full` feature) adds what the snodo-only
+//! workloads need: tasks in memory, SQLite or PostgreSQL
+//! (`SNODO_BENCH_TASKS`), an OAuth-protected listener (`SNODO_BENCH_ISSUER`)
+//! and OTLP export (`SNODO_BENCH_OTLP`).
 
 use snodo::prelude::*;
 #[cfg(feature = "full")]
@@ -52,13 +57,28 @@ async fn task_options(spec: &str) -> std::io::Result<snodo::task::TaskOptions> {
     })
 }
 
-fn builder() -> snodo::ServerBuilder {
+/// The tool set with the validator `SNODO_BENCH_VALIDATE` names (the
+/// validated workloads): `basic`, the bundled keyword subset, or `full`, JSON
+/// Schema 2020-12 through the `jsonschema` crate (only in the build with the
+/// `jsonschema` feature); unset, the default pass-through.
+fn builder() -> std::io::Result<snodo::ServerBuilder> {
     let builder = bench_snodo_tools::builder();
-    if std::env::var_os("SNODO_BENCH_VALIDATE").is_some() {
-        // The validated workload: arguments checked by the bundled subset.
-        return builder.validator(Basic);
+    let Some(name) = std::env::var_os("SNODO_BENCH_VALIDATE") else {
+        return Ok(builder);
+    };
+    match name.to_str() {
+        Some("basic") => Ok(builder.validator(Basic)),
+        #[cfg(feature = "jsonschema")]
+        Some("full") => Ok(builder.validator(snodo::schema::Full)),
+        _ => Err(std::io::Error::other(format!(
+            "SNODO_BENCH_VALIDATE={name:?}: this build validates with `basic`{}",
+            if cfg!(feature = "jsonschema") {
+                " or `full`"
+            } else {
+                " (`full` needs bench-server-snodo-validated)"
+            }
+        ))),
     }
-    builder
 }
 
 #[cfg(feature = "full")]
@@ -97,7 +117,7 @@ async fn serve_in_axum(server: &Server) -> std::io::Result<()> {
 /// The full build's server: tasks when `SNODO_BENCH_TASKS` names a store.
 #[cfg(feature = "full")]
 async fn server() -> std::io::Result<Server> {
-    let mut builder = builder();
+    let mut builder = builder()?;
     if let Ok(spec) = std::env::var("SNODO_BENCH_TASKS") {
         builder = builder.tool(echo_task).tasks(task_options(&spec).await?);
     }
@@ -118,7 +138,7 @@ async fn server() -> std::io::Result<Server> {
             )));
         }
     }
-    Ok(builder().build().expect("the benchmark tools are valid"))
+    Ok(builder()?.build().expect("the benchmark tools are valid"))
 }
 
 /// The listener; in the full build, protected by OAuth when
