@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use harness::http_load;
 use harness::procs::{self, Launcher, SERVERS, Spec};
-use harness::report::{self, Document, Sample, Samples};
+use harness::provenance::Provenance;
+use harness::report::{self, Sample, Samples};
 use harness::stdio_load;
 use harness::wire::{Expect, Work};
 
@@ -215,7 +216,11 @@ fn fanout_bus_url(bus: &str) -> String {
 }
 
 /// `--bridge`: the snodo server direct and behind `snodo serve`.
-fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String> {
+fn bridge_main(
+    options: &Options,
+    dir: std::path::PathBuf,
+    provenance: Provenance,
+) -> Result<(), String> {
     let snodo = SERVERS[0];
     if options.build {
         procs::build_these(&dir, &[snodo])?;
@@ -238,6 +243,7 @@ fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String>
         json: options.json.clone(),
         command: options.args.iter().map(|a| format!(" {a}")).collect(),
         pinned,
+        provenance,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -255,7 +261,11 @@ fn bridge_main(options: &Options, dir: std::path::PathBuf) -> Result<(), String>
 /// `--telemetry`: the snodo server built bare (and, with `--baseline REV`,
 /// as it was at REV), with no subscriber, and exporting, on the same loads
 /// in a random order each round.
-fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), String> {
+fn telemetry_main(
+    options: &mut Options,
+    dir: std::path::PathBuf,
+    provenance: &Provenance,
+) -> Result<(), String> {
     use harness::telemetry::{self, LOADS, Run};
     let snodo = procs::SNODO_FULL;
     let bare = procs::SNODO_BARE;
@@ -385,7 +395,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         Ok::<_, String>(())
     })?;
     let mut md = format!(
-        "Command: `cargo run --release -p snodo-bench --{}`\n\n\
+        "Command: `cargo run --release -p snodo-bench --{}`\n\n{}\n\
          The snodo server {} ways, {} rounds of {:.1} s warm-up + {:.1} s measured, a random order each round, medians (min-max) and the median of the per-round ratios; {}. \
          {}`bare`: every tracing span and event compiled out (`tracing`'s `max_level_off`); `on`: the default build, no subscriber; \
          `exported`: every span and the metrics exported over OTLP/HTTP to a collector in the harness; \
@@ -398,6 +408,7 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
             .iter()
             .map(|a| format!(" {a}"))
             .collect::<String>(),
+        provenance.markdown(),
         variants.len(),
         options.rounds,
         options.warmup.as_secs_f64(),
@@ -503,6 +514,20 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
             serde_json::json!({"baseline": variants[base], "variants": entries, "errors": errors}),
         );
     }
+    let doc = telemetry::document(
+        &telemetry::Settings {
+            rounds: options.rounds,
+            warmup: options.warmup,
+            measure: options.measure,
+            pinned,
+            baseline: options.baseline.clone(),
+        },
+        json,
+        provenance,
+    );
+    if let Some(path) = &options.json {
+        harness::output::write(path, &doc)?;
+    }
     md.push_str("\nGoals:\n\n");
     for (goal, met, ratio) in &verdicts {
         md.push_str(&format!(
@@ -511,24 +536,16 @@ fn telemetry_main(options: &mut Options, dir: std::path::PathBuf) -> Result<(), 
         ));
     }
     print!("{md}");
-    if let Some(path) = &options.json {
-        let out = serde_json::json!({
-            "telemetry": {"rounds": options.rounds, "warmup_s": options.warmup.as_secs_f64(),
-                          "measure_s": options.measure.as_secs_f64(), "pinned": pinned,
-                          "baseline_rev": options.baseline, "loads": json}
-        });
-        std::fs::write(
-            path,
-            serde_json::to_string_pretty(&out).map_err(|e| e.to_string())? + "\n",
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
     Ok(())
 }
 
 /// `--fanout`: three demo nodes per bus, the rate steps in each round, the
 /// medians by rate.
-fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
+fn fanout_main(
+    options: &Options,
+    dir: &std::path::Path,
+    provenance: &Provenance,
+) -> Result<(), String> {
     if options.build
         && let Some(cargo) = std::env::var_os("CARGO")
     {
@@ -555,7 +572,7 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
         .map_err(|e| format!("runtime: {e}"))?;
     let step = options.measure.max(Duration::from_secs(2));
     let mut md = format!(
-        "Command: `cargo run --release -p snodo-bench --{}`\n\n\
+        "Command: `cargo run --release -p snodo-bench --{}`\n\n{}\n\
          Fan-out: {} listen streams spread over {} `snodo demo` nodes, updates announced on the nodes in turn at each rate for {:.1} s; medians of {} rounds. Latency is from the announcing call to each delivery.\n\n\
          | bus | target updates/s | achieved | deliveries/s | delivered | p50 ms | p99 ms | max ms | resyncs | sustained |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         options
@@ -563,6 +580,7 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
             .iter()
             .map(|a| format!(" {a}"))
             .collect::<String>(),
+        provenance.markdown(),
         options.listeners,
         harness::fanout::NODES,
         step.as_secs_f64(),
@@ -608,18 +626,11 @@ fn fanout_main(options: &Options, dir: &std::path::Path) -> Result<(), String> {
         }
         json.insert(bus.clone(), serde_json::Value::Array(rows));
     }
-    print!("{md}");
+    let doc = harness::fanout::document(options.listeners, options.rounds, step, json, provenance);
     if let Some(path) = &options.json {
-        let out = serde_json::json!({
-            "fanout": {"listeners": options.listeners, "nodes": harness::fanout::NODES,
-                       "rounds": options.rounds, "step_s": step.as_secs_f64(), "buses": json}
-        });
-        std::fs::write(
-            path,
-            serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?,
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        harness::output::write(path, &doc)?;
     }
+    print!("{md}");
     Ok(())
 }
 
@@ -642,14 +653,15 @@ fn main() {
 
 fn real_main(mut options: Options) -> Result<(), String> {
     let dir = procs::exe_dir()?;
+    let provenance = Provenance::collect();
     if options.fanout {
-        return fanout_main(&options, &dir);
+        return fanout_main(&options, &dir, &provenance);
     }
     if options.telemetry {
-        return telemetry_main(&mut options, dir);
+        return telemetry_main(&mut options, dir, &provenance);
     }
     if options.bridge {
-        return bridge_main(&options, dir);
+        return bridge_main(&options, dir, provenance);
     }
     let packages = procs::packages_for(&selected(&options), &options.workloads);
     if options.build {
@@ -687,35 +699,23 @@ fn real_main(mut options: Options) -> Result<(), String> {
 
     let runs = report::summarize(&samples, &options.servers, &options.workloads);
     let goals = report::goals(&runs);
-    let (commit, rustc, lock) = (
-        harness::provenance::commit(),
-        harness::provenance::rustc(),
-        harness::provenance::lockfile_sha256(),
-    );
-    let mut md = String::new();
     let shown_args: Vec<&str> = options
         .args
         .iter()
         .map(String::as_str)
         .filter(|a| *a != "--update-docs")
         .collect();
-    md.push_str(&format!(
+    let mut top = format!(
         "Command: `cargo run --release -p snodo-bench --{}{}`\n\n",
         if shown_args.is_empty() { "" } else { " " },
         shown_args.join(" ")
-    ));
-    md.push_str(&format!(
-        "Commit `{commit}`, {rustc}, `Cargo.lock` SHA-256 `{}…`.\n\n",
-        &lock[..lock.len().min(16)]
-    ));
-    md.push_str(&format!(
-        "Machine: {} × {}, {}; pinning: {pinning}; the load generator is one thread (two in the shared-CPU workload): this machine has no CPU to give it more. \
+    );
+    top.push_str(&provenance.markdown());
+    top.push_str(&format!(
+        "\nPinning: {pinning}; the load generator is one thread (two in the shared-CPU workload): this machine has no CPU to give it more. \
          {} rounds, servers in a random order each round, {:.1} s warm-up + {:.1} s measured per run; medians, ±: half the min-max spread of the per-round rates; \
          server CPU per request and the CPU use over the measured window. \
          Load average before/after: {load_before} / {load_after}; {}. Took {:.0} s.\n\n",
-        cpus,
-        harness::provenance::cpu_model(),
-        harness::provenance::kernel(),
         options.rounds,
         options.warmup.as_secs_f64(),
         options.measure.as_secs_f64(),
@@ -733,41 +733,40 @@ fn real_main(mut options: Options) -> Result<(), String> {
         },
         elapsed.as_secs_f64()
     ));
-    md.push_str(&report::table(&runs));
-    md.push_str("\nGoals:\n\n");
-    md.push_str(&report::goals_markdown(&goals));
+    top.push_str(&report::table(&runs));
+    let mut bottom = String::from("\nGoals:\n\n");
+    bottom.push_str(&report::goals_markdown(&goals));
     let notes = report::notes(&runs);
     if !notes.is_empty() {
-        md.push_str("\nNotes:\n\n");
-        md.push_str(&notes);
+        bottom.push_str("\nNotes:\n\n");
+        bottom.push_str(&notes);
     }
+    let meta = serde_json::json!({
+        "commit": provenance.commit_label(),
+        "rustc": provenance.rustc,
+        "cargo_lock_sha256": provenance.cargo_lock_sha256,
+        "cpus": cpus,
+        "cpu_model": provenance.machine.cpu_model,
+        "kernel": harness::provenance::kernel(),
+        "pinning": pinning,
+        "rounds": options.rounds,
+        "warmup_s": options.warmup.as_secs_f64(),
+        "measure_s": options.measure.as_secs_f64(),
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "background_cpu_share_per_round": background.iter().map(|b| b.0).collect::<Vec<_>>(),
+        "steal_share_per_round": background.iter().map(|b| b.1).collect::<Vec<_>>(),
+        "runs_measured_again": retries,
+        "seconds": elapsed.as_secs_f64(),
+    });
+    let doc = report::document(meta, runs, goals, &provenance);
+    let md = format!("{top}{bottom}");
     println!("{md}");
     if options.update_docs {
         harness::docs::update(&harness::provenance::workspace_root(), &md)?;
     }
     if let Some(path) = &options.json {
-        let meta = serde_json::json!({
-            "commit": commit,
-            "rustc": rustc,
-            "cargo_lock_sha256": lock,
-            "cpus": cpus,
-            "cpu_model": harness::provenance::cpu_model(),
-            "kernel": harness::provenance::kernel(),
-            "pinning": pinning,
-            "rounds": options.rounds,
-            "warmup_s": options.warmup.as_secs_f64(),
-            "measure_s": options.measure.as_secs_f64(),
-            "load_average_before": load_before,
-            "load_average_after": load_after,
-            "background_cpu_share_per_round": background.iter().map(|b| b.0).collect::<Vec<_>>(),
-            "steal_share_per_round": background.iter().map(|b| b.1).collect::<Vec<_>>(),
-            "runs_measured_again": retries,
-            "seconds": elapsed.as_secs_f64(),
-        });
-        let doc = Document { meta, runs, goals };
-        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+        harness::output::write(path, &doc)?;
     }
     Ok(())
 }

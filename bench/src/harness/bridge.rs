@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::http_load::{self, Target};
+use super::output;
 use super::procs::{self, HttpServer, Launcher, Spec};
+use super::provenance::Provenance;
 use super::telemetry::{median, shuffled};
 use super::wire::{Expect, Work};
 
@@ -43,6 +45,22 @@ pub(crate) struct Setup {
     pub(crate) json: Option<PathBuf>,
     pub(crate) command: String,
     pub(crate) pinned: bool,
+    pub(crate) provenance: Provenance,
+}
+
+/// The `--bridge` JSON document: the settings, the figures of each load
+/// (`loads`) and the provenance block.
+pub(crate) fn document(
+    setup: &Setup,
+    loads: serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Value {
+    setup.provenance.stamp(serde_json::json!({"bridge": {
+        "rounds": setup.rounds,
+        "warmup_s": setup.warmup.as_secs_f64(),
+        "measure_s": setup.measure.as_secs_f64(),
+        "pinned": setup.pinned,
+        "loads": loads,
+    }}))
 }
 
 /// A running variant: the process the load generator talks to and, for
@@ -98,7 +116,8 @@ async fn start(setup: &Setup, spec: &Spec, variant: &str) -> Result<Running, Str
     })
 }
 
-/// Runs every round and writes `bench/results/bridge.md` (and the JSON).
+/// Runs every round and writes the JSON if asked; any error fails the run
+/// once the JSON is written.
 pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
     // runs[load][variant]
     let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); VARIANTS.len()]; LOADS.len()];
@@ -148,7 +167,7 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
         }
     }
     let mut md = format!(
-        "Command: `cargo run --release -p snodo-bench --{}`\n\n\
+        "Command: `cargo run --release -p snodo-bench --{}`\n\n{}\n\
          The benchmark's snodo server three ways: `direct` (the load generator talks to it), \
          `bridge-stdio` (`snodo serve --http` with the server as its stdio child) and `bridge-http` \
          (`snodo serve --http` in front of the server over Streamable HTTP); `tools/call echo`, \
@@ -157,6 +176,7 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
          | load | variant | req/s | / direct | p50 µs | p99 µs | added p50 µs | added p99 µs | errors |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
         setup.command,
+        setup.provenance.markdown(),
         setup.rounds,
         setup.warmup.as_secs_f64(),
         setup.measure.as_secs_f64(),
@@ -224,15 +244,7 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
         ));
     }
     if let Some(path) = &setup.json {
-        let doc = serde_json::json!({"bridge": {
-            "rounds": setup.rounds,
-            "warmup_s": setup.warmup.as_secs_f64(),
-            "measure_s": setup.measure.as_secs_f64(),
-            "pinned": setup.pinned,
-            "loads": json,
-        }});
-        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
-        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        output::write(path, &document(&setup, json))?;
     }
     if total_errors > 0 {
         return Err(format!("{total_errors} errors\n{md}"));

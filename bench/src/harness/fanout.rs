@@ -17,6 +17,7 @@ use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
 use super::histogram::Histogram;
+use super::provenance::Provenance;
 
 /// Nodes in the fan-out runs.
 pub(crate) const NODES: usize = 3;
@@ -387,6 +388,21 @@ pub(crate) async fn run(
         let _ = node.child.wait().await;
     }
     Ok(results)
+}
+
+/// The `--fanout` JSON document: the settings, the steps of each bus
+/// (`buses`) and the provenance block.
+pub(crate) fn document(
+    listeners: usize,
+    rounds: usize,
+    step: Duration,
+    buses: serde_json::Map<String, serde_json::Value>,
+    provenance: &Provenance,
+) -> serde_json::Value {
+    provenance.stamp(serde_json::json!({
+        "fanout": {"listeners": listeners, "nodes": NODES, "rounds": rounds,
+                   "step_s": step.as_secs_f64(), "buses": buses}
+    }))
 }
 
 /// The results of several rounds, by rate: the median of each figure.

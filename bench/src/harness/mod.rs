@@ -7,6 +7,7 @@ pub(crate) mod histogram;
 pub(crate) mod http_load;
 pub(crate) mod issuer;
 pub(crate) mod open_load;
+pub(crate) mod output;
 pub(crate) mod procs;
 pub(crate) mod provenance;
 pub(crate) mod report;

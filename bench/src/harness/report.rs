@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::procs::{SERVERS, VALIDATED, VALIDATED_BASIC};
+use super::provenance::Provenance;
 
 /// Every workload, in report order: name, and what its figures mean.
 pub(crate) const WORKLOADS: &[(&str, &str)] = &[
@@ -210,13 +211,24 @@ pub(crate) struct Run {
 /// The JSON document.
 #[derive(Debug, Serialize)]
 pub(crate) struct Document {
-    /// What was measured with what: commit, toolchain, lockfile, machine,
-    /// options.
+    /// What was measured with what: commit, toolchain, lockfile, machine
+    /// (as earlier documents have them), options.
     pub(crate) meta: serde_json::Value,
     /// One entry per workload and server.
     pub(crate) runs: Vec<Run>,
     /// Each goal, its figure and whether it was met.
     pub(crate) goals: Vec<Goal>,
+}
+
+/// The main run's JSON document, with the provenance block.
+pub(crate) fn document(
+    meta: serde_json::Value,
+    runs: Vec<Run>,
+    goals: Vec<Goal>,
+    provenance: &Provenance,
+) -> serde_json::Value {
+    let doc = Document { meta, runs, goals };
+    provenance.stamp(serde_json::to_value(&doc).unwrap_or_default())
 }
 
 /// One goal's verdict.

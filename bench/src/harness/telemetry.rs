@@ -24,6 +24,37 @@ use hyper::body::Incoming;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 
+use super::provenance::Provenance;
+
+/// The settings of a `--telemetry` run, as its JSON document gives them.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    /// Rounds.
+    pub(crate) rounds: usize,
+    /// Warm-up per run.
+    pub(crate) warmup: Duration,
+    /// Measured time per run.
+    pub(crate) measure: Duration,
+    /// Whether the server and the load generator were pinned.
+    pub(crate) pinned: bool,
+    /// The git revision of the `before` build, if any.
+    pub(crate) baseline: Option<String>,
+}
+
+/// The `--telemetry` JSON document: the settings, the figures of each load
+/// (`loads`) and the provenance block.
+pub(crate) fn document(
+    settings: &Settings,
+    loads: serde_json::Map<String, serde_json::Value>,
+    provenance: &Provenance,
+) -> serde_json::Value {
+    provenance.stamp(serde_json::json!({
+        "telemetry": {"rounds": settings.rounds, "warmup_s": settings.warmup.as_secs_f64(),
+                      "measure_s": settings.measure.as_secs_f64(), "pinned": settings.pinned,
+                      "baseline_rev": settings.baseline, "loads": loads}
+    }))
+}
+
 /// The loads: (name, connections).
 pub(crate) const LOADS: [(&str, usize); 2] = [("http_call_c16", 16), ("http_call_c64", 64)];
 
