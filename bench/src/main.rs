@@ -53,6 +53,7 @@ struct Options {
     listeners: usize,
     buses: Vec<String>,
     update_docs: bool,
+    charts_from: Option<PathBuf>,
     args: Vec<String>,
 }
 
@@ -60,7 +61,8 @@ const USAGE: &str = "\
 usage: snodo-bench [--quick] [--json PATH] [options]
 
   --quick               2 rounds of 1 s runs (under 2 minutes) instead of 5 rounds of 2.5 s
-  --json PATH           also write the medians as JSON to PATH
+  --json PATH           also write the medians as JSON to PATH, and the charts
+                        (SVG) next to it
   --rounds N            rounds (default 5, quick 2)
   --measure SECS        measured seconds per run (default 2, quick 0.8)
   --warmup SECS         warm-up seconds per run (default 0.5, quick 0.2)
@@ -72,7 +74,10 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --show-server-stderr  let the servers' stderr through
   --no-build            do not build the server binaries first
   --update-docs         write the report into README.md, bench/README.md (between
-                        their marker lines) and bench/results/latest.md
+                        their marker lines) and bench/results/latest.md, and its
+                        charts into bench/results/latest-*.svg
+  --charts-from PATH    instead: draw the charts of a results JSON written
+                        earlier (any mode) next to it; runs nothing
   --fanout              instead: events fanned out to listen streams on three
                         `snodo demo` nodes joined by each bus (see README)
   --telemetry           instead: what the instrumentation costs, snodo built
@@ -112,6 +117,7 @@ fn parse_args() -> Result<Options, String> {
         listeners: 1000,
         buses: vec!["redis".into(), "postgres".into()],
         update_docs: false,
+        charts_from: None,
         args: args.clone(),
     };
     let (mut rounds, mut warmup, mut measure) = (None, None, None);
@@ -163,6 +169,9 @@ fn parse_args() -> Result<Options, String> {
             "--show-server-stderr" => o.show_stderr = true,
             "--no-build" => o.build = false,
             "--update-docs" => o.update_docs = true,
+            "--charts-from" => {
+                o.charts_from = Some(it.next().ok_or("--charts-from needs a path")?.into())
+            }
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
             "--bridge" => o.bridge = true,
@@ -249,11 +258,18 @@ fn bridge_main(
         .enable_all()
         .build()
         .map_err(|e| format!("runtime: {e}"))?;
-    let md = runtime.block_on(harness::bridge::run(setup, snodo))?;
-    print!("{md}");
+    let report = runtime.block_on(harness::bridge::run(setup, snodo))?;
+    // The chart's name is the one next to the JSON file.
+    print!(
+        "{}",
+        harness::docs::with_charts(&report.md, "", &report.charts, "")
+    );
     if options.update_docs {
-        let path = harness::provenance::workspace_root().join("bench/results/bridge.md");
-        std::fs::write(path, &md).map_err(|e| format!("bench/results/bridge.md: {e}"))?;
+        let results = harness::provenance::workspace_root().join("bench/results");
+        let charts = harness::output::write_charts(&results, "bridge", &report.doc)?;
+        let md = harness::docs::with_charts(&report.md, "", &charts, "");
+        std::fs::write(results.join("bridge.md"), md)
+            .map_err(|e| format!("bench/results/bridge.md: {e}"))?;
     }
     Ok(())
 }
@@ -525,17 +541,19 @@ fn telemetry_main(
         json,
         provenance,
     );
-    if let Some(path) = &options.json {
-        harness::output::write(path, &doc)?;
-    }
-    md.push_str("\nGoals:\n\n");
+    let charts = match &options.json {
+        Some(path) => harness::output::write(path, &doc)?,
+        None => Vec::new(),
+    };
+    let mut goals = String::from("\nGoals:\n\n");
     for (goal, met, ratio) in &verdicts {
-        md.push_str(&format!(
+        goals.push_str(&format!(
             "- {goal}: {} ({ratio:.3}x)\n",
             if *met { "met" } else { "not met" }
         ));
     }
-    print!("{md}");
+    // The chart's name is the one next to the JSON file.
+    print!("{}", harness::docs::with_charts(&md, &goals, &charts, ""));
     Ok(())
 }
 
@@ -627,10 +645,12 @@ fn fanout_main(
         json.insert(bus.clone(), serde_json::Value::Array(rows));
     }
     let doc = harness::fanout::document(options.listeners, options.rounds, step, json, provenance);
-    if let Some(path) = &options.json {
-        harness::output::write(path, &doc)?;
-    }
-    print!("{md}");
+    let charts = match &options.json {
+        Some(path) => harness::output::write(path, &doc)?,
+        None => Vec::new(),
+    };
+    // The chart's name is the one next to the JSON file.
+    print!("{}", harness::docs::with_charts(&md, "", &charts, ""));
     Ok(())
 }
 
@@ -652,6 +672,9 @@ fn main() {
 }
 
 fn real_main(mut options: Options) -> Result<(), String> {
+    if let Some(path) = &options.charts_from {
+        return harness::output::charts_from(path);
+    }
     let dir = procs::exe_dir()?;
     let provenance = Provenance::collect();
     if options.fanout {
@@ -705,6 +728,8 @@ fn real_main(mut options: Options) -> Result<(), String> {
         .map(String::as_str)
         .filter(|a| *a != "--update-docs")
         .collect();
+    // The header and the table, then the goals and notes; the charts go
+    // between them.
     let mut top = format!(
         "Command: `cargo run --release -p snodo-bench --{}{}`\n\n",
         if shown_args.is_empty() { "" } else { " " },
@@ -760,13 +785,16 @@ fn real_main(mut options: Options) -> Result<(), String> {
         "seconds": elapsed.as_secs_f64(),
     });
     let doc = report::document(meta, runs, goals, &provenance);
-    let md = format!("{top}{bottom}");
-    println!("{md}");
+    let charts = match &options.json {
+        Some(path) => harness::output::write(path, &doc)?,
+        None => Vec::new(),
+    };
+    // The charts' names are those next to the JSON file.
+    println!("{}", harness::docs::with_charts(&top, &bottom, &charts, ""));
     if options.update_docs {
-        harness::docs::update(&harness::provenance::workspace_root(), &md)?;
-    }
-    if let Some(path) = &options.json {
-        harness::output::write(path, &doc)?;
+        let root = harness::provenance::workspace_root();
+        let charts = harness::output::write_charts(&root.join("bench/results"), "latest", &doc)?;
+        harness::docs::update(&root, &top, &bottom, &charts)?;
     }
     Ok(())
 }

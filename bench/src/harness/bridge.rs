@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::http_load::{self, Target};
-use super::output;
+use super::output::{self, ChartFile};
 use super::procs::{self, HttpServer, Launcher, Spec};
 use super::provenance::Provenance;
 use super::telemetry::{median, shuffled};
@@ -46,6 +46,18 @@ pub(crate) struct Setup {
     pub(crate) command: String,
     pub(crate) pinned: bool,
     pub(crate) provenance: Provenance,
+}
+
+/// What a bridge run gives: the markdown report and the charts written
+/// next to the JSON.
+#[derive(Debug)]
+pub(crate) struct Report {
+    /// The header and the table.
+    pub(crate) md: String,
+    /// The JSON document.
+    pub(crate) doc: serde_json::Value,
+    /// The charts written next to the JSON file (none without one).
+    pub(crate) charts: Vec<ChartFile>,
 }
 
 /// The `--bridge` JSON document: the settings, the figures of each load
@@ -116,9 +128,9 @@ async fn start(setup: &Setup, spec: &Spec, variant: &str) -> Result<Running, Str
     })
 }
 
-/// Runs every round and writes the JSON if asked; any error fails the run
-/// once the JSON is written.
-pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
+/// Runs every round and writes the JSON (and its chart) if asked; any error
+/// fails the run once the JSON is written.
+pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<Report, String> {
     // runs[load][variant]
     let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); VARIANTS.len()]; LOADS.len()];
     for round in 1..=setup.rounds {
@@ -243,13 +255,15 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<String, String> {
             "\n**{total_errors} errors: the figures are not valid.**\n"
         ));
     }
-    if let Some(path) = &setup.json {
-        output::write(path, &document(&setup, json))?;
-    }
+    let doc = document(&setup, json);
+    let charts = match &setup.json {
+        Some(path) => output::write(path, &doc)?,
+        None => Vec::new(),
+    };
     if total_errors > 0 {
         return Err(format!("{total_errors} errors\n{md}"));
     }
-    Ok(md)
+    Ok(Report { md, doc, charts })
 }
 
 /// The `snodo` command's binary (package `snodo-cli`).

@@ -1,8 +1,10 @@
 //! The harness behind `snodo-bench`: processes, load generators, report.
 
 pub(crate) mod bridge;
+pub(crate) mod chart;
 pub(crate) mod docs;
 pub(crate) mod fanout;
+pub(crate) mod figures;
 pub(crate) mod histogram;
 pub(crate) mod http_load;
 pub(crate) mod issuer;

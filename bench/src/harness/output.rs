@@ -1,15 +1,66 @@
-//! What a mode writes: its JSON document.
+//! What a mode writes: its JSON document, and the charts drawn from it next
+//! to it (`latest.json` gives `latest-throughput.svg`, `latest-cpu.svg` and
+//! `latest-latency.svg`; `bridge.json` gives `bridge.svg`).
 
 use std::path::Path;
 
 use serde_json::Value;
 
-/// Writes `doc` to `path` as JSON.
-pub(crate) fn write(path: &Path, doc: &Value) -> Result<(), String> {
+use super::chart;
+use super::figures;
+
+/// A chart written: its file name and what it shows.
+pub(crate) type ChartFile = (String, &'static str);
+
+/// Writes `doc` to `path` as JSON and its charts next to it; returns the
+/// charts' file names.
+pub(crate) fn write(path: &Path, doc: &Value) -> Result<Vec<ChartFile>, String> {
     let text = serde_json::to_string_pretty(doc).map_err(|e| e.to_string())? + "\n";
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     eprintln!("wrote {}", path.display());
-    Ok(())
+    write_charts_next_to(path, doc)
+}
+
+/// Draws the charts of `doc` next to `path` (named after its stem).
+pub(crate) fn write_charts_next_to(path: &Path, doc: &Value) -> Result<Vec<ChartFile>, String> {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: no file name", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    write_charts(dir, stem, doc)
+}
+
+/// Draws the charts of `doc` into `dir`, named after `stem`.
+pub(crate) fn write_charts(dir: &Path, stem: &str, doc: &Value) -> Result<Vec<ChartFile>, String> {
+    let mut written = Vec::new();
+    for figure in figures::of_document(doc)? {
+        let name = format!("{stem}{}.svg", figure.suffix);
+        let path = dir.join(&name);
+        std::fs::write(&path, chart::render(&figure.chart))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+        written.push((name, figure.alt));
+    }
+    Ok(written)
+}
+
+/// `--charts-from PATH`: draws the charts of a results document written
+/// earlier, next to it, without running anything.
+pub(crate) fn charts_from(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    write_charts_next_to(path, &doc).map(drop)
+}
+
+/// Markdown image lines for `charts`, each file name after `prefix` (the
+/// charts' folder as seen from the markdown file).
+pub(crate) fn images(charts: &[ChartFile], prefix: &str) -> String {
+    charts
+        .iter()
+        .map(|(file, alt)| format!("![{alt}]({prefix}{file})\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]
@@ -18,6 +69,7 @@ mod tests {
 
     use serde_json::json;
 
+    use super::super::chart::tests::{bars, check_well_formed};
     use super::super::procs::{Launcher, VALIDATED, VALIDATED_BASIC};
     use super::super::provenance::tests::example;
     use super::super::report::{self, Sample, Samples};
@@ -161,5 +213,95 @@ mod tests {
                 .unwrap()
                 .contains("JSON Schema 2020-12")
         }));
+    }
+
+    #[test]
+    fn every_mode_draws_its_charts() {
+        for (doc, names) in [
+            (
+                main_document(),
+                &[
+                    "snodo",
+                    "tower-mcp",
+                    "http_call_c64",
+                    VALIDATED,
+                    VALIDATED_BASIC,
+                    "stdio_call_f1",
+                    "· Full",
+                    "· Basic",
+                    "· schema-validation",
+                    "commit 0123456789 with changes",
+                ][..],
+            ),
+            (
+                telemetry_document(),
+                &["bare", "on", "exported", "http_call_c16", "0.900× bare"][..],
+            ),
+            (
+                bridge_document(),
+                &[
+                    "direct",
+                    "bridge-stdio",
+                    "bridge-http",
+                    "http_call_c1",
+                    "0.49× direct",
+                ][..],
+            ),
+            (
+                fanout_document(),
+                &[
+                    "redis",
+                    "postgres",
+                    "25 updates/s",
+                    "400 updates/s",
+                    "not sustained",
+                ][..],
+            ),
+        ] {
+            let figures = figures::of_document(&doc).unwrap();
+            let svgs: Vec<String> = figures.iter().map(|f| chart::render(&f.chart)).collect();
+            for svg in &svgs {
+                check_well_formed(svg).unwrap();
+                assert!(!bars(svg).is_empty());
+            }
+            let all = svgs.concat();
+            for name in names {
+                assert!(all.contains(name), "{name} missing");
+            }
+        }
+        let main = figures::of_document(&main_document()).unwrap();
+        let files: Vec<&str> = main.iter().map(|f| f.suffix).collect();
+        assert_eq!(files, ["-throughput", "-cpu", "-latency"]);
+        // The throughput chart: snodo's http_call_c64 bar is 92/15 of
+        // tower-mcp's.
+        let svg = chart::render(&main[0].chart);
+        let widths: Vec<(f64, f64)> = bars(&svg);
+        assert_eq!(widths[0].0, 92_000.0);
+        assert_eq!(widths[1].0, 15_000.0);
+        assert!((widths[0].1 / widths[1].1 - 92.0 / 15.0).abs() < 1e-3);
+        assert!(figures::of_document(&json!({"other": 1})).is_err());
+    }
+
+    #[test]
+    fn an_earlier_document_claims_no_validator() {
+        let mut doc = main_document();
+        for run in doc["runs"].as_array_mut().unwrap() {
+            run.as_object_mut().unwrap().remove("validator");
+        }
+        doc.as_object_mut().unwrap().remove("provenance");
+        let svg = chart::render(&figures::of_document(&doc).unwrap()[0].chart);
+        assert!(svg.contains("HTTP tools/call, arguments validated, c=64"));
+        assert!(!svg.contains("full JSON Schema"));
+        assert!(!svg.contains("· Full"));
+        assert!(svg.contains("no commit, toolchain or machine recorded"));
+    }
+
+    #[test]
+    fn images_link_each_chart() {
+        let charts = vec![("bridge.svg".to_string(), "The bridge's cost")];
+        assert_eq!(
+            images(&charts, "results/"),
+            "![The bridge's cost](results/bridge.svg)\n"
+        );
     }
 }
