@@ -66,6 +66,8 @@ leg "several nodes: faults (restarts the local Redis and PostgreSQL, one test at
 leg "callgrind: instructions per request within 5 % of bench/callgrind-baseline.json" \
     scripts/callgrind.sh
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
+leg "the benchmark harness's own checks (its documents, provenance and charts)" \
+    cargo test -p snodo-bench
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
 leg ".ci/run refuses a skip variable at once, naming it" ci_refuses_skips
