@@ -312,7 +312,8 @@ async fn check_resource_server(p: &Provider, url: &str) {
         challenge(&answer.1)
     );
 
-    // A hundred malformed Authorization headers: 400 or 401, never 5xx.
+    // A hundred malformed Authorization headers: 400 or 401, never 5xx;
+    // one longer than 8 KiB is exactly 400 `invalid_request`.
     let mut malformed: Vec<String> = vec![
         "Bearer".into(),
         "Bearer ".into(),
@@ -352,6 +353,12 @@ async fn check_resource_server(p: &Provider, url: &str) {
             continue;
         };
         let (status, _, body) = mcp(url, Some(value), "tools/list", json!({})).await;
+        if value.len() > snodo::transport::http::oauth::MAX_AUTHORIZATION_BYTES {
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{value:.20}");
+            let error: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(error["error"], "invalid_request");
+            continue;
+        }
         assert!(
             status == StatusCode::BAD_REQUEST || status == StatusCode::UNAUTHORIZED,
             "{value:?}: {status} {}",

@@ -138,7 +138,8 @@ async fn lists_can_hide_what_the_grant_does_not_cover() {
     );
 }
 
-/// Accepts `reader-token` (demo:read) and `writer-token` (both scopes).
+/// Accepts `reader-token` (demo:read), `writer-token` (both scopes) and
+/// any token of more than 1 000 `a`s (demo:read).
 #[derive(Debug)]
 struct Fixed;
 
@@ -148,6 +149,9 @@ impl TokenVerifier for Fixed {
             match token {
                 "reader-token" => Ok(Principal::new("r").with_scopes(["demo:read"])),
                 "writer-token" => Ok(Principal::new("w").with_scopes(["demo:read", "files:write"])),
+                t if t.len() > 1000 && t.bytes().all(|b| b == b'a') => {
+                    Ok(Principal::new("long").with_scopes(["demo:read"]))
+                }
                 _ => Err(VerifyError::Invalid("unknown".into())),
             }
         })
@@ -238,6 +242,54 @@ async fn the_listener_answers_401_403_and_serves_the_metadata() {
     assert_eq!(status, StatusCode::OK);
     let (status, challenge, _) = post(&url, Some("Bearer a b"), "read").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        challenge.contains(r#"error="invalid_request""#),
+        "{challenge}"
+    );
+    drop(stop);
+}
+
+#[tokio::test]
+async fn an_authorization_header_of_8192_bytes_is_served_and_one_of_8193_is_400_invalid_request() {
+    use snodo::transport::http::oauth::MAX_AUTHORIZATION_BYTES;
+    assert_eq!(MAX_AUTHORIZATION_BYTES, 8192);
+    let bound = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", bound.local_addr().unwrap());
+    let rs = ResourceServer::builder(&url)
+        .authorization_server("http://127.0.0.1:1")
+        .verifier(Fixed)
+        .build()
+        .unwrap();
+    let listener = HttpListener::from_listener(
+        &builder().build().unwrap(),
+        bound,
+        HttpOptions::new().oauth(rs),
+    )
+    .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(listener.run(async move {
+        let _ = stopped.await;
+    }));
+
+    // "Bearer " is 7 bytes: 8 185 `a`s make a header value of 8 192 bytes.
+    let longest = format!("Bearer {}", "a".repeat(8185));
+    assert_eq!(longest.len(), 8192);
+    let (status, _, body) = post(&url, Some(&longest), "read").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "read", "{body}");
+
+    let over = format!("Bearer {}", "a".repeat(8186));
+    assert_eq!(over.len(), 8193);
+    let (status, challenge, body) = post(&url, Some(&over), "read").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({
+            "error": "invalid_request",
+            "error_description": "the Authorization header is too long"
+        })
+    );
     assert!(
         challenge.contains(r#"error="invalid_request""#),
         "{challenge}"
