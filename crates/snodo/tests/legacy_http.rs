@@ -411,6 +411,64 @@ async fn a_broken_stream_resumes_from_last_event_id() {
 }
 
 #[tokio::test]
+async fn a_last_event_id_of_64_visible_characters_resumes_and_one_of_65_or_none_is_400() {
+    let run = start(HttpOptions::default()).await;
+    let sid = run.initialize(json!({})).await;
+    let mut events = run.stream(&sid, r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"steps","_meta":{"progressToken":"p"}}}"#).await;
+    let _priming = events.next().await.unwrap();
+    let first = events.next().await.unwrap();
+    let last_id = first.id.clone().unwrap();
+    drop(events);
+
+    // `<stream>-<seq>` with the stream number padded by zeros to a given
+    // length names the same event.
+    let (stream, seq) = last_id.split_once('-').unwrap();
+    let padded = |len: usize| format!("{stream:0>width$}-{seq}", width = len - seq.len() - 1);
+    let longest = padded(64);
+    assert_eq!(longest.len(), 64);
+    let response = run
+        .send(
+            Method::GET,
+            &[
+                ("mcp-session-id", &sid),
+                ("mcp-protocol-version", V),
+                ("last-event-id", &longest),
+            ],
+            "",
+        )
+        .await;
+    let mut resumed = Events::new(response);
+    let mut seen = Vec::new();
+    while let Some(event) = resumed.next().await {
+        seen.push(serde_json::from_str::<Value>(&event.data).unwrap());
+    }
+    let progress: Vec<&Value> = seen
+        .iter()
+        .filter_map(|f| f["params"].get("progress"))
+        .collect();
+    assert_eq!(progress, [&json!(2), &json!(3)], "{seen:?}");
+
+    let refusal = json!({"jsonrpc": "2.0", "error": {"code": -32600,
+        "message": "Bad Request: Last-Event-ID must be 1 to 64 visible ASCII characters"}});
+    for id in [padded(65), String::new()] {
+        let response = run
+            .send(
+                Method::GET,
+                &[
+                    ("mcp-session-id", &sid),
+                    ("mcp-protocol-version", V),
+                    ("last-event-id", &id),
+                ],
+                "",
+            )
+            .await;
+        let (status, _, body) = read_json(response).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{id:?}");
+        assert_eq!(body, refusal, "{id:?}");
+    }
+}
+
+#[tokio::test]
 async fn the_standalone_stream_carries_updates_and_list_changes() {
     let run = start(HttpOptions::default()).await;
     let sid = run.initialize(json!({})).await;
