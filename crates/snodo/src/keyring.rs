@@ -241,7 +241,15 @@ impl Keyring {
     /// A keyring from an environment variable holding the same lines
     /// (newlines or `;` between keys).
     pub fn from_env(var: &str) -> Result<Self, KeyringError> {
-        let text = std::env::var(var).map_err(|_| KeyringError(format!("${var} is not set")))?;
+        Self::from_lookup(var, |name| std::env::var(name).ok())
+    }
+
+    /// [`Keyring::from_env`] with the variable read by `lookup`.
+    fn from_lookup(
+        var: &str,
+        lookup: impl FnOnce(&str) -> Option<String>,
+    ) -> Result<Self, KeyringError> {
+        let text = lookup(var).ok_or_else(|| KeyringError(format!("${var} is not set")))?;
         Self::parse(&text.replace(';', "\n")).map_err(|e| KeyringError(format!("${var}: {e}")))
     }
 
@@ -408,6 +416,48 @@ mod tests {
             let error = Keyring::parse(&text).unwrap_err().to_string();
             assert!(error.contains(needle), "{error:?} should say {needle:?}");
         }
+    }
+
+    #[test]
+    fn a_secret_of_1024_bytes_is_taken_and_one_of_1025_is_refused() {
+        assert_eq!(MAX_SECRET, 1024);
+        let longest = format!("big={}\n", STANDARD.encode([7u8; 1024]));
+        let ring = Keyring::parse(&longest).unwrap();
+        assert_eq!(ring.snapshot()[0].secret, [7u8; 1024]);
+        assert!(Keyring::single("big", [7u8; 1024]).is_ok());
+
+        let over = format!("big={}\n", STANDARD.encode([7u8; 1025]));
+        let refusal = r#"key "big": secrets must be at most 1024 bytes"#;
+        assert_eq!(Keyring::parse(&over).unwrap_err().to_string(), refusal);
+        assert_eq!(
+            Keyring::single("big", [7u8; 1025]).unwrap_err().to_string(),
+            refusal
+        );
+    }
+
+    #[test]
+    fn a_variable_of_keys_separated_by_semicolons_gives_each_key_and_the_last_seals() {
+        let value = format!(
+            "old={};new={}",
+            STANDARD.encode([1u8; 32]),
+            STANDARD.encode([2u8; 32])
+        );
+        let ring = Keyring::from_lookup("SNODO_KEYS", |name| {
+            assert_eq!(name, "SNODO_KEYS");
+            Some(value)
+        })
+        .unwrap();
+        assert_eq!(ring.ids(), ["old", "new"]);
+        assert_eq!(ring.sealing_id(), "new");
+        assert_eq!(ring.snapshot()[1].secret, [2u8; 32]);
+
+        let unset = Keyring::from_lookup("SNODO_KEYS", |_| None).unwrap_err();
+        assert_eq!(unset.to_string(), "$SNODO_KEYS is not set");
+        let short = Keyring::from_lookup("SNODO_KEYS", |_| Some("a=AAAA".into())).unwrap_err();
+        assert_eq!(
+            short.to_string(),
+            r#"$SNODO_KEYS: key "a": secrets must be at least 32 bytes"#
+        );
     }
 
     #[test]
