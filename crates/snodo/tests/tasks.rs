@@ -768,8 +768,14 @@ async fn a_flood_of_ten_thousand_tasks_from_one_principal_leaves_the_others_thei
 
 #[tokio::test]
 async fn task_records_are_bounded_in_size() {
+    use snodo::task::{MAX_TASK_ANSWER_BYTES, MAX_TASK_RESULT_BYTES, MAX_TASK_WORK_BYTES};
+    assert_eq!(MAX_TASK_WORK_BYTES, 256 * 1024);
+    assert_eq!(MAX_TASK_ANSWER_BYTES, 256 * 1024);
+    assert_eq!(MAX_TASK_RESULT_BYTES, 1024 * 1024);
+
+    // Arguments over 256 KiB: -32602, and no task.
     let server = server_with(TaskOptions::memory());
-    let big = "x".repeat(snodo::task::MAX_TASK_WORK_BYTES);
+    let big = "x".repeat(MAX_TASK_WORK_BYTES);
     let call = request(
         1,
         "tools/call",
@@ -785,6 +791,60 @@ async fn task_records_are_bounded_in_size() {
             .contains("at most 262144 bytes"),
         "{r}"
     );
+
+    // Answers over 256 KiB: -32602, nothing taken, the question still open.
+    let created = send(
+        &server,
+        &request(2, "tools/call", r#"{"name":"confirm"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let waiting = poll_until(&server, &id, |r| r["status"] != "working").await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let pad = "x".repeat(MAX_TASK_ANSWER_BYTES);
+    let r = send(&server, &request(3, "tasks/update", &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"accept","content":{{"ok":true,"pad":"{pad}"}}}}}}}}"#), DECLARED)).await;
+    assert_eq!(
+        r["error"],
+        json!({"code": -32602,
+            "message": "inputResponses would take the task's answers past 262144 bytes"}),
+        "{r:.200}"
+    );
+    let still = poll_until(&server, &id, |_| true).await;
+    assert_eq!(still["status"], "input_required", "{still}");
+    let r = send(&server, &request(4, "tasks/update", &format!(r#"{{"taskId":"{id}","inputResponses":{{"ok":{{"action":"accept","content":{{"ok":true}}}}}}}}"#), DECLARED)).await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "confirmed: Some(true)"
+    );
+
+    // An outcome over 1 MiB: the task ends failed with -32603.
+    let server = Server::builder("tasks", "1.0.0")
+        .tool(
+            from_fn("huge", |_, _| async {
+                Ok(ToolResult::text("x".repeat(MAX_TASK_RESULT_BYTES)))
+            })
+            .task_support(TaskSupport::Required),
+        )
+        .tasks(TaskOptions::memory())
+        .build()
+        .unwrap();
+    let created = send(
+        &server,
+        &request(5, "tools/call", r#"{"name":"huge"}"#, DECLARED),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let done = poll_until(&server, &id, terminal).await;
+    assert_eq!(done["status"], "failed", "{done:.200}");
+    assert_eq!(
+        done["error"],
+        json!({"code": -32603,
+            "message": "The task's outcome is larger than 1048576 bytes, the most a task keeps"}),
+        "{done:.200}"
+    );
+    assert!(done.get("result").is_none(), "{done:.200}");
 }
 
 #[test]
