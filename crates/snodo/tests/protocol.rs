@@ -541,6 +541,72 @@ async fn pagination_walks_every_tool_once() {
     assert_eq!(bad["error"]["code"], -32602);
 }
 
+#[tokio::test]
+async fn a_default_server_pages_150_tools_as_100_then_50_and_refuses_a_cursor_over_2048_bytes() {
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    let mut builder = Server::builder("many", "1");
+    for i in 0..150 {
+        let name: &'static str = Box::leak(format!("t{i:03}").into_boxed_str());
+        builder = builder.tool(fixture(name, json!({"type": "object"}), None, |_| {
+            Ok("x".into())
+        }));
+    }
+    let server = builder.build().unwrap();
+    let list = |id: i64, cursor: Option<&str>| {
+        let mut params = json!({"_meta": meta_with(json!({}))});
+        if let Some(c) = cursor {
+            params["cursor"] = json!(c);
+        }
+        send(
+            &server,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params}),
+        )
+    };
+    let names = |r: &Value| -> Vec<String> {
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let first = list(1, None).await;
+    assert_response(&first, "ListToolsResult");
+    let want: Vec<String> = (0..100).map(|i| format!("t{i:03}")).collect();
+    assert_eq!(names(&first), want);
+    let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
+
+    let second = list(2, Some(&cursor)).await;
+    assert_response(&second, "ListToolsResult");
+    let want: Vec<String> = (100..150).map(|i| format!("t{i:03}")).collect();
+    assert_eq!(names(&second), want);
+    assert!(second["result"].get("nextCursor").is_none(), "{second}");
+
+    // The same cursor with spaces after its JSON, to exactly 2 048 bytes,
+    // still leads to the second page; one byte more is refused.
+    let (prefix, body) = cursor.split_at(cursor.find('.').unwrap() + 1);
+    let mut json = URL_SAFE_NO_PAD.decode(body).unwrap();
+    let padded = |json: &[u8]| format!("{prefix}{}", URL_SAFE_NO_PAD.encode(json));
+    while padded(&json).len() < 2048 {
+        json.push(b' ');
+    }
+    let longest = padded(&json);
+    assert_eq!(longest.len(), 2048);
+    assert_eq!(names(&list(3, Some(&longest)).await), names(&second));
+    json.push(b' ');
+    let over = padded(&json);
+    assert_eq!(over.len(), 2049);
+    let refused = list(4, Some(&over)).await;
+    assert_eq!(
+        refused,
+        json!({"jsonrpc": "2.0", "id": 4,
+            "error": {"code": -32602, "message": "Invalid pagination cursor"}})
+    );
+}
+
 #[test]
 fn registration_errors_name_the_tool_and_the_rule() {
     let build = |name: &'static str, schema: Value| {
