@@ -166,6 +166,67 @@ async fn five_thousand_sessions_from_one_address_leave_another_address_room() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_default_listener_holds_4096_sessions_and_refuses_the_4097th_until_one_idles_two_minutes()
+{
+    use snodo::transport::http::{
+        DEFAULT_IDLE_UNDER_PRESSURE, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE, UNFINISHED_GRACE,
+    };
+    assert_eq!(DEFAULT_MAX_SESSIONS, 4096);
+    assert_eq!(DEFAULT_MAX_SESSIONS_PER_SHARE, 256);
+    assert_eq!(DEFAULT_SESSION_IDLE, Duration::from_secs(30 * 60));
+    assert_eq!(DEFAULT_IDLE_UNDER_PRESSURE, Duration::from_secs(2 * 60));
+    assert_eq!(UNFINISHED_GRACE, Duration::from_secs(5));
+    assert_eq!(
+        format!("{:?}", MemorySessions::default()),
+        "MemorySessions { len: 0, max: 4096, max_per_share: 256, idle: 1800s }"
+    );
+
+    let server = legacy_support::server(Duration::from_secs(5));
+    let listener = HttpListener::bind(&server, "127.0.0.1:0".parse().unwrap(), HttpOptions::new())
+        .await
+        .expect("bind 127.0.0.1:0");
+    let url = listener.url();
+    let (_stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(listener.run(async {
+        let _ = stopped.await;
+    }));
+
+    // Sixteen addresses fill their shares of 256: 4 096 finished handshakes.
+    let fills = (1..=16).map(|n| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let client = client_from(&format!("127.0.0.{n}"));
+            let mut opened = 0;
+            for _ in 0..256 / 8 {
+                let batch = (0..8).map(|_| open_session(&client, &url));
+                for o in futures_util::future::join_all(batch).await {
+                    assert_eq!(o.status, StatusCode::OK, "127.0.0.{n}: {}", o.body);
+                    opened += 1;
+                }
+            }
+            opened
+        })
+    });
+    let mut opened = 0;
+    for fill in futures_util::future::join_all(fills).await {
+        opened += fill.unwrap();
+    }
+    assert_eq!(opened, 4096);
+
+    // A seventeenth address, its share empty, meets the full table. Every
+    // session is finished and busy a moment ago: the first gives way after
+    // two idle minutes, not the 30 min idle expiry.
+    let o = open_session(&client_from("127.0.0.17"), &url).await;
+    assert_eq!(o.status, StatusCode::SERVICE_UNAVAILABLE, "{}", o.body);
+    assert_eq!(
+        o.body["error"]["message"],
+        "Service unavailable: too many open sessions (at most 4096)"
+    );
+    let after = o.retry_after.expect("a 503 says when to come back");
+    assert!((100..=120).contains(&after), "Retry-After: {after}");
+}
+
 /// The resident memory of this process, in KiB.
 fn rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
