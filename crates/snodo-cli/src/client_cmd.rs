@@ -48,7 +48,8 @@ Exit codes (client commands):
   1  the tool returned a result with isError: true
   2  bad command line
   3  the server answered with a JSON-RPC error
-  4  connection failure (cannot start or reach the server, connection lost)
+  4  connection failure (cannot start or reach the server, connection lost,
+     an HTTP answer that is not JSON-RPC)
   5  a request timed out
   6  the server broke the protocol, or asked for input the CLI cannot give
   7  not authorized: the server refused the credentials (snodo login TARGET)
