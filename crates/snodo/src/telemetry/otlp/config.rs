@@ -348,6 +348,62 @@ mod tests {
     }
 
     #[test]
+    fn http_json_is_refused_naming_the_variable() {
+        let base = ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318");
+        let err = read(&[base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "OpenTelemetry export: OTEL_EXPORTER_OTLP_PROTOCOL=http/json is not supported (http/protobuf)"
+        );
+        let err = read(&[base, ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "OpenTelemetry export: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json is not supported (http/protobuf)"
+        );
+        let ok = read(&[base, ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")]).unwrap();
+        assert!(ok.unwrap().traces.is_some());
+    }
+
+    #[test]
+    fn traces_exporter_none_with_an_endpoint_exports_no_traces() {
+        let c = read(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+            ("OTEL_TRACES_EXPORTER", "none"),
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(c.traces.is_none());
+        assert_eq!(c.metrics.unwrap().url, "http://127.0.0.1:4318/v1/metrics");
+        // An endpoint given in code (`Exporter::to_endpoint`) too.
+        let none = |name: &str| (name == "OTEL_TRACES_EXPORTER").then(|| "none".to_owned());
+        let c = Config::read(&none, Some("http://127.0.0.1:4318"), "svc")
+            .unwrap()
+            .unwrap();
+        assert!(c.traces.is_none());
+        assert!(c.metrics.is_some());
+    }
+
+    #[test]
+    fn an_empty_environment_gives_a_10_s_timeout_and_a_queue_of_2048_spans() {
+        let c = Config::read(&|_| None, Some("http://127.0.0.1:4318"), "svc")
+            .unwrap()
+            .unwrap();
+        let traces = c.traces.unwrap();
+        assert_eq!(traces.url, "http://127.0.0.1:4318/v1/traces");
+        assert_eq!(traces.timeout, Duration::from_secs(10));
+        assert_eq!(c.metrics.unwrap().timeout, Duration::from_secs(10));
+        assert_eq!(
+            c.batching,
+            Batching {
+                delay: Duration::from_secs(5),
+                max_queue: 2048,
+                max_batch: 512,
+            }
+        );
+        assert_eq!(c.metric_interval, Duration::from_secs(60));
+    }
+
+    #[test]
     fn the_resource_names_the_service_once() {
         let c = read(&[
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
