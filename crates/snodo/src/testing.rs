@@ -66,13 +66,18 @@ pub const SKIPPED_LOG: &str = "SNODO_SKIPPED_LOG";
 /// assert!(!snodo::testing::skip("SNODO_SKIP_NOTHING_HERE"));
 /// ```
 pub fn skip(variable: &str) -> bool {
-    if std::env::var(variable).as_deref() != Ok("1") {
+    skip_with(variable, |name| std::env::var_os(name))
+}
+
+/// [`skip`] with the variables read by `env`.
+fn skip_with(variable: &str, env: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    if env(variable).as_deref() != Some(std::ffi::OsStr::new("1")) {
         return false;
     }
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
     eprintln!("skipped: {test} ({variable}=1)");
-    if let Some(path) = std::env::var_os(SKIPPED_LOG) {
+    if let Some(path) = env(SKIPPED_LOG) {
         use std::io::Write as _;
         let written = std::fs::OpenOptions::new()
             .create(true)
@@ -87,4 +92,49 @@ pub fn skip(variable: &str) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn only_the_value_1_skips_and_a_skip_is_recorded_in_the_skipped_log() {
+        let dir = std::env::temp_dir().join(format!("snodo-skip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("skipped");
+        let _ = std::fs::remove_file(&log);
+        let env = |value: Option<&str>| {
+            let log = log.clone();
+            let value = value.map(OsString::from);
+            move |name: &str| match name {
+                "SNODO_SKIP_THING" => value.clone(),
+                SKIPPED_LOG => Some(log.clone().into_os_string()),
+                _ => None,
+            }
+        };
+
+        for value in [
+            None,
+            Some("0"),
+            Some(""),
+            Some("true"),
+            Some("yes"),
+            Some(" 1"),
+        ] {
+            assert!(!skip_with("SNODO_SKIP_THING", env(value)), "{value:?}");
+        }
+        assert!(!log.exists(), "nothing skipped, nothing recorded");
+
+        assert!(skip_with("SNODO_SKIP_THING", env(Some("1"))));
+        assert!(skip_with("SNODO_SKIP_THING", env(Some("1"))));
+        let test =
+            "testing::tests::only_the_value_1_skips_and_a_skip_is_recorded_in_the_skipped_log";
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            format!("{test} (SNODO_SKIP_THING=1)\n{test} (SNODO_SKIP_THING=1)\n")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
