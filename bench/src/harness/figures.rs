@@ -298,6 +298,20 @@ fn ordered<'a>(map: &'a Value, order: &[&str]) -> Vec<&'a str> {
     names
 }
 
+/// The names of every map in `maps`, each once, in [`ordered`]'s order
+/// (`order` first, then the others as they come).
+fn union_of<'a>(maps: impl Iterator<Item = &'a Value>, order: &[&str]) -> Vec<String> {
+    let mut all: Vec<&str> = Vec::new();
+    for map in maps {
+        for name in ordered(map, order) {
+            if !all.contains(&name) {
+                all.push(name);
+            }
+        }
+    }
+    all.into_iter().map(str::to_string).collect()
+}
+
 /// The load names of `--telemetry` and `--bridge`, labelled.
 fn load_group(load: &str, bars: Vec<Bar>) -> Group {
     Group {
@@ -310,20 +324,10 @@ fn load_group(load: &str, bars: Vec<Bar>) -> Group {
 /// `--telemetry`: throughput and server CPU per request of each build.
 fn telemetry(t: &Value, doc: &Value) -> Figure {
     let loads = ordered(&t["loads"], &[]);
-    let variants: Vec<String> = {
-        let mut all: Vec<&str> = Vec::new();
-        for load in &loads {
-            for v in ordered(
-                &t["loads"][*load]["variants"],
-                &["before", "bare", "on", "exported", "sampled"],
-            ) {
-                if !all.contains(&v) {
-                    all.push(v);
-                }
-            }
-        }
-        all.into_iter().map(str::to_string).collect()
-    };
+    let variants = union_of(
+        loads.iter().map(|load| &t["loads"][*load]["variants"]),
+        &["before", "bare", "on", "exported", "sampled"],
+    );
     let panel = |title: &str, axis: &str, key: &str, ratio: bool| Panel {
         title: title.into(),
         axis: axis.into(),
@@ -387,20 +391,10 @@ fn telemetry(t: &Value, doc: &Value) -> Figure {
 /// `--bridge`: throughput and latency, direct and behind `snodo serve`.
 fn bridge(b: &Value, doc: &Value) -> Figure {
     let loads = ordered(&b["loads"], &[]);
-    let variants: Vec<String> = {
-        let mut all: Vec<&str> = Vec::new();
-        for load in &loads {
-            for v in ordered(
-                &b["loads"][*load],
-                &["direct", "bridge-stdio", "bridge-http"],
-            ) {
-                if !all.contains(&v) {
-                    all.push(v);
-                }
-            }
-        }
-        all.into_iter().map(str::to_string).collect()
-    };
+    let variants = union_of(
+        loads.iter().map(|load| &b["loads"][*load]),
+        &["direct", "bridge-stdio", "bridge-http"],
+    );
     let panel = |title: &str,
                  axis: &str,
                  levels: &[&str],
