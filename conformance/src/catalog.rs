@@ -28,7 +28,7 @@ impl Resource for Fixed {
     fn mime_type(&self) -> Option<&str> {
         Some(self.mime)
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let contents = match (self.text, self.blob) {
             (Some(text), _) => ResourceContents::text(req.uri, text),
             (_, Some(blob)) => ResourceContents::blob(req.uri, blob),
@@ -54,7 +54,7 @@ impl Resource for Template {
     fn mime_type(&self) -> Option<&str> {
         Some("application/json")
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let id = req.var("id").unwrap_or_default().to_string();
         let body = serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
         Ok(ResourceContents::text(req.uri, body.to_string())
@@ -96,7 +96,7 @@ impl Prompt for Fixture {
     fn arguments(&self) -> Vec<PromptArgument> {
         self.arguments.clone()
     }
-    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new((self.render)(&args)))
     }
     fn completes(&self) -> bool {

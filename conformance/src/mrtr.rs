@@ -244,7 +244,7 @@ impl Prompt for ContextPrompt {
     fn description(&self) -> Option<&str> {
         Some("Asks the user for context before rendering")
     }
-    async fn get(&self, _args: PromptArguments, cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, _args: PromptArguments, cx: Context) -> Result<PromptResult, HandlerError> {
         Ok(match accepted(&cx, "user_context", "context") {
             Some(context) => PromptResult::new([PromptMessage::user_text(format!("Prompt with context: {context}"))]),
             None => PromptResult::input_required(InputRequired::new().elicit_form(

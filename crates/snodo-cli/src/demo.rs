@@ -248,7 +248,7 @@ impl Resource for Readme {
     fn mime_type(&self) -> Option<&str> {
         Some("text/markdown")
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let text = "# snodo demo\n\nTools: greet, add, lookup, count, confirm_delete.\n\
                     Resources: demo://readme, demo://greetings/{name}.\nPrompts: introduce.\n";
         Ok(ResourceContents::text(req.uri, text)
@@ -273,7 +273,7 @@ impl Resource for Greetings {
     fn mime_type(&self) -> Option<&str> {
         Some("text/plain")
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let name = req.var("name").unwrap_or("stranger").to_string();
         Ok(ResourceContents::text(req.uri, format!("Hello, {name}!"))
             .with_mime_type("text/plain")
@@ -314,7 +314,7 @@ impl Prompt for Introduce {
     fn arguments(&self) -> Vec<PromptArgument> {
         vec![PromptArgument::required("name").with_description("Who to introduce")]
     }
-    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
         let name = args.get("name").unwrap_or_default();
         Ok(PromptResult::new([PromptMessage::user_text(format!(
             "Please introduce {name} in two sentences."

@@ -567,6 +567,26 @@ pub(crate) fn extract_params(
         .unzip()
 }
 
+/// `fn state_needs` gathering the state each parameter's extractor needs,
+/// so that `build()` refuses a server that was not given it.
+pub(crate) fn state_needs(sig: &FnSignature, input_ty: &TokenStream) -> TokenStream {
+    if sig.params.is_empty() {
+        return TokenStream::new();
+    }
+    let each = sig.params.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            __snodo_needs.extend(<#ty as ::snodo::extract::FromCall<#input_ty>>::state_needs());
+        }
+    });
+    quote! {
+        fn state_needs(&self) -> ::std::vec::Vec<::snodo::extract::StateNeed> {
+            let mut __snodo_needs = ::std::vec::Vec::new();
+            #(#each)*
+            __snodo_needs
+        }
+    }
+}
+
 /// `scopes = ["a", "b"]`: string literals, each a valid scope token.
 pub(crate) fn scopes_literal(input: ParseStream<'_>, key: &str) -> syn::Result<Vec<LitStr>> {
     let expr: Expr = input.parse()?;

@@ -122,7 +122,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// /// One page of the documentation.
 /// #[snodo::resource(uri_template = "docs://pages/{page}", mime_type = "text/markdown",
 ///                   complete = page_names)]
-/// async fn page(req: ReadRequest) -> Result<String, BoxError> {
+/// async fn page(req: ReadRequest) -> Result<String, HandlerError> {
 ///     // `page` names the struct now: a `let page` would be refused.
 ///     let name = req.var("page").unwrap_or_default();
 ///     Ok(format!("# {name}"))
@@ -173,7 +173,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `snodo::resource::IntoReadResult`: `ReadResult`, `ResourceContents`,
 /// `Vec<ResourceContents>`, `String` or `&'static str` (one text item at the
 /// URI read, with the declared `mime_type`), or `Result<T, E>` of one of them
-/// with `E: Into<BoxError>`. The other rules on the function are those of
+/// with `E: Into<HandlerError>`. The other rules on the function are those of
 /// [`macro@tool`].
 ///
 /// # What it emits
@@ -234,7 +234,7 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// most once, `snodo::prompt::PromptArguments` and `snodo::Context`. `R`
 /// implements `snodo::prompt::IntoPromptResult`: `PromptResult`,
 /// `Vec<PromptMessage>`, `PromptMessage`, `String` or `&'static str` (one user
-/// text message), or `Result<T, E>` of one of them with `E: Into<BoxError>`.
+/// text message), or `Result<T, E>` of one of them with `E: Into<HandlerError>`.
 /// The other rules on the function are those of [`macro@tool`].
 ///
 /// # What it emits

@@ -218,6 +218,7 @@ fn generate(attr: &PromptAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) 
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
     let scopes = common::required_scopes(attr.scopes.as_ref());
+    let needs = common::state_needs(sig, &quote!(::snodo::prompt::PromptArguments));
     let complete = completion(attr.complete.as_ref().map(|(_, path)| path));
 
     let args_var = Ident::new("__snodo_args", Span::call_site());
@@ -256,12 +257,13 @@ fn generate(attr: &PromptAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts) 
             #icons
             #meta
             #scopes
+            #needs
 
             async fn get(
                 &self,
                 #args_var: ::snodo::prompt::PromptArguments,
                 #cx_var: ::snodo::Context,
-            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::BoxError> {
+            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::HandlerError> {
                 #(#extract)*
                 let __snodo_output = #inner(#(#call_args),*).await;
                 #convert
@@ -291,7 +293,7 @@ fn stub(parts: &Parts) -> TokenStream {
                 &self,
                 _: ::snodo::prompt::PromptArguments,
                 _: ::snodo::Context,
-            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::BoxError> {
+            ) -> ::core::result::Result<::snodo::prompt::PromptResult, ::snodo::HandlerError> {
                 ::core::unreachable!()
             }
         }

@@ -176,6 +176,7 @@ fn generate(attr: &ResourceAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
     let scopes = common::required_scopes(attr.scopes.as_ref());
+    let needs = common::state_needs(sig, &quote!(::snodo::resource::ReadRequest));
     let complete = completion(attr.complete.as_ref().map(|(_, path)| path));
 
     let req_var = Ident::new("__snodo_req", Span::call_site());
@@ -222,12 +223,13 @@ fn generate(attr: &ResourceAttr, sig: &FnSignature, func: &ItemFn, parts: &Parts
             #icons
             #meta
             #scopes
+            #needs
 
             async fn read(
                 &self,
                 #req_var: ::snodo::resource::ReadRequest,
                 #cx_var: ::snodo::Context,
-            ) -> ::core::result::Result<::snodo::resource::ReadResult, ::snodo::BoxError> {
+            ) -> ::core::result::Result<::snodo::resource::ReadResult, ::snodo::HandlerError> {
                 #(#extract)*
                 let __snodo_uri: ::std::string::String = #req_var.uri;
                 let __snodo_mime_type = ::snodo::resource::Resource::mime_type(self);
@@ -259,7 +261,7 @@ fn stub(parts: &Parts) -> TokenStream {
                 &self,
                 _: ::snodo::resource::ReadRequest,
                 _: ::snodo::Context,
-            ) -> ::core::result::Result<::snodo::resource::ReadResult, ::snodo::BoxError> {
+            ) -> ::core::result::Result<::snodo::resource::ReadResult, ::snodo::HandlerError> {
                 ::core::unreachable!()
             }
         }

@@ -20,7 +20,7 @@ impl Prompt for Introduce {
     fn arguments(&self) -> Vec<PromptArgument> {
         vec![PromptArgument::required("name").with_description("Who to introduce")]
     }
-    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
         let name = args.get("name").unwrap_or_default();
         Ok(PromptResult::new([PromptMessage::user_text(format!(
             "Please introduce {name}."

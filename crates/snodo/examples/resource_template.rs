@@ -19,7 +19,7 @@ impl Resource for Greetings {
     fn mime_type(&self) -> Option<&str> {
         Some("text/plain")
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let name = req.var("name").unwrap_or("stranger").to_string();
         Ok(ResourceContents::text(req.uri, format!("Hello, {name}!"))
             .with_mime_type("text/plain")

@@ -43,7 +43,7 @@
 //! # });
 //! ```
 
-use std::any::type_name;
+use std::any::{TypeId, type_name};
 use std::fmt;
 
 use serde_json::Value;
@@ -82,6 +82,42 @@ use crate::{Context, Error};
 pub trait FromCall<I>: Sized {
     /// Produces the parameter, or rejects the call.
     fn from_call(input: &I, cx: &Context) -> Result<Self, Rejection>;
+
+    /// The registered state this parameter reads (none by default):
+    /// [`ServerBuilder::build`](crate::ServerBuilder::build) refuses a server
+    /// whose handlers need state it was not given, so a missing
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state) fails once, at
+    /// start, not on every call.
+    fn state_needs() -> Vec<StateNeed> {
+        Vec::new()
+    }
+}
+
+/// A type of state a handler needs, registered with
+/// [`ServerBuilder::state`](crate::ServerBuilder::state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StateNeed {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl StateNeed {
+    /// The need of a value of type `S`.
+    pub fn of<S: 'static>() -> Self {
+        Self {
+            id: TypeId::of::<S>(),
+            name: type_name::<S>(),
+        }
+    }
+
+    /// The type's name, for messages.
+    pub fn type_name(&self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn type_id(&self) -> TypeId {
+        self.id
+    }
 }
 
 /// Whether a tool parameter describes the tool's input schema.
@@ -187,8 +223,10 @@ impl InputSchema for Context {}
 /// handed to a handler by type.
 ///
 /// `S` is cloned for each call: wrap large or mutable state in an `Arc`. A
-/// handler asking for a type that was never registered fails with a JSON-RPC
-/// internal error naming the type.
+/// server whose handlers take a `State<S>` that was never registered is
+/// refused by [`ServerBuilder::build`](crate::ServerBuilder::build) (and by
+/// [`Server::add_tool`](crate::Server::add_tool) and its siblings), naming the
+/// type and the component.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct State<S>(pub S);
 
@@ -201,6 +239,10 @@ impl<I, S: Clone + Send + Sync + 'static> FromCall<I> for State<S> {
                 type_name::<S>()
             )))),
         }
+    }
+
+    fn state_needs() -> Vec<StateNeed> {
+        vec![StateNeed::of::<S>()]
     }
 }
 

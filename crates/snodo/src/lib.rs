@@ -118,7 +118,7 @@ pub mod wire;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub use client::Client;
 pub use context::{CancelSignal, Context, Principal, TransportInfo, TransportKind};
-pub use error::{BoxError, Error};
+pub use error::{BoxError, Error, HandlerError};
 pub use extract::State;
 pub use mrtr::InputRequired;
 pub use random::RandomUnavailable;
@@ -150,8 +150,8 @@ pub mod prelude {
     // `Args`, `Json`, `State` and `Error` stay out: axum, clap and anyhow
     // export the same names. Write `snodo::Args` and so on.
     pub use crate::{
-        Arguments, BoxError, CallResult, Content, Context, InputRequired, IntoCallResult, Server,
-        Tool, ToolResult,
+        Arguments, BoxError, CallResult, Content, Context, HandlerError, InputRequired,
+        IntoCallResult, Server, Tool, ToolResult,
     };
 }
 

@@ -119,7 +119,6 @@ fn server() -> Server {
         .state(Counter::default())
         .state(Greeting("Hello"))
         .tool(hit)
-        .tool(needs_missing)
         .tool(aliased)
         .tool(tenant)
         .tool(price)
@@ -173,18 +172,67 @@ async fn state_reaches_tools_resources_and_prompts_by_type() {
     );
 }
 
-#[tokio::test]
-async fn missing_state_is_an_internal_error_naming_the_type() {
-    let reply = send(
-        &server(),
-        "tools/call",
-        json!({"name": "needs_missing", "arguments": {}}),
-    )
-    .await;
-    assert_eq!(reply["error"]["code"], -32603, "{reply}");
-    let message = reply["error"]["message"].as_str().unwrap();
-    assert!(message.contains("`u128`"), "{message}");
+#[test]
+fn a_tool_taking_state_never_given_is_refused_at_build_naming_it_and_the_type() {
+    let refused = Server::builder("extract", "0.1.0")
+        .state(Counter::default())
+        .tool(needs_missing)
+        .build()
+        .expect_err("build refuses the server");
+    assert_eq!(
+        refused,
+        snodo::BuildError::MissingState {
+            kind: "tool",
+            name: "needs_missing".into(),
+            type_name: "u128",
+        }
+    );
+    let message = refused.to_string();
+    assert!(message.contains("`State<u128>`"), "{message}");
     assert!(message.contains("ServerBuilder::state"), "{message}");
+    // Given the state, the same tool builds.
+    let built = Server::builder("extract", "0.1.0")
+        .state(7u128)
+        .tool(needs_missing)
+        .build();
+    assert!(built.is_ok());
+}
+
+#[test]
+fn a_resource_or_prompt_taking_state_never_given_is_refused_at_build() {
+    let resource = Server::builder("extract", "0.1.0")
+        .resource(counter_value)
+        .build()
+        .expect_err("the resource needs a Counter");
+    assert!(
+        matches!(&resource, snodo::BuildError::MissingState { kind: "resource", type_name, .. }
+            if type_name.ends_with("Counter")),
+        "{resource:?}"
+    );
+    let prompt = Server::builder("extract", "0.1.0")
+        .prompt(welcome)
+        .build()
+        .expect_err("the prompt needs a Greeting");
+    assert!(
+        matches!(&prompt, snodo::BuildError::MissingState { kind: "prompt", name, type_name }
+            if name == "welcome" && type_name.ends_with("Greeting")),
+        "{prompt:?}"
+    );
+}
+
+#[test]
+fn a_component_added_at_runtime_is_checked_the_same_way() {
+    let server = Server::builder("extract", "0.1.0").build().unwrap();
+    let refused = server.add_tool(needs_missing).err();
+    assert!(
+        matches!(
+            &refused,
+            Some(snodo::BuildError::MissingState { kind: "tool", .. })
+        ),
+        "{refused:?}"
+    );
+    assert!(server.add_resource(counter_value).is_err());
+    assert!(server.add_prompt(welcome).is_err());
 }
 
 #[tokio::test]

@@ -225,7 +225,7 @@ impl Resource for Feed {
     fn name(&self) -> &str {
         "feed"
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         Ok(ResourceContents::text(req.uri, "item").into())
     }
 }

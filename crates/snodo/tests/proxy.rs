@@ -39,7 +39,7 @@ async fn broken(_args: Arguments) -> CallResult {
     input_schema = {"type": "object", "properties": {}}
 )]
 async fn refuse(_args: Arguments) -> CallResult {
-    Err(Box::new(
+    Err(snodo::HandlerError::protocol(
         snodo::Error::new(-32042, "not on Sundays").with_data(json!({"retryAfter": "Monday"})),
     ))
 }
@@ -464,7 +464,7 @@ impl snodo::resource::Resource for Numbered {
         &self,
         req: ReadRequest,
         _cx: Context,
-    ) -> Result<snodo::resource::ReadResult, snodo::BoxError> {
+    ) -> Result<snodo::resource::ReadResult, snodo::HandlerError> {
         Ok(snodo::resource::ResourceContents::text(req.uri, "n").into())
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
 use snodo::resource::{ReadRequest, ReadResult, Resource};
-use snodo::{Arguments, BoxError, CallResult, Context, Server, Tool, ToolResult};
+use snodo::{Arguments, CallResult, Context, HandlerError, Server, Tool, ToolResult};
 
 /// What the compiler does with a `tests/ui` case.
 enum Verdict {
@@ -199,7 +199,7 @@ impl Resource for DefinedResource {
     fn completes(&self) -> bool {
         self.completes
     }
-    async fn read(&self, _: ReadRequest, _: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, _: ReadRequest, _: Context) -> Result<ReadResult, HandlerError> {
         Err("unused".into())
     }
 }
@@ -220,7 +220,7 @@ impl Prompt for DefinedPrompt {
     fn completes(&self) -> bool {
         self.completes
     }
-    async fn get(&self, _: PromptArguments, _: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, _: PromptArguments, _: Context) -> Result<PromptResult, HandlerError> {
         Err("unused".into())
     }
 }

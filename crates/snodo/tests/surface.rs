@@ -31,7 +31,7 @@ impl Resource for Readme {
     fn size(&self) -> Option<u64> {
         Some(7)
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         Ok(ResourceContents::text(req.uri, "# Hello")
             .with_mime_type("text/markdown")
             .into())
@@ -47,7 +47,7 @@ impl Resource for Files {
     fn name(&self) -> &str {
         "files"
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         let path = req.var("path").unwrap_or_default().to_string();
         if path == "secret" {
             return Err(std::io::Error::other("disk detail").into());
@@ -79,7 +79,7 @@ impl Prompt for Introduce {
             PromptArgument::optional("tone"),
         ]
     }
-    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new([
             PromptMessage::user_text(format!(
                 "Introduce {}",
@@ -647,7 +647,7 @@ async fn build_refuses_conflicting_resources() {
         fn name(&self) -> &str {
             self.0
         }
-        async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+        async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
             Ok(ResourceContents::text(req.uri, "").into())
         }
     }
@@ -676,7 +676,7 @@ async fn build_refuses_conflicting_resources() {
         fn name(&self) -> &str {
             "bad"
         }
-        async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+        async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
             Ok(ResourceContents::text(req.uri, "").into())
         }
     }

@@ -371,7 +371,7 @@ impl Prompt for Hello {
         &self,
         _args: snodo::prompt::PromptArguments,
         _cx: Context,
-    ) -> Result<PromptResult, BoxError> {
+    ) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new([PromptMessage::user_text("Hello")]))
     }
 }

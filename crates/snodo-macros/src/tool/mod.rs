@@ -73,6 +73,7 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     let icons = optional_json("icons", attr.icons.as_ref());
     let meta = optional_json("meta", attr.meta.as_ref());
     let scopes = common::required_scopes(attr.scopes.as_ref());
+    let needs = common::state_needs(sig, &quote!(::snodo::Arguments));
     let task = attr.task.as_ref().map(|lit| {
         let variant = match lit.value().as_str() {
             "optional" => quote!(Optional),
@@ -132,6 +133,7 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
             #icons
             #meta
             #scopes
+            #needs
             #task
             #task_retries
 

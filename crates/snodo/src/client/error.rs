@@ -364,7 +364,9 @@ impl fmt::Display for ClientError {
 impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ClientError::Rpc { error, .. } => Some(error),
+            ClientError::Rpc { error, .. } => error
+                .cause()
+                .map(|c| c as &(dyn std::error::Error + 'static)),
             ClientError::Decode { source, .. } => Some(source),
             ClientError::Auth {
                 source: Some(source),

@@ -6,14 +6,14 @@
 //!
 //! ```
 //! use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
-//! use snodo::{BoxError, Context};
+//! use snodo::{Context, HandlerError};
 //!
 //! struct Introduce;
 //!
 //! impl Prompt for Introduce {
 //!     fn name(&self) -> &str { "introduce" }
 //!     fn arguments(&self) -> Vec<PromptArgument> { vec![PromptArgument::required("name")] }
-//!     async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+//!     async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
 //!         let name = args.get("name").unwrap_or_default();
 //!         Ok(PromptResult::new([PromptMessage::user_text(format!("Please introduce {name}."))]))
 //!     }
@@ -25,7 +25,7 @@ use std::future::Future;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::{Content, Context};
 
@@ -65,12 +65,20 @@ pub trait Prompt: Send + Sync + 'static {
         None
     }
 
+    /// The registered state the handler needs (see
+    /// [`FromCall::state_needs`](crate::extract::FromCall::state_needs)):
+    /// checked when the component is registered. `#[snodo::prompt]` lists what
+    /// its parameters need.
+    fn state_needs(&self) -> Vec<crate::extract::StateNeed> {
+        Vec::new()
+    }
+
     /// Renders the prompt. Required arguments are present.
     fn get(
         &self,
         args: PromptArguments,
         cx: Context,
-    ) -> impl Future<Output = Result<PromptResult, BoxError>> + Send;
+    ) -> impl Future<Output = Result<PromptResult, HandlerError>> + Send;
 
     /// Whether [`Prompt::complete`] offers values (advertises `completions`).
     fn completes(&self) -> bool {
@@ -247,7 +255,7 @@ impl PromptResult {
 /// | `Vec<PromptMessage>` | those messages |
 /// | [`PromptMessage`] | that one message |
 /// | `String`, `&str` | one user text message |
-/// | `Result<T, E>` with `T: IntoPromptResult`, `E: Into<BoxError>` | `T`'s outcome, or the error |
+/// | `Result<T, E>` with `T: IntoPromptResult`, `E: Into<HandlerError>` | `T`'s outcome, or the error |
 ///
 /// ```
 /// use snodo::prompt::{IntoPromptResult, PromptMessage, PromptResult};
@@ -259,45 +267,45 @@ impl PromptResult {
     message = "`{Self}` cannot be returned from a prompt",
     label = "`{Self}` does not implement `IntoPromptResult`",
     note = "return `PromptResult`, `Vec<PromptMessage>`, `PromptMessage`, `String`, `&'static str`, \
-            or a `Result<T, E>` of one of them whose error converts into `BoxError`"
+            or a `Result<T, E>` of one of them whose error converts into `HandlerError`"
 )]
 pub trait IntoPromptResult {
     /// Converts the value.
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError>;
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError>;
 }
 
 impl IntoPromptResult for PromptResult {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         Ok(self)
     }
 }
 
 impl IntoPromptResult for Vec<PromptMessage> {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new(self))
     }
 }
 
 impl IntoPromptResult for PromptMessage {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new([self]))
     }
 }
 
 impl IntoPromptResult for String {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new([PromptMessage::user_text(self)]))
     }
 }
 
 impl IntoPromptResult for &str {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         Ok(PromptResult::new([PromptMessage::user_text(self)]))
     }
 }
 
-impl<T: IntoPromptResult, E: Into<BoxError>> IntoPromptResult for Result<T, E> {
-    fn into_prompt_result(self) -> Result<PromptResult, BoxError> {
+impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<PromptResult, HandlerError> {
         match self {
             Ok(value) => value.into_prompt_result(),
             Err(error) => Err(error.into()),

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::naming::Naming;
 use crate::client::ClientError;
-use crate::error::{BoxError, code};
+use crate::error::{HandlerError, code};
 use crate::mrtr::InputRequired;
 use crate::prompt::{PromptMessage, PromptResult};
 use crate::protocol::keys;
@@ -17,10 +17,10 @@ use crate::{Content, Error};
 /// passed on as it is (code, message, data); any other failure (the
 /// backend is gone, timed out, broke the protocol) is an internal error
 /// naming the backend.
-pub(crate) fn error(id: &str, e: ClientError) -> BoxError {
+pub(crate) fn error(id: &str, e: ClientError) -> HandlerError {
     match e {
-        ClientError::Rpc { error, .. } => Box::new(error),
-        other => Box::new(Error::new(
+        ClientError::Rpc { error, .. } => HandlerError::protocol(error),
+        other => HandlerError::protocol(Error::new(
             code::INTERNAL_ERROR,
             format!("backend {id:?} failed: {other}"),
         )),
@@ -40,7 +40,7 @@ pub(crate) fn strip(map: &mut Map<String, Value>) {
 }
 
 /// The `input_required` answer of a backend, as the proxy's own.
-pub(crate) fn input_required(result: &Value) -> Result<InputRequired, BoxError> {
+pub(crate) fn input_required(result: &Value) -> Result<InputRequired, HandlerError> {
     let mut out = InputRequired::new();
     if let Some(Value::Object(requests)) = result.get("inputRequests") {
         for (key, request) in requests {
@@ -59,8 +59,8 @@ pub(crate) fn input_required(result: &Value) -> Result<InputRequired, BoxError> 
 }
 
 /// A backend result that broke the protocol.
-pub(crate) fn protocol(message: String) -> BoxError {
-    Box::new(Error::new(
+pub(crate) fn protocol(message: String) -> HandlerError {
+    HandlerError::protocol(Error::new(
         code::INTERNAL_ERROR,
         format!("the backend sent a malformed result: {message}"),
     ))
@@ -68,7 +68,7 @@ pub(crate) fn protocol(message: String) -> BoxError {
 
 /// A `resources/read` result, its URIs as the proxy's clients see them (an
 /// `input_required` answer never reaches here: the forwarder takes it).
-pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, BoxError> {
+pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, HandlerError> {
     let Value::Object(mut map) = result else {
         return Err(protocol("a read result that is not an object".into()));
     };
@@ -97,7 +97,7 @@ pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, 
 
 /// A `prompts/get` result (an `input_required` answer never reaches here:
 /// the forwarder takes it).
-pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, BoxError> {
+pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, HandlerError> {
     let Value::Object(mut map) = result else {
         return Err(protocol("a prompt result that is not an object".into()));
     };
@@ -140,11 +140,12 @@ mod tests {
                 status: None,
             },
         );
-        let e = e.downcast::<Error>().unwrap();
+        let e = e.as_protocol().expect("a protocol error");
         assert_eq!((e.code(), e.message()), (-32602, "Unknown tool: nope"));
         assert_eq!(e.data(), Some(&json!({"x": 1})));
         let gone = ClientError::invalid_argument("closed");
-        let e = error("demo", gone).downcast::<Error>().unwrap();
+        let e = error("demo", gone);
+        let e = e.as_protocol().expect("a protocol error");
         assert_eq!(e.code(), -32603);
         assert!(
             e.message().contains("backend \"demo\" failed"),

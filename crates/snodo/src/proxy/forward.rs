@@ -13,7 +13,7 @@ use super::convert;
 use super::naming::Naming;
 use super::relay::{self, Relay};
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
 use crate::protocol::LogLevel;
@@ -68,7 +68,7 @@ async fn run<F>(
     link: &Link,
     cx: &Context,
     make: impl FnOnce(RequestOptions) -> F,
-) -> Result<Result<Value, InputRequired>, BoxError>
+) -> Result<Result<Value, InputRequired>, HandlerError>
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
@@ -84,7 +84,7 @@ where
             })?;
             if let Some((key, reply)) = flight.waiting.take() {
                 let Some(answer) = cx.input_response(&key) else {
-                    return Err(Box::new(Error::invalid_params(format!(
+                    return Err(HandlerError::protocol(Error::invalid_params(format!(
                         "inputResponses has no answer {key:?}"
                     ))));
                 };
@@ -132,13 +132,13 @@ where
                     }
                     Ok(Ok(value)) => Ok(Ok(value)),
                     Ok(Err(e)) => Err(convert::error(&link.id, e)),
-                    Err(e) => Err(Box::new(Error::internal(format!(
+                    Err(e) => Err(HandlerError::protocol(Error::internal(format!(
                         "the request to backend {:?} ended: {e}", link.id
                     )))),
                 };
             }
             () = cx.cancellation().cancelled() => {
-                return Err(Box::new(Error::internal("the request was cancelled")));
+                return Err(HandlerError::protocol(Error::internal("the request was cancelled")));
             }
         }
     }
@@ -247,7 +247,7 @@ impl Prompt for ForwardPrompt {
         self.listed.get("_meta").cloned()
     }
 
-    async fn get(&self, args: PromptArguments, cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, cx: Context) -> Result<PromptResult, HandlerError> {
         let arguments: Map<String, Value> = args
             .iter()
             .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
@@ -335,10 +335,10 @@ impl Resource for ForwardResource {
         self.listed.get("_meta").cloned()
     }
 
-    async fn read(&self, req: ReadRequest, cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, cx: Context) -> Result<ReadResult, HandlerError> {
         let naming = &self.link.naming;
         let Some(uri) = naming.backend_uri(&req.uri) else {
-            return Err(Box::new(Error::invalid_params(format!(
+            return Err(HandlerError::protocol(Error::invalid_params(format!(
                 "{:?} is not a resource of backend {:?}",
                 req.uri, self.link.id
             ))));

@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
-//! use snodo::{BoxError, Context};
+//! use snodo::{Context, HandlerError};
 //!
 //! struct Greeting;
 //!
@@ -14,7 +14,7 @@
 //!     fn uri_template(&self) -> Option<&str> { Some("demo://greetings/{name}") }
 //!     fn name(&self) -> &str { "greeting" }
 //!     fn mime_type(&self) -> Option<&str> { Some("text/plain") }
-//!     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+//!     async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
 //!         let name = req.var("name").unwrap_or("stranger");
 //!         Ok(ResourceContents::text(&req.uri, format!("Hello, {name}!")).into())
 //!     }
@@ -29,7 +29,7 @@ use std::future::Future;
 use serde_json::{Map, Value};
 
 use crate::Context;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::protocol::CacheHints;
 
@@ -90,13 +90,21 @@ pub trait Resource: Send + Sync + 'static {
         None
     }
 
+    /// The registered state the handler needs (see
+    /// [`FromCall::state_needs`](crate::extract::FromCall::state_needs)):
+    /// checked when the component is registered. `#[snodo::resource]` lists what
+    /// its parameters need.
+    fn state_needs(&self) -> Vec<crate::extract::StateNeed> {
+        Vec::new()
+    }
+
     /// Reads the resource. For a template, `req.vars` holds the matched
     /// variables, percent-decoded once.
     fn read(
         &self,
         req: ReadRequest,
         cx: Context,
-    ) -> impl Future<Output = Result<ReadResult, BoxError>> + Send;
+    ) -> impl Future<Output = Result<ReadResult, HandlerError>> + Send;
 
     /// Whether [`Resource::complete`] offers values (advertises `completions`).
     fn completes(&self) -> bool {
@@ -255,7 +263,7 @@ impl From<Vec<ResourceContents>> for ReadResult {
 /// | [`ResourceContents`] | one item of contents |
 /// | `Vec<ResourceContents>` | those contents |
 /// | `String`, `&str` | one text item at the URI that was read, with the resource's MIME type |
-/// | `Result<T, E>` with `T: IntoReadResult`, `E: Into<BoxError>` | `T`'s outcome, or the error |
+/// | `Result<T, E>` with `T: IntoReadResult`, `E: Into<HandlerError>` | `T`'s outcome, or the error |
 ///
 /// A conversion learns which URI was read and the resource's declared MIME
 /// type (the macro passes `ReadRequest::uri` and [`Resource::mime_type`]);
@@ -279,12 +287,16 @@ impl From<Vec<ResourceContents>> for ReadResult {
     message = "`{Self}` cannot be returned from a resource read",
     label = "`{Self}` does not implement `IntoReadResult`",
     note = "return `ReadResult`, `ResourceContents`, `Vec<ResourceContents>`, `String`, `&'static str`, \
-            or a `Result<T, E>` of one of them whose error converts into `BoxError`"
+            or a `Result<T, E>` of one of them whose error converts into `HandlerError`"
 )]
 pub trait IntoReadResult {
     /// Converts the value. `uri` is the URI that was read and `mime_type` the
     /// resource's declared MIME type.
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError>;
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResult, HandlerError>;
 }
 
 impl IntoReadResult for ReadResult {
@@ -292,7 +304,7 @@ impl IntoReadResult for ReadResult {
         self,
         _uri: &str,
         _mime_type: Option<&str>,
-    ) -> Result<ReadResult, BoxError> {
+    ) -> Result<ReadResult, HandlerError> {
         Ok(self)
     }
 }
@@ -302,7 +314,7 @@ impl IntoReadResult for ResourceContents {
         self,
         _uri: &str,
         _mime_type: Option<&str>,
-    ) -> Result<ReadResult, BoxError> {
+    ) -> Result<ReadResult, HandlerError> {
         Ok(self.into())
     }
 }
@@ -312,13 +324,17 @@ impl IntoReadResult for Vec<ResourceContents> {
         self,
         _uri: &str,
         _mime_type: Option<&str>,
-    ) -> Result<ReadResult, BoxError> {
+    ) -> Result<ReadResult, HandlerError> {
         Ok(self.into())
     }
 }
 
 impl IntoReadResult for String {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResult, HandlerError> {
         let contents = ResourceContents::text(uri, self);
         Ok(match mime_type {
             Some(mime) => contents.with_mime_type(mime),
@@ -329,13 +345,21 @@ impl IntoReadResult for String {
 }
 
 impl IntoReadResult for &str {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResult, HandlerError> {
         self.to_owned().into_read_result(uri, mime_type)
     }
 }
 
-impl<T: IntoReadResult, E: Into<BoxError>> IntoReadResult for Result<T, E> {
-    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResult, BoxError> {
+impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
+    fn into_read_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResult, HandlerError> {
         match self {
             Ok(value) => value.into_read_result(uri, mime_type),
             Err(error) => Err(error.into()),

@@ -11,6 +11,7 @@ use super::extension::Extension;
 use super::policy::Policy;
 use super::registry::ToolEntry;
 use super::scope_policy::ScopeRules;
+use super::state_needs;
 use super::{EventHub, Inner, Server};
 use crate::task::TaskOptions;
 use std::time::Duration;
@@ -60,6 +61,7 @@ pub struct ServerBuilder {
     scope_overrides: Vec<(&'static str, String, Vec<String>)>,
     events: Option<EventHub>,
     state: http::Extensions,
+    state_types: std::collections::HashSet<std::any::TypeId>,
     discover_cache: CacheHints,
     list_cache: CacheHints,
     read_cache: CacheHints,
@@ -92,6 +94,7 @@ impl ServerBuilder {
             scope_overrides: Vec::new(),
             events: None,
             state: http::Extensions::new(),
+            state_types: std::collections::HashSet::new(),
             discover_cache: CacheHints::default(),
             list_cache: CacheHints::default(),
             read_cache: CacheHints::default(),
@@ -250,6 +253,7 @@ impl ServerBuilder {
     /// ```
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.state.insert(state);
+        self.state_types.insert(std::any::TypeId::of::<S>());
         self
     }
 
@@ -417,6 +421,20 @@ impl ServerBuilder {
                 }
             }
         }
+        for tool in &tools {
+            state_needs::check("tool", tool.name(), &tool.needs, &self.state_types)?;
+        }
+        for resource in &resources {
+            state_needs::check(
+                "resource",
+                &resource.name,
+                &resource.needs,
+                &self.state_types,
+            )?;
+        }
+        for prompt in &prompts {
+            state_needs::check("prompt", &prompt.name, &prompt.needs, &self.state_types)?;
+        }
         let tools: Vec<Arc<ToolEntry>> = tools.into_iter().map(Arc::new).collect();
         let tasks = self.tasks.or_else(|| {
             tools
@@ -455,6 +473,7 @@ impl ServerBuilder {
                 scopes: self.scopes,
                 events: self.events.unwrap_or_default(),
                 state: Arc::new(self.state),
+                state_types: self.state_types,
                 discover_cache: self.discover_cache,
                 list_cache: self.list_cache,
                 read_cache: self.read_cache,

@@ -11,6 +11,7 @@ use super::catalog::Catalog;
 use super::registry::ToolEntry;
 use super::reply::Failure;
 use super::{Server, outcome};
+use crate::error::HandlerError;
 use crate::protocol::headers;
 use crate::schema::{CompiledSchema, ValidationError};
 use crate::task::TaskSupport;
@@ -81,7 +82,7 @@ impl Server {
                 match outcome::run(first, "Tool raised an exception").await? {
                     Ok(Some(request)) => return outcome::input_required(&request, &caps),
                     Ok(None) => return self.start_task(name, entry.task_retries, &cx).await,
-                    Err(other) => ToolResult::error(other.to_string()),
+                    Err(failure) => tool_failure(failure)?,
                 }
             }
             None => invoke(entry, Arguments::shared(args), cx).await?,
@@ -166,11 +167,22 @@ fn validate(schema: &dyn CompiledSchema, instance: &Value) -> Result<(), Validat
         .unwrap_or_else(|_| Err(ValidationError::Failed("validator panicked".into())))
 }
 
-/// Calls the tool and normalizes its outcome: our typed error fails the
-/// request, any other error becomes an `isError` result, a panic is -32603.
+/// Calls the tool and normalizes its outcome: a protocol error fails the
+/// request, the tool's own failure becomes an `isError` result, a panic is
+/// -32603.
 async fn invoke(entry: &ToolEntry, args: Arguments, cx: Context) -> Result<ToolResult, Failure> {
-    let result = outcome::run(entry.tool.call_boxed(args, cx), "Tool raised an exception").await?;
-    Ok(result.unwrap_or_else(|other| ToolResult::error(other.to_string())))
+    match outcome::run(entry.tool.call_boxed(args, cx), "Tool raised an exception").await? {
+        Ok(result) => Ok(result),
+        Err(failure) => tool_failure(failure),
+    }
+}
+
+/// A tool's failure in the shape its type says.
+fn tool_failure(failure: HandlerError) -> Result<ToolResult, Failure> {
+    match failure.into_tool_outcome() {
+        Ok(message) => Ok(ToolResult::error(message)),
+        Err(error) => Err(Failure::ok(error)),
+    }
 }
 
 /// A tool with an output schema must return conforming structured content,

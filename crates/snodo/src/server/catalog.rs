@@ -13,7 +13,7 @@ use super::extension::Extension;
 use super::list::{Listed, Listing, Written};
 use super::registry::{ToolEntry, ToolRegistry};
 use crate::Context;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
 use crate::resource::{ReadRequest, ReadResult, Resource, UriTemplate};
 use crate::tool::BoxFuture;
@@ -24,7 +24,7 @@ pub(crate) trait DynResource: Send + Sync + 'static {
         &self,
         req: ReadRequest,
         cx: Context,
-    ) -> BoxFuture<'_, Result<ReadResult, BoxError>>;
+    ) -> BoxFuture<'_, Result<ReadResult, HandlerError>>;
     fn complete_boxed<'a>(
         &'a self,
         var: &'a str,
@@ -38,7 +38,7 @@ impl<R: Resource> DynResource for R {
         &self,
         req: ReadRequest,
         cx: Context,
-    ) -> BoxFuture<'_, Result<ReadResult, BoxError>> {
+    ) -> BoxFuture<'_, Result<ReadResult, HandlerError>> {
         Box::pin(self.read(req, cx))
     }
     fn complete_boxed<'a>(
@@ -57,7 +57,7 @@ pub(crate) trait DynPrompt: Send + Sync + 'static {
         &self,
         args: PromptArguments,
         cx: Context,
-    ) -> BoxFuture<'_, Result<PromptResult, BoxError>>;
+    ) -> BoxFuture<'_, Result<PromptResult, HandlerError>>;
     fn complete_boxed<'a>(
         &'a self,
         arg: &'a str,
@@ -71,7 +71,7 @@ impl<P: Prompt> DynPrompt for P {
         &self,
         args: PromptArguments,
         cx: Context,
-    ) -> BoxFuture<'_, Result<PromptResult, BoxError>> {
+    ) -> BoxFuture<'_, Result<PromptResult, HandlerError>> {
         Box::pin(self.get(args, cx))
     }
     fn complete_boxed<'a>(
@@ -95,6 +95,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) component: Arc<dyn DynResource>,
     /// The OAuth scopes a read needs (empty: the server's defaults).
     pub(crate) scopes: Vec<String>,
+    /// The registered state the handler needs.
+    pub(crate) needs: Vec<crate::extract::StateNeed>,
 }
 
 impl ResourceEntry {
@@ -144,6 +146,7 @@ impl ResourceEntry {
             template,
             listed: Value::Object(listed),
             completes: resource.completes(),
+            needs: resource.state_needs(),
             component: Arc::new(resource),
             scopes,
         })
@@ -160,6 +163,8 @@ pub(crate) struct PromptEntry {
     pub(crate) component: Arc<dyn DynPrompt>,
     /// The OAuth scopes a get needs (empty: the server's defaults).
     pub(crate) scopes: Vec<String>,
+    /// The registered state the handler needs.
+    pub(crate) needs: Vec<crate::extract::StateNeed>,
 }
 
 impl PromptEntry {
@@ -208,6 +213,7 @@ impl PromptEntry {
             name,
             listed: Value::Object(listed),
             completes: prompt.completes(),
+            needs: prompt.state_needs(),
             component: Arc::new(prompt),
             scopes,
         })

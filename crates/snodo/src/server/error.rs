@@ -38,6 +38,16 @@ pub enum BuildError {
         /// attribute, the JSON pointer of the offending place.
         rule: RuleError,
     },
+    /// A handler takes [`State<S>`](crate::State) of a type the server was
+    /// not given with [`ServerBuilder::state`](crate::ServerBuilder::state).
+    MissingState {
+        /// `"tool"`, `"resource"` or `"prompt"`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+        /// The state's type.
+        type_name: &'static str,
+    },
     /// A server setting is out of range.
     Config(String),
     /// The operating system's random source failed, so the node could get
@@ -60,6 +70,15 @@ impl fmt::Display for BuildError {
                 "tool `{tool}`: {which} schema refused by the validator: {message}"
             ),
             BuildError::Component { kind, name, rule } => write!(f, "{kind} `{name}`: {rule}"),
+            BuildError::MissingState {
+                kind,
+                name,
+                type_name,
+            } => write!(
+                f,
+                "{kind} `{name}` takes `State<{type_name}>`, but no state of that type was \
+                 given: call `ServerBuilder::state` with one"
+            ),
             BuildError::Config(message) => write!(f, "server configuration: {message}"),
             BuildError::Random(e) => write!(f, "tasks: {e}"),
         }

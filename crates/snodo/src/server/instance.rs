@@ -41,6 +41,8 @@ pub(crate) struct Inner {
     pub(crate) events: EventHub,
     /// Typed state handed to handlers through `State<S>`.
     pub(crate) state: Arc<http::Extensions>,
+    /// The types in `state`, against which handlers' needs are checked.
+    pub(crate) state_types: std::collections::HashSet<std::any::TypeId>,
     pub(crate) discover_cache: CacheHints,
     pub(crate) list_cache: CacheHints,
     pub(crate) read_cache: CacheHints,
@@ -250,6 +252,8 @@ impl Server {
     /// `notifications/tools/list_changed` to listeners.
     pub fn add_tool<T: Tool>(&self, tool: T) -> Result<(), BuildError> {
         let entry = Arc::new(ToolEntry::new(tool, self.inner.validator.as_ref())?);
+        let given = &self.inner.state_types;
+        super::state_needs::check("tool", entry.name(), &entry.needs, given)?;
         self.change(|tools, _, _| {
             tools.push(entry);
             Ok(true)
@@ -276,6 +280,8 @@ impl Server {
     /// Adds a resource or template at runtime and announces the change.
     pub fn add_resource<R: Resource>(&self, resource: R) -> Result<(), BuildError> {
         let entry = ResourceEntry::new(resource)?;
+        let given = &self.inner.state_types;
+        super::state_needs::check("resource", &entry.name, &entry.needs, given)?;
         self.change(|_, resources, _| {
             resources.push(entry);
             Ok(true)
@@ -302,6 +308,8 @@ impl Server {
     /// Adds a prompt at runtime and announces the change.
     pub fn add_prompt<P: Prompt>(&self, prompt: P) -> Result<(), BuildError> {
         let entry = PromptEntry::new(prompt)?;
+        let given = &self.inner.state_types;
+        super::state_needs::check("prompt", &entry.name, &entry.needs, given)?;
         self.change(|_, _, prompts| {
             prompts.push(entry);
             Ok(true)

@@ -27,6 +27,7 @@ mod resources;
 mod scope_policy;
 mod scopes;
 mod shares;
+mod state_needs;
 mod stream;
 mod tasks;
 

@@ -1,5 +1,5 @@
-//! Running a component's handler: panics contained, typed errors kept apart
-//! from every other error, and input-required results checked.
+//! Running a component's handler: panics contained, and input-required
+//! results checked.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -9,22 +9,17 @@ use serde_json::{Map, Value};
 
 use super::reply::Failure;
 use crate::Error;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 
-/// Runs a handler. Our typed [`Error`] fails the request as is, a panic is
-/// -32603 `panic_message`, and any other error is handed back to the caller,
-/// which decides its shape (an `isError` result for tools, -32603 elsewhere).
+/// Runs a handler. A panic is -32603 `panic_message`; the handler's own
+/// outcome is handed back, its error's type saying its shape.
 pub(super) async fn run<T>(
-    handler: impl Future<Output = Result<T, BoxError>>,
+    handler: impl Future<Output = Result<T, HandlerError>>,
     panic_message: &'static str,
-) -> Result<Result<T, BoxError>, Failure> {
+) -> Result<Result<T, HandlerError>, Failure> {
     match AssertUnwindSafe(handler).catch_unwind().await {
-        Ok(Ok(value)) => Ok(Ok(value)),
-        Ok(Err(err)) => match err.downcast::<Error>() {
-            Ok(typed) => Err(Failure::ok(*typed)),
-            Err(other) => Ok(Err(other)),
-        },
+        Ok(outcome) => Ok(outcome),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()

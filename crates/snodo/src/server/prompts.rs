@@ -55,7 +55,7 @@ impl Server {
             "Prompt raised an exception",
         )
         .await?
-        .map_err(|other| Error::internal("Prompt failed").with_cause(other))?;
+        .map_err(|failure| failure.into_error("Prompt failed"))?;
         match result.messages {
             Err(request) => outcome::input_required(&request, &caps),
             Ok(messages) => {

@@ -27,6 +27,8 @@ pub(crate) struct ToolEntry {
     pub(crate) scopes: Vec<String>,
     pub(crate) task: crate::task::TaskSupport,
     pub(crate) task_retries: u32,
+    /// The registered state the handler needs.
+    pub(crate) needs: Vec<crate::extract::StateNeed>,
 }
 
 impl ToolEntry {
@@ -104,6 +106,7 @@ impl ToolEntry {
         }
         let listed = serde_json::to_value(&def).unwrap_or(Value::Null);
         Ok(Self {
+            needs: tool.state_needs(),
             required: required_of(&def.input_schema),
             listed: Listed::new(&listed, &written, "name"),
             tool: Arc::new(tool),

@@ -36,7 +36,7 @@ impl Server {
             "Resource raised an exception",
         )
         .await?
-        .map_err(|other| Error::internal("Resource read failed").with_cause(other))?;
+        .map_err(|failure| failure.into_error("Resource read failed"))?;
         match result.kind {
             ReadKind::InputRequired(request) => outcome::input_required(&request, &caps),
             ReadKind::Contents(contents) => {

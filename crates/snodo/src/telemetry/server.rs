@@ -217,7 +217,6 @@ impl Drop for ServerCall {
 /// debug level. A limit reached (an error whose data says `retryable`) is a
 /// refusal here: its summary is [`refusals`](super::refusals)'.
 fn log_error(id: &RequestId, error: &Error) {
-    use std::error::Error as _;
     let retryable = error
         .data()
         .and_then(|d| d.get("retryable"))
@@ -229,12 +228,12 @@ fn log_error(id: &RequestId, error: &Error) {
             code = error.code(),
             "request refused: {}", error.message()
         );
-    } else if let Some(cause) = error.source() {
+    } else if let Some(cause) = error.cause() {
         tracing::error!(
             target: "snodo::server",
             request_id = %id,
             code = error.code(),
-            cause = %cause,
+            cause = %crate::error::chain(cause),
             "{}", error.message()
         );
     } else if error.code() == crate::error::code::INTERNAL_ERROR {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Arguments, CallResult};
 use crate::Context;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::future::BoxFuture;
 use crate::mrtr::InputRequired;
 use crate::task::TaskSupport;
@@ -77,6 +77,14 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// The registered state the handler needs (see
+    /// [`FromCall::state_needs`](crate::extract::FromCall::state_needs)):
+    /// checked when the component is registered. `#[snodo::tool]` lists what
+    /// its parameters need.
+    fn state_needs(&self) -> Vec<crate::extract::StateNeed> {
+        Vec::new()
+    }
+
     /// Whether the tool runs as a task (never, by default): see
     /// [`crate::task`].
     fn task_support(&self) -> TaskSupport {
@@ -99,7 +107,7 @@ pub trait Tool: Send + Sync + 'static {
         &self,
         args: &Arguments,
         cx: &Context,
-    ) -> impl Future<Output = Result<Option<InputRequired>, BoxError>> + Send {
+    ) -> impl Future<Output = Result<Option<InputRequired>, HandlerError>> + Send {
         let _ = (args, cx);
         std::future::ready(Ok(None))
     }
@@ -170,7 +178,7 @@ pub(crate) trait DynTool: Send + Sync + 'static {
         &'a self,
         args: &'a Arguments,
         cx: &'a Context,
-    ) -> BoxFuture<'a, Result<Option<InputRequired>, BoxError>>;
+    ) -> BoxFuture<'a, Result<Option<InputRequired>, HandlerError>>;
 }
 
 impl<T: Tool> DynTool for T {
@@ -181,7 +189,7 @@ impl<T: Tool> DynTool for T {
         &'a self,
         args: &'a Arguments,
         cx: &'a Context,
-    ) -> BoxFuture<'a, Result<Option<InputRequired>, BoxError>> {
+    ) -> BoxFuture<'a, Result<Option<InputRequired>, HandlerError>> {
         Box::pin(self.before_task(args, cx))
     }
 }

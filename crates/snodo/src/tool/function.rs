@@ -8,7 +8,7 @@ use super::{Arguments, CallResult, Tool};
 use std::sync::Arc;
 
 use crate::Context;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::task::TaskSupport;
 
@@ -158,7 +158,7 @@ where
         &self,
         args: &Arguments,
         cx: &Context,
-    ) -> impl Future<Output = Result<Option<InputRequired>, BoxError>> + Send {
+    ) -> impl Future<Output = Result<Option<InputRequired>, HandlerError>> + Send {
         std::future::ready(Ok(self.before_task.as_ref().and_then(|ask| ask(args, cx))))
     }
     fn call(&self, args: Arguments, cx: Context) -> impl Future<Output = CallResult> + Send {

@@ -4,15 +4,16 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Content;
-use crate::error::BoxError;
+use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 
-/// What a tool call produces: a result, or an error.
+/// What a tool call produces: a result, or a [`HandlerError`].
 ///
-/// An `Err` holding a [`crate::Error`] fails the JSON-RPC request; any other
-/// `Err` (from `?` on an `io::Error`, an `anyhow::Error`, ...) becomes an
-/// `isError: true` result carrying its message.
-pub type CallResult = Result<ToolResult, BoxError>;
+/// An `Err` made from a [`crate::Error`] fails the JSON-RPC request; one made
+/// from any other error (`?` on an `io::Error`, an `anyhow::Error`, ...)
+/// becomes an `isError: true` result carrying its message. The error's type
+/// decides, never its contents.
+pub type CallResult = Result<ToolResult, HandlerError>;
 
 /// The result of a tool call.
 ///
@@ -306,13 +307,13 @@ pub struct Json<T>(pub T);
 /// [`CallResult`], [`ToolResult`], `String` and `&str` (one text block),
 /// [`Content`] and `Vec<Content>`, `serde_json::Value` and [`Json<T>`]
 /// (structured content), and `Result<T, E>` of one of them whose error
-/// converts into [`BoxError`].
+/// converts into [`HandlerError`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "`{Self}` does not implement `IntoCallResult`",
     note = "return `CallResult`, `ToolResult`, `String`, `&'static str`, `Content`, `Vec<Content>`, \
             `serde_json::Value`, `Json<T>` (with `T: Serialize`), or a `Result<T, E>` of one of \
-            them whose error converts into `BoxError`"
+            them whose error converts into `HandlerError`"
 )]
 pub trait IntoCallResult {
     /// Converts the value.
@@ -368,7 +369,7 @@ impl<T: Serialize> IntoCallResult for Json<T> {
     }
 }
 
-impl<T: IntoCallResult, E: Into<BoxError>> IntoCallResult for Result<T, E> {
+impl<T: IntoCallResult, E: Into<HandlerError>> IntoCallResult for Result<T, E> {
     fn into_call_result(self) -> CallResult {
         match self {
             Ok(v) => v.into_call_result(),

@@ -26,7 +26,7 @@ impl Resource for Watched {
     fn mime_type(&self) -> Option<&str> {
         Some("text/plain")
     }
-    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, BoxError> {
+    async fn read(&self, req: ReadRequest, _cx: Context) -> Result<ReadResult, HandlerError> {
         Ok(ResourceContents::text(req.uri, "watched content").into())
     }
 }
@@ -44,7 +44,7 @@ impl Prompt for Hello {
     fn arguments(&self) -> Vec<PromptArgument> {
         vec![PromptArgument::required("who")]
     }
-    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, BoxError> {
+    async fn get(&self, args: PromptArguments, _cx: Context) -> Result<PromptResult, HandlerError> {
         let who = args.get("who").unwrap_or_default();
         Ok(PromptResult::new([PromptMessage::user_text(format!(
             "Hello, {who}!"

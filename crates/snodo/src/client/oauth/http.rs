@@ -120,7 +120,7 @@ impl OAuthHttp {
             .map_err(|e| OAuthError::Http(format!("cannot build a request to {url}: {e}")))?;
         let sent = tokio::time::timeout(self.deadline, async {
             let resp = self.pool.request(req).await.map_err(|e| {
-                OAuthError::Http(format!("cannot reach {url}: {}", error_chain(&e)))
+                OAuthError::Http(format!("cannot reach {url}: {}", crate::error::chain(&e)))
             })?;
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_BODY)
@@ -188,17 +188,6 @@ impl OAuthHttp {
         )
         .await
     }
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -161,7 +161,10 @@ impl Inner {
 
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<Response<HyperBody>, ClientError> {
         let resp = self.pool.request(req).await.map_err(|e| {
-            ClientError::transport_with(format!("cannot reach {}: {}", self.uri, chain(&e)), e)
+            ClientError::transport_with(
+                format!("cannot reach {}: {}", self.uri, crate::error::chain(&e)),
+                e,
+            )
         })?;
         if self.legacy()
             && let Some(session) = resp.headers().get(SESSION_HEADER)
@@ -272,21 +275,6 @@ impl Inner {
         self.call(Method::GET, &extra, Bytes::new(), "text/event-stream")
             .await
     }
-}
-
-/// The error and its sources, joined.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 fn is_event_stream(resp: &Response<HyperBody>) -> bool {

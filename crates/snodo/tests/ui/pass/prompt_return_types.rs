@@ -1,6 +1,6 @@
 //! Anything implementing `IntoPromptResult` may be returned.
 use snodo::prompt::{Prompt, PromptMessage, PromptResult};
-use snodo::{BoxError, Content};
+use snodo::{Content, HandlerError};
 
 #[snodo::prompt]
 async fn text() -> String {
@@ -33,7 +33,7 @@ async fn io() -> std::io::Result<String> {
 }
 
 #[snodo::prompt]
-async fn boxed() -> Result<PromptResult, BoxError> {
+async fn boxed() -> Result<PromptResult, HandlerError> {
     Err("no".into())
 }
 

@@ -1,6 +1,6 @@
 //! Anything implementing `IntoReadResult` may be returned.
 use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
-use snodo::BoxError;
+use snodo::HandlerError;
 
 #[snodo::resource(uri = "a:text")]
 async fn text() -> String {
@@ -33,7 +33,7 @@ async fn io() -> std::io::Result<String> {
 }
 
 #[snodo::resource(uri = "a:boxed")]
-async fn boxed(req: ReadRequest) -> Result<ReadResult, BoxError> {
+async fn boxed(req: ReadRequest) -> Result<ReadResult, HandlerError> {
     Ok(ResourceContents::text(req.uri, "x").into())
 }
 

@@ -14,8 +14,17 @@
 //!     serde_json::json!({"code": -32602, "message": "Unknown tool: nope"})
 //! );
 //! ```
+//!
+//! A handler says which shape its failure takes by its error type,
+//! [`HandlerError`]: a protocol [`Error`] converts into one that fails the
+//! request, any other error into one that fails the work (an `isError: true`
+//! result for a tool).
 
 use std::fmt;
+
+mod handler;
+
+pub use handler::{HandlerError, ResultExt};
 
 use serde_json::{Map, Value, json};
 
@@ -45,7 +54,17 @@ pub mod code {
 /// A JSON-RPC error object: code, message and optional data.
 ///
 /// An internal cause may be attached with [`Error::with_cause`]; it is kept for
-/// logs and [`std::error::Error::source`] but never sent to the peer.
+/// logs ([`Error::cause`]) but never sent to the peer.
+///
+/// `Error` is the failure of a request, not a Rust error for any `?`: it does
+/// not implement [`std::error::Error`], so that `?` in a handler turns it into
+/// the protocol failure of a [`HandlerError`] and never, through an error
+/// of another type, into a tool's own failure.
+///
+/// ```compile_fail
+/// // An `Error` cannot be boxed as a std error and lose its shape.
+/// let boxed: snodo::BoxError = snodo::Error::invalid_params("no").into();
+/// ```
 pub struct Error {
     code: i64,
     message: String,
@@ -144,6 +163,21 @@ impl Error {
         self.data.as_deref()
     }
 
+    /// The internal cause, never sent to the peer, if any.
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.cause.as_deref()
+    }
+
+    /// Adds `context` around the internal cause, for logs: the message sent
+    /// to the peer is unchanged.
+    pub fn with_context(mut self, context: impl fmt::Display) -> Self {
+        self.cause = Some(Box::new(handler::Contextual::new(
+            context.to_string(),
+            self.cause.take(),
+        )));
+        self
+    }
+
     /// The JSON-RPC `error` member: `{"code", "message"[, "data"]}`.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
@@ -176,12 +210,21 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause
-            .as_deref()
-            .map(|c| c as &(dyn std::error::Error + 'static))
+/// An error and its sources, outermost first, joined by `": "`; a source
+/// whose text the chain already holds (an error that repeats its cause) is
+/// written once.
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
+    let mut out = error.to_string();
+    let mut next = error.source();
+    while let Some(e) = next {
+        let text = e.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = e.source();
     }
+    out
 }
 
 #[cfg(test)]
@@ -196,7 +239,7 @@ mod tests {
             err.to_json(),
             json!({"code": -32603, "message": "Internal error"})
         );
-        assert!(std::error::Error::source(&err).is_some());
+        assert!(err.cause().is_some());
     }
 
     #[test]
