@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The callgrind regression gate: installs valgrind if it is missing
 # (scripts/tools.sh), builds snodo-callgrind in release, checks the gate's own
-# comparison, then the instructions per request against
+# comparison, then the instructions and allocations per request against
 # bench/callgrind-baseline.json (fails on more than 5 % over).
 set -euo pipefail
 cd "$(dirname "$0")/.."

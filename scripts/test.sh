@@ -63,7 +63,7 @@ ci_refuses_skips() { # .ci/run with a skip variable set stops at once, naming it
 leg "cargo test (every crate but the bench harness, all features)" cargo test --all-features --no-fail-fast
 leg "several nodes: faults (restarts the local Redis and PostgreSQL, one test at a time)" \
     cargo test --all-features --test nodes_faults -- --ignored --test-threads=1
-leg "callgrind: instructions per request within 5 % of bench/callgrind-baseline.json" \
+leg "callgrind: instructions and allocations per request within 5 % of bench/callgrind-baseline.json" \
     scripts/callgrind.sh
 leg "the conformance summarizer's own checks" python3 conformance/test_summarize.py
 leg "the benchmark harness's own checks (its documents, provenance and charts)" \

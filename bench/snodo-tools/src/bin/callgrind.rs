@@ -8,7 +8,13 @@
 //! snodo-callgrind update BASELINE    write the counts as the new baseline
 //! snodo-callgrind self-test          check the comparison itself
 //! snodo-callgrind measure WORKLOAD N (what runs under valgrind) N requests
+//! snodo-callgrind allocations        print the heap allocations per request
 //! ```
+//!
+//! Allocations are counted in process by this binary's global allocator
+//! (every `alloc`, `alloc_zeroed` and `realloc`), the same difference of a
+//! short and a long run cancelling start-up; `check` gates them beside the
+//! instructions, with the same tolerance.
 //!
 //! Each workload runs twice under callgrind, with [`SHORT`] and with
 //! [`LONG`] requests; the difference of the two totals divided by the
@@ -18,8 +24,10 @@
 //! and no tolerance for noise; the 5 % is room for the small variation that
 //! hash seeds and allocator state leave.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
 use std::process::{Command, ExitCode};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use snodo::prelude::*;
@@ -95,6 +103,53 @@ const WORKLOADS: &[Workload] = &[
     },
 ];
 
+/// The system allocator, counting the allocations made through it.
+struct Counting;
+
+/// Allocations (`alloc`, `alloc_zeroed`, `realloc`) since the start.
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is passed unchanged to the system allocator, which
+// upholds `GlobalAlloc`'s contract; the counter has no effect on memory.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's guarantees are the system allocator's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Heap allocations per request of `w`, counted in this process.
+fn allocations(w: &Workload) -> Result<f64, String> {
+    let short = measure(w, SHORT)?;
+    let long = measure(w, LONG)?;
+    let extra = long
+        .checked_sub(short)
+        .ok_or_else(|| format!("{}: the long run made fewer allocations", w.name))?;
+    Ok(extra as f64 / (LONG - SHORT) as f64)
+}
+
 fn workload(name: &str) -> Result<&'static Workload, String> {
     WORKLOADS.iter().find(|w| w.name == name).ok_or_else(|| {
         let names: Vec<&str> = WORKLOADS.iter().map(|w| w.name).collect();
@@ -102,8 +157,11 @@ fn workload(name: &str) -> Result<&'static Workload, String> {
     })
 }
 
-/// Builds the server and dispatches `n` requests of `w`, checking each reply.
-fn measure(w: &Workload, n: u64) -> Result<(), String> {
+/// Builds the server and dispatches `n` requests of `w`, checking each reply;
+/// returns the heap allocations made while dispatching (the requests and
+/// the expected answers are written before, so that only the server's are
+/// counted).
+fn measure(w: &Workload, n: u64) -> Result<u64, String> {
     let mut builder = bench_snodo_tools::builder();
     if w.validated {
         builder = builder.validator(Basic);
@@ -112,9 +170,12 @@ fn measure(w: &Workload, n: u64) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|e| e.to_string())?;
+    let requests: Vec<(u64, String, String)> = (FIRST_ID..FIRST_ID + n)
+        .map(|id| (id, (w.body)(id), (w.expect)(id)))
+        .collect();
     runtime.block_on(async {
-        for id in FIRST_ID..FIRST_ID + n {
-            let body = (w.body)(id);
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        for (id, body, expect) in &requests {
             let out = server
                 .dispatch(body.as_bytes(), TransportInfo::default())
                 .await;
@@ -122,11 +183,11 @@ fn measure(w: &Workload, n: u64) -> Result<(), String> {
                 return Err(format!("request {id}: not a plain reply"));
             };
             let text = std::str::from_utf8(&reply.body).map_err(|e| e.to_string())?;
-            if reply.status != 200 || !text.contains(&(w.expect)(id)) || text.contains("isError") {
+            if reply.status != 200 || !text.contains(expect.as_str()) || text.contains("isError") {
                 return Err(format!("request {id}: unexpected reply {text}"));
             }
         }
-        Ok(())
+        Ok(ALLOCATIONS.load(Ordering::Relaxed) - before)
     })
 }
 
@@ -194,9 +255,11 @@ fn count_all() -> Result<Vec<(&'static Workload, f64)>, String> {
 fn update(path: &Path) -> Result<(), String> {
     let counts = count_all()?;
     let mut per = serde_json::Map::new();
+    let mut allocs = serde_json::Map::new();
     let mut what = serde_json::Map::new();
     for (w, n) in &counts {
         per.insert(w.name.into(), json!(n.round() as u64));
+        allocs.insert(w.name.into(), json!(allocations(w)?.round() as u64));
         what.insert(w.name.into(), json!(w.what));
     }
     let doc = json!({
@@ -205,6 +268,7 @@ fn update(path: &Path) -> Result<(), String> {
         "short_run": SHORT,
         "long_run": LONG,
         "instructions_per_request": per,
+        "allocations_per_request": allocs,
         "workloads": what,
     });
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
@@ -248,33 +312,45 @@ fn check(path: &Path) -> Result<bool, String> {
         );
     }
     let (mut passed, mut failed) = (0, 0);
-    println!("| workload | baseline | now | change | verdict |\n|---|--:|--:|--:|---|");
-    for w in WORKLOADS {
-        let now = per_request(w)?;
-        let Some(base) = baseline["instructions_per_request"][w.name].as_f64() else {
-            println!("| {} | - | {now:.0} | - | no baseline: FAILED |", w.name);
-            failed += 1;
-            continue;
-        };
-        let verdict = match judge(base, now) {
-            Verdict::Regressed => {
+    println!(
+        "| workload | measure | baseline | now | change | verdict |\n|---|---|--:|--:|--:|---|"
+    );
+    type Count = fn(&Workload) -> Result<f64, String>;
+    let measures: [(&str, &str, Count); 2] = [
+        ("instructions_per_request", "instructions", per_request),
+        ("allocations_per_request", "allocations", allocations),
+    ];
+    for (key, measure, count) in measures {
+        for w in WORKLOADS {
+            let now = count(w)?;
+            let Some(base) = baseline[key][w.name].as_f64() else {
+                println!(
+                    "| {} | {measure} | - | {now:.0} | - | no baseline: FAILED |",
+                    w.name
+                );
                 failed += 1;
-                "REGRESSED (over 5 %): FAILED"
-            }
-            Verdict::Faster => {
-                passed += 1;
-                "faster: update the baseline in the commit that earns it"
-            }
-            Verdict::Ok => {
-                passed += 1;
-                "ok"
-            }
-        };
-        println!(
-            "| {} | {base:.0} | {now:.0} | {:+.1} % | {verdict} |",
-            w.name,
-            (now / base - 1.0) * 100.0
-        );
+                continue;
+            };
+            let verdict = match judge(base, now) {
+                Verdict::Regressed => {
+                    failed += 1;
+                    "REGRESSED (over 5 %): FAILED"
+                }
+                Verdict::Faster => {
+                    passed += 1;
+                    "fewer: update the baseline in the commit that earns it"
+                }
+                Verdict::Ok => {
+                    passed += 1;
+                    "ok"
+                }
+            };
+            println!(
+                "| {} | {measure} | {base:.0} | {now:.0} | {:+.1} % | {verdict} |",
+                w.name,
+                (now / base - 1.0) * 100.0
+            );
+        }
     }
     println!("callgrind: {passed} passed, {failed} failed");
     Ok(failed == 0)
@@ -308,7 +384,7 @@ fn self_test() -> Result<(), String> {
 }
 
 fn usage() -> String {
-    "usage: snodo-callgrind count | check BASELINE | update BASELINE | self-test | measure WORKLOAD N"
+    "usage: snodo-callgrind count | allocations | check BASELINE | update BASELINE | self-test | measure WORKLOAD N"
         .into()
 }
 
@@ -321,11 +397,17 @@ fn run(args: &[String]) -> Result<bool, String> {
             Ok(true)
         }
         [cmd, path] if cmd == "check" => check(Path::new(path)),
+        [cmd] if cmd == "allocations" => {
+            for w in WORKLOADS {
+                println!("{}: {:.1}", w.name, allocations(w)?);
+            }
+            Ok(true)
+        }
         [cmd] if cmd == "self-test" => self_test().map(|()| true),
         [cmd, path] if cmd == "update" => update(Path::new(path)).map(|()| true),
         [cmd, name, n] if cmd == "measure" => {
             let n = n.parse().map_err(|_| format!("not a count: {n:?}"))?;
-            measure(workload(name)?, n).map(|()| true)
+            measure(workload(name)?, n).map(|_| true)
         }
         _ => Err(usage()),
     }

@@ -123,7 +123,8 @@ pub(crate) struct RequestInfo {
     pub(crate) client_info: Option<Value>,
     pub(crate) client_capabilities: Value,
     pub(crate) request_id: Option<RequestId>,
-    pub(crate) method: String,
+    /// The method: a known one's static name, an extension's as sent.
+    pub(crate) method: std::borrow::Cow<'static, str>,
     pub(crate) meta: Map<String, Value>,
     pub(crate) transport: TransportInfo,
     /// Where progress and log notifications go, when the request asked for them.
@@ -211,7 +212,7 @@ impl Context {
                 client_info: None,
                 client_capabilities: Value::Object(Map::new()),
                 request_id: None,
-                method: String::new(),
+                method: std::borrow::Cow::Borrowed(""),
                 meta: Map::new(),
                 transport: TransportInfo::default(),
                 sink: None,
@@ -260,7 +261,9 @@ impl Context {
         &self.inner.method
     }
 
-    /// The request's `params._meta` object.
+    /// The request's `params._meta` object, without the members given typed
+    /// by [`Context::protocol_version`], [`Context::client_capabilities`] and
+    /// [`Context::client_info`].
     pub fn meta(&self) -> &Map<String, Value> {
         &self.inner.meta
     }
@@ -375,6 +378,12 @@ impl Context {
             params.insert("arguments".into(), (**args).clone());
         }
         params
+    }
+
+    /// The request's params as [`Context::params`] gives them, without
+    /// `arguments`, not copied.
+    pub(crate) fn salient_params(&self) -> &Map<String, Value> {
+        &self.inner.salient_params
     }
 
     /// The request's `arguments` object (tools and prompts), shared, not copied.

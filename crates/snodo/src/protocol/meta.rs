@@ -84,7 +84,8 @@ pub struct RequestMeta {
     pub log_level: Option<LogLevel>,
     /// `progressToken`, if sent (a string or an integer).
     pub progress_token: Option<Value>,
-    /// The whole `_meta` object.
+    /// The rest of the `_meta` object: every member but the three above,
+    /// which are moved out of it, not copied.
     pub raw: Map<String, Value>,
 }
 
@@ -114,7 +115,7 @@ impl RequestMeta {
     }
 
     fn parse(meta: Option<Value>) -> Result<Self, Error> {
-        let raw = match meta {
+        let mut raw = match meta {
             Some(Value::Object(meta)) => meta,
             Some(_) => return Err(Error::invalid_params("_meta must be an object")),
             None => {
@@ -123,8 +124,8 @@ impl RequestMeta {
                 ));
             }
         };
-        let protocol_version = match raw.get(keys::PROTOCOL_VERSION) {
-            Some(Value::String(v)) => v.clone(),
+        let protocol_version = match raw.remove(keys::PROTOCOL_VERSION) {
+            Some(Value::String(v)) => v,
             Some(_) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be a string",
@@ -138,8 +139,8 @@ impl RequestMeta {
                 )));
             }
         };
-        let client_capabilities = match raw.get(keys::CLIENT_CAPABILITIES) {
-            Some(v @ Value::Object(_)) => v.clone(),
+        let client_capabilities = match raw.remove(keys::CLIENT_CAPABILITIES) {
+            Some(v @ Value::Object(_)) => v,
             Some(_) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be an object",
@@ -153,9 +154,9 @@ impl RequestMeta {
                 )));
             }
         };
-        let client_info = match raw.get(keys::CLIENT_INFO) {
+        let client_info = match raw.remove(keys::CLIENT_INFO) {
             None | Some(Value::Null) => None,
-            Some(v @ Value::Object(_)) => Some(v.clone()),
+            Some(v @ Value::Object(_)) => Some(v),
             Some(_) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be an object",
@@ -251,4 +252,30 @@ pub(crate) fn in_process_request(method: &str, params: Value) -> Value {
         "method": method,
         "params": params,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_typed_members_move_out_of_meta_and_the_rest_stays() {
+        let mut params = json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "progressToken": 7,
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        }, "name": "x"});
+        let meta = RequestMeta::take_from(params.as_object_mut().unwrap()).unwrap();
+        assert_eq!(meta.protocol_version, "2026-07-28");
+        assert_eq!(meta.client_capabilities, json!({"elicitation": {}}));
+        assert_eq!(meta.client_info, Some(json!({"name": "c", "version": "1"})));
+        assert_eq!(meta.progress_token, Some(json!(7)));
+        let rest: Vec<&str> = meta.raw.keys().map(String::as_str).collect();
+        assert_eq!(rest, ["progressToken", "traceparent"]);
+        assert_eq!(params, json!({"name": "x"}));
+    }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
+use super::dispatch::Routed;
 use super::registry::ToolEntry;
 use super::reply::Failure;
 use super::{Server, outcome};
@@ -27,13 +28,14 @@ fn tool_name(params: &Map<String, Value>) -> Result<&str, Failure> {
 
 impl Server {
     /// Admission for `tools/call`: the tool exists, `arguments` is an object,
-    /// and over HTTP every `Mcp-Param-*` header matches the body.
+    /// and over HTTP every `Mcp-Param-*` header matches the body. Returns the
+    /// tool, found once here for the whole request.
     pub(super) fn admit_call(
         &self,
         catalog: &Catalog,
         params: &Map<String, Value>,
         http_headers: Option<&HeaderMap>,
-    ) -> Result<(), Failure> {
+    ) -> Result<Arc<ToolEntry>, Failure> {
         let name = tool_name(params)?;
         let Some(entry) = catalog.tools.get(name) else {
             return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
@@ -47,19 +49,12 @@ impl Server {
             headers::check_params(h, &entry.headers, args.unwrap_or(&Map::new()))
                 .map_err(Failure::bad_request)?;
         }
-        Ok(())
+        Ok(entry.clone())
     }
 
-    pub(super) async fn call(
-        &self,
-        catalog: &Catalog,
-        params: Map<String, Value>,
-        cx: Context,
-    ) -> Result<Map<String, Value>, Failure> {
-        let name = tool_name(&params)?;
-        let Some(entry) = catalog.tools.get(name) else {
-            return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
-        };
+    /// Runs an admitted call of the tool `entry`.
+    pub(super) async fn call(&self, entry: &ToolEntry, cx: Context) -> Result<Routed, Failure> {
+        let name = entry.name();
         if let Some(policy) = self.policy() {
             policy
                 .check(&cx, super::Item::Tool(name))
@@ -68,7 +63,9 @@ impl Server {
         let args = cx
             .shared_arguments()
             .unwrap_or_else(|| Arc::new(Value::Object(Map::new())));
-        let caps = cx.client_capabilities().clone();
+        // The handler takes the context; this handle on it (no copy) reads
+        // the client's capabilities afterwards.
+        let asker = cx.clone();
         let allowed = cx.allows_tasks() && self.task_engine().is_some();
         if entry.task == TaskSupport::Required && !allowed {
             return Err(Failure::ok(super::tasks::engine::missing_extension()));
@@ -80,21 +77,25 @@ impl Server {
                 let arguments = Arguments::shared(args);
                 let first = entry.tool.before_task_boxed(&arguments, &cx);
                 match outcome::run(first, "Tool raised an exception").await? {
-                    Ok(Some(request)) => return outcome::input_required(&request, &caps),
-                    Ok(None) => return self.start_task(name, entry.task_retries, &cx).await,
+                    Ok(Some(request)) => {
+                        return outcome::input_required(&request, asker.client_capabilities())
+                            .map(Routed::Object);
+                    }
+                    Ok(None) => {
+                        let task = self.start_task(name, entry.task_retries, &cx).await;
+                        return task.map(Routed::Object);
+                    }
                     Err(failure) => tool_failure(failure)?,
                 }
             }
             None => invoke(entry, Arguments::shared(args), cx).await?,
         };
         if let Some(request) = result.as_input_required() {
-            return outcome::input_required(request, &caps);
+            return outcome::input_required(request, asker.client_capabilities())
+                .map(Routed::Object);
         }
         check_output(entry, &result)?;
-        match result.to_wire() {
-            Value::Object(map) => Ok(map),
-            _ => Err(Error::internal("Tool returned an invalid result").into()),
-        }
+        Ok(Routed::Tool(result))
     }
 }
 

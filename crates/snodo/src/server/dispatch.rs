@@ -19,6 +19,7 @@ use tracing::Instrument as _;
 use super::Server;
 use super::catalog::Catalog;
 use super::list::{self, Listing};
+use super::registry::ToolEntry;
 use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
@@ -26,6 +27,7 @@ use crate::protocol::{self, Method, RequestMeta, Revision, headers};
 use crate::telemetry::entered::in_span;
 use crate::telemetry::metrics::Gauge;
 use crate::telemetry::server::{Era, ServerCall};
+use crate::tool::ToolResult;
 use crate::wire::{self, Message, Request, RequestId};
 use crate::{Context, Error};
 
@@ -33,6 +35,7 @@ use crate::{Context, Error};
 pub(super) fn observe(call: &ServerCall, out: &Result<Routed, Failure>) {
     match out {
         Ok(Routed::Object(result)) => call.result(result),
+        Ok(Routed::Tool(result)) => call.tool_result(result),
         Ok(Routed::Encoded(_)) => call.ok(),
         Err(f) => call.error(&f.error),
     }
@@ -50,6 +53,19 @@ pub(super) enum Routed {
     Object(Map<String, Value>),
     /// An already encoded, already stamped result object.
     Encoded(Vec<u8>),
+    /// A tool's result, encoded straight from its parts; stamped as
+    /// [`Routed::Object`] is.
+    Tool(ToolResult),
+}
+
+impl Routed {
+    /// The outcome as a result object, for the paths that reshape it.
+    pub(super) fn into_object(self) -> Self {
+        match self {
+            Routed::Tool(result) => Routed::Object(result.into_map()),
+            other => other,
+        }
+    }
 }
 
 /// A request that passed admission.
@@ -60,6 +76,8 @@ pub(super) struct Admitted {
     pub(super) params: Map<String, Value>,
     pub(super) meta: RequestMeta,
     pub(super) catalog: Arc<Catalog>,
+    /// The tool a `tools/call` names, found once, at admission.
+    pub(super) tool: Option<Arc<ToolEntry>>,
 }
 
 impl Server {
@@ -183,6 +201,10 @@ impl Server {
                 protocol::stamp_result(&mut result, &self.inner.info);
                 Reply::ok(wire::encode_result(id, &result))
             }
+            Ok(Routed::Tool(result)) if !result.has_protocol_members() => Reply::ok(
+                wire::encode_result_with_tail(id, &result, self.inner.result_tail.as_bytes()),
+            ),
+            Ok(Routed::Tool(result)) => self.finish(id, Ok(Routed::Object(result.into_map()))),
             Ok(Routed::Encoded(result)) => Reply::ok(wire::encode_raw_result(id, &result)),
             Err(f) => Reply::error(f.status, Some(id), &f.error),
         }
@@ -314,9 +336,12 @@ impl Server {
         {
             check_retry_envelope(&params)?;
         }
-        if let Route::Known(Method::ToolsCall) = route {
-            self.admit_call(&catalog, &params, http_headers)?;
-        }
+        let tool = match route {
+            Route::Known(Method::ToolsCall) => {
+                Some(self.admit_call(&catalog, &params, http_headers)?)
+            }
+            _ => None,
+        };
         Ok(Admitted {
             id,
             method,
@@ -324,6 +349,7 @@ impl Server {
             params,
             meta,
             catalog,
+            tool,
         })
     }
 
@@ -355,7 +381,9 @@ impl Server {
             {
                 arguments = Some(Arc::new(args));
             }
-            salient_params = params.clone();
+            // What is left is the handler's to read (`name`, `uri`): moved
+            // into the context, not copied.
+            salient_params = std::mem::take(params);
         }
         let meta = &mut admitted.meta;
         Context::new(
@@ -364,7 +392,10 @@ impl Server {
                 client_info: meta.client_info.take(),
                 client_capabilities: std::mem::take(&mut meta.client_capabilities),
                 request_id: Some(admitted.id.clone()),
-                method: admitted.method.clone(),
+                method: match admitted.route {
+                    Route::Known(m) => std::borrow::Cow::Borrowed(m.as_str()),
+                    Route::Extension(_) => std::borrow::Cow::Owned(admitted.method.clone()),
+                },
                 meta: std::mem::take(&mut meta.raw),
                 transport,
                 sink,
@@ -418,6 +449,7 @@ impl Server {
             params,
             catalog,
             method,
+            tool,
             ..
         } = admitted;
         let method = match route {
@@ -464,12 +496,12 @@ impl Server {
                 &catalog.prompt_list,
                 |key| super::Item::Prompt(key),
             ),
-            Method::ToolsCall => self.call(&catalog, params, cx).await.map(Routed::Object),
-            Method::ResourcesRead => self.read(&catalog, params, cx).await.map(Routed::Object),
-            Method::PromptsGet => self
-                .get_prompt(&catalog, params, cx)
-                .await
-                .map(Routed::Object),
+            Method::ToolsCall => match tool {
+                Some(entry) => self.call(&entry, cx).await,
+                None => Err(Error::internal("tools/call was not admitted").into()),
+            },
+            Method::ResourcesRead => self.read(&catalog, cx).await.map(Routed::Object),
+            Method::PromptsGet => self.get_prompt(&catalog, cx).await.map(Routed::Object),
             Method::Complete => self
                 .complete(&catalog, params, cx)
                 .await

@@ -12,9 +12,9 @@ impl Server {
     pub(super) async fn get_prompt(
         &self,
         catalog: &Catalog,
-        params: Map<String, Value>,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
+        let params = cx.salient_params();
         let name = match params.get("name") {
             Some(Value::String(n)) if !n.is_empty() => n.clone(),
             _ => {
@@ -49,7 +49,9 @@ impl Server {
                 .with_data(json!({"missing": missing}))
                 .into());
         }
-        let caps = cx.client_capabilities().clone();
+        // The handler takes the context; this handle on it (no copy) reads
+        // the client's capabilities afterwards.
+        let asker = cx.clone();
         let result = outcome::run(
             entry.component.get_boxed(PromptArguments(args), cx),
             "Prompt raised an exception",
@@ -57,7 +59,7 @@ impl Server {
         .await?
         .map_err(|failure| failure.into_error("Prompt failed"))?;
         match result.messages {
-            Err(request) => outcome::input_required(&request, &caps),
+            Err(request) => outcome::input_required(&request, asker.client_capabilities()),
             Ok(messages) => {
                 let mut out = Map::new();
                 if let Some(d) = result.description {

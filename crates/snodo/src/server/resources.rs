@@ -12,10 +12,9 @@ impl Server {
     pub(super) async fn read(
         &self,
         catalog: &Catalog,
-        params: Map<String, Value>,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
-        let uri = match params.get("uri") {
+        let uri = match cx.salient_params().get("uri") {
             Some(Value::String(u)) if !u.is_empty() => u.clone(),
             _ => {
                 return Err(
@@ -29,7 +28,9 @@ impl Server {
                 .check(&cx, super::Item::Resource(&uri))
                 .map_err(Failure::ok)?;
         }
-        let caps = cx.client_capabilities().clone();
+        // The handler takes the context; this handle on it (no copy) reads
+        // the client's capabilities afterwards.
+        let asker = cx.clone();
         let request = ReadRequest { uri, vars };
         let result = outcome::run(
             entry.component.read_boxed(request, cx),
@@ -38,7 +39,9 @@ impl Server {
         .await?
         .map_err(|failure| failure.into_error("Resource read failed"))?;
         match result.kind {
-            ReadKind::InputRequired(request) => outcome::input_required(&request, &caps),
+            ReadKind::InputRequired(request) => {
+                outcome::input_required(&request, asker.client_capabilities())
+            }
             ReadKind::Contents(contents) => {
                 if contents.is_empty() || !contents.iter().all(|c| c.is_valid()) {
                     return Err(Error::internal("Resource returned invalid contents").into());

@@ -174,6 +174,21 @@ impl ServerCall {
         }
     }
 
+    /// The request was answered with a tool's result.
+    pub(crate) fn tool_result(&self, result: &crate::tool::ToolResult) {
+        if let Some(d) = &self.detail {
+            d.set(if result.is_error() {
+                Outcome::ToolError
+            } else {
+                Outcome::Ok
+            });
+            if d.capture_results && !self.span.is_disabled() {
+                self.span
+                    .record(attr::GEN_AI_TOOL_CALL_RESULT, result.to_wire().to_string());
+            }
+        }
+    }
+
     /// The request was answered with something other than a result object
     /// (an empty result, an encoded page, the end of a listen stream).
     pub(crate) fn ok(&self) {

@@ -126,6 +126,18 @@ impl ToolResult {
         }
     }
 
+    /// Whether the wire form holds a member the protocol layer sets
+    /// (`_meta`, `resultType`), so that the server's stamp must be merged
+    /// into it rather than appended.
+    pub(crate) fn has_protocol_members(&self) -> bool {
+        !self.meta.is_empty()
+            || match &self.kind {
+                Kind::Raw(map) => map.contains_key("_meta") || map.contains_key("resultType"),
+                Kind::InputRequired(_) => true,
+                _ => false,
+            }
+    }
+
     /// Whether this is an `isError: true` result.
     pub fn is_error(&self) -> bool {
         self.shape() == ResultShape::Error
@@ -197,9 +209,16 @@ impl ToolResult {
         }
     }
 
+    /// [`ToolResult::to_wire`]'s object, by value.
+    pub(crate) fn into_map(self) -> Map<String, Value> {
+        match self.into_wire() {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
     /// [`ToolResult::to_wire`], by value: a result as received (a proxy's)
     /// is handed on without a copy.
-    #[cfg(feature = "client")]
     pub(crate) fn into_wire(self) -> Value {
         if !self.meta.is_empty() {
             return self.to_wire();
@@ -278,10 +297,64 @@ impl<'de> serde::Deserialize<'de> for ToolResult {
     }
 }
 
-/// The wire members, `_meta` included.
+/// The wire members, `_meta` included: written straight from the result's
+/// parts, members in the order [`ToolResult::to_wire`]'s map holds them
+/// (by name), without building that map.
 impl Serialize for ToolResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_wire().serialize(serializer)
+        use serde::ser::SerializeMap;
+        if !self.meta.is_empty() {
+            return self.to_wire().serialize(serializer);
+        }
+        match &self.kind {
+            Kind::Text(text) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("content", &[TextBlock(text)])?;
+                map.end()
+            }
+            Kind::Structured(value) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("content", &[TextBlock(JsonText(value))])?;
+                map.serialize_entry("structuredContent", value)?;
+                map.end()
+            }
+            Kind::Content(blocks) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("content", blocks)?;
+                map.end()
+            }
+            Kind::Error(blocks) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("content", blocks)?;
+                map.serialize_entry("isError", &true)?;
+                map.end()
+            }
+            Kind::Raw(_) | Kind::InputRequired(_) => self.to_wire().serialize(serializer),
+        }
+    }
+}
+
+/// A text content block, `{"text": ..., "type": "text"}` (members by name,
+/// as a block's map holds them).
+struct TextBlock<T>(T);
+
+impl<T: Serialize> Serialize for TextBlock<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("text", &self.0)?;
+        map.serialize_entry("type", "text")?;
+        map.end()
+    }
+}
+
+/// A JSON value serialized as the string of its compact JSON text, written
+/// as it is produced (no intermediate `String`).
+struct JsonText<'a>(&'a Value);
+
+impl Serialize for JsonText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
     }
 }
 
@@ -393,5 +466,45 @@ impl From<&str> for ToolResult {
 impl<T: Serialize> From<Json<T>> for ToolResult {
     fn from(json: Json<T>) -> Self {
         ToolResult::structured(serde_json::to_value(&json.0).unwrap_or(Value::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The direct encoding writes the same bytes as encoding the wire map.
+    #[test]
+    fn a_result_encodes_to_the_bytes_of_its_wire_map() {
+        let structured = json!({
+            "sum": 3, "big": 1.5e300, "text": "quote \" backslash \\ line\nend \u{1F600} \u{0001}",
+            "nested": {"b": [1, null, true], "a": {}}, "empty": []
+        });
+        let mut raw = Map::new();
+        raw.insert("content".into(), json!([{"type": "text", "text": "r"}]));
+        raw.insert("zeta".into(), json!(1));
+        let results = [
+            ToolResult::text("plain \"text\"\twith escapes"),
+            ToolResult::structured(structured.clone()),
+            ToolResult::structured(json!("a string")),
+            ToolResult::structured(Value::Null),
+            ToolResult::content([Content::text("a"), Content::image("aGk=", "image/png")]),
+            ToolResult::content([]),
+            ToolResult::error("failed: \"why\""),
+            ToolResult::error_content([Content::text("x").with("annotations", json!({}))]),
+            ToolResult::raw(raw),
+            ToolResult::raw(Map::new()),
+            ToolResult::text("with meta").with_meta("k", json!(1)),
+            ToolResult::structured(structured).with_meta("k", json!({"z": 1})),
+        ];
+        for result in results {
+            assert_eq!(
+                String::from_utf8(serde_json::to_vec(&result).unwrap()).unwrap(),
+                serde_json::to_string(&result.to_wire()).unwrap(),
+                "{result:?}"
+            );
+        }
     }
 }

@@ -42,10 +42,11 @@ pub fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
 
 /// Encodes a successful response whose result object gains `tail`: members
 /// already encoded, without a leading comma (the server's stamp, encoded
-/// once). `result` must not hold any member `tail` holds.
-pub(crate) fn encode_result_with_tail(
+/// once). `result` must serialize as a JSON object without any member
+/// `tail` holds.
+pub(crate) fn encode_result_with_tail<R: Serialize + ?Sized>(
     id: &RequestId,
-    result: &serde_json::Map<String, Value>,
+    result: &R,
     tail: &[u8],
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(192 + tail.len());
@@ -59,7 +60,7 @@ pub(crate) fn encode_result_with_tail(
     }
     // The result object's closing brace gives way to the tail.
     out.pop();
-    if !result.is_empty() {
+    if out.last() != Some(&b'{') {
         out.push(b',');
     }
     out.extend_from_slice(tail);

@@ -86,6 +86,8 @@ pub(super) struct Call {
     pub(super) params: Map<String, Value>,
     pub(super) meta: Map<String, Value>,
     pub(super) progress_token: Option<Value>,
+    /// The tool a `tools/call` names, found at admission.
+    pub(super) tool: Option<Arc<crate::server::registry::ToolEntry>>,
     pub(super) session: Arc<Session>,
     pub(super) transport: TransportInfo,
     pub(super) cancel: CancelSignal,
@@ -336,11 +338,13 @@ impl Server {
         {
             return reject(&observed, &id, &Error::method_not_found(&method));
         }
-        if known == Method::ToolsCall
-            && let Err(f) = self.admit_call(&catalog, &params, None)
-        {
-            return reject(&observed, &id, &f.error);
-        }
+        let tool = match known {
+            Method::ToolsCall => match self.admit_call(&catalog, &params, None) {
+                Ok(entry) => Some(entry),
+                Err(f) => return reject(&observed, &id, &f.error),
+            },
+            _ => None,
+        };
         let meta = match params.remove("_meta") {
             Some(Value::Object(meta)) => meta,
             None | Some(Value::Null) => Map::new(),
@@ -375,6 +379,7 @@ impl Server {
             params,
             meta,
             progress_token,
+            tool,
             session: session.clone(),
             transport,
             cancel,
@@ -507,6 +512,7 @@ impl Server {
                 raw: call.meta.clone(),
             },
             catalog: self.catalog(),
+            tool: call.tool.clone(),
         };
         let cx = self.context(
             &mut admitted,
@@ -514,13 +520,17 @@ impl Server {
             call.cancel.clone(),
             sink,
         );
-        self.route(admitted, cx).await
+        // The initialize-era shapes rework the result object.
+        self.route(admitted, cx).await.map(Routed::into_object)
     }
 
     /// Encodes the final outcome of a component request for the session.
     pub(super) fn finish_legacy(&self, call: &Call, out: Result<Routed, Failure>) -> Reply {
         let id = &call.id;
         match out {
+            Ok(Routed::Tool(result)) => {
+                self.finish_legacy(call, Ok(Routed::Object(result.into_map())))
+            }
             Ok(Routed::Object(mut map)) => {
                 shape::result(&mut map);
                 if call.method == Method::ToolsCall {

@@ -136,7 +136,7 @@ impl Work {
                 client_info: self.client_info.clone(),
                 client_capabilities: self.client_capabilities.clone(),
                 request_id: None,
-                method: "tools/call".into(),
+                method: std::borrow::Cow::Borrowed("tools/call"),
                 meta: Map::new(),
                 transport: TransportInfo {
                     principal: self.principal.clone(),
