@@ -1,6 +1,8 @@
 //! `snodo-callgrind`: instructions per request through snodo's in-process
-//! dispatch path (`Server::dispatch`, the seam every transport uses), counted
-//! by `valgrind --tool=callgrind`, and a gate against a committed baseline.
+//! dispatch path (`Server::dispatch`, the seam every transport uses) and
+//! through its Streamable HTTP tower `Service` (headers checked, the body
+//! read and the response built, without a socket), counted by
+//! `valgrind --tool=callgrind`, and a gate against a committed baseline.
 //!
 //! ```text
 //! snodo-callgrind count              print the instructions per request
@@ -57,13 +59,38 @@ fn echo_expect(id: u64) -> String {
     format!(r#""text":"echo-{id}""#)
 }
 
+/// Which seam a workload's requests enter by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// `Server::dispatch`, bytes in, a reply out.
+    Dispatch,
+    /// The tower `Service` of the Streamable HTTP transport: an HTTP request
+    /// with the standard MCP headers in, an HTTP response out.
+    Service,
+}
+
 /// One kind of request measured.
 struct Workload {
     name: &'static str,
     what: &'static str,
     validated: bool,
+    via: Via,
+    /// The request's `Mcp-Method` and `Mcp-Name` headers (the `Service` path).
+    headers: (&'static str, Option<&'static str>),
     body: fn(u64) -> String,
     expect: fn(u64) -> String,
+}
+
+/// `tools/call add` with request id `id`.
+fn add_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},{META}}}}}"#
+    )
+}
+
+/// What `add` must answer request `id` with.
+fn add_expect(id: u64) -> String {
+    format!(r#""sum":{}"#, id + 1)
 }
 
 const WORKLOADS: &[Workload] = &[
@@ -71,6 +98,8 @@ const WORKLOADS: &[Workload] = &[
         name: "tools_call_echo",
         what: "tools/call echo (text result), no validator",
         validated: false,
+        via: Via::Dispatch,
+        headers: ("tools/call", Some("echo")),
         body: echo_body,
         expect: echo_expect,
     },
@@ -78,6 +107,8 @@ const WORKLOADS: &[Workload] = &[
         name: "tools_call_echo_basic",
         what: "tools/call echo, arguments checked by the Basic validator",
         validated: true,
+        via: Via::Dispatch,
+        headers: ("tools/call", Some("echo")),
         body: echo_body,
         expect: echo_expect,
     },
@@ -85,17 +116,26 @@ const WORKLOADS: &[Workload] = &[
         name: "tools_call_add",
         what: "tools/call add (structured result with an output schema, no validator: its presence is checked, not its content)",
         validated: false,
-        body: |id| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},{META}}}}}"#
-            )
-        },
-        expect: |id| format!(r#""sum":{}"#, id + 1),
+        via: Via::Dispatch,
+        headers: ("tools/call", Some("add")),
+        body: add_body,
+        expect: add_expect,
+    },
+    Workload {
+        name: "service_tools_call_add",
+        what: "tools/call add through the Streamable HTTP tower Service (standard headers checked, body read, response built; no socket)",
+        validated: false,
+        via: Via::Service,
+        headers: ("tools/call", Some("add")),
+        body: add_body,
+        expect: add_expect,
     },
     Workload {
         name: "tools_list",
         what: "tools/list (52 tools, one page)",
         validated: false,
+        via: Via::Dispatch,
+        headers: ("tools/list", None),
         body: |id| {
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{META}}}}}"#)
         },
@@ -167,28 +207,90 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
         builder = builder.validator(Basic);
     }
     let server = builder.build().map_err(|e| e.to_string())?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .map_err(|e| e.to_string())?;
+    let mut runtime = tokio::runtime::Builder::new_current_thread();
+    if w.via == Via::Service {
+        // The service bounds the time to read a body.
+        runtime.enable_time();
+    }
+    let runtime = runtime.build().map_err(|e| e.to_string())?;
     let requests: Vec<(u64, String, String)> = (FIRST_ID..FIRST_ID + n)
         .map(|id| (id, (w.body)(id), (w.expect)(id)))
         .collect();
-    runtime.block_on(async {
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for (id, body, expect) in &requests {
-            let out = server
-                .dispatch(body.as_bytes(), TransportInfo::default())
-                .await;
-            let Dispatched::Reply(reply) = out else {
-                return Err(format!("request {id}: not a plain reply"));
-            };
-            let text = std::str::from_utf8(&reply.body).map_err(|e| e.to_string())?;
-            if reply.status != 200 || !text.contains(expect.as_str()) || text.contains("isError") {
-                return Err(format!("request {id}: unexpected reply {text}"));
-            }
+    match w.via {
+        Via::Dispatch => runtime.block_on(dispatch_all(&server, &requests)),
+        Via::Service => runtime.block_on(serve_all(w, &server, requests)),
+    }
+}
+
+/// Checks one reply's status and text.
+fn check_reply(id: u64, status: u16, body: &[u8], expect: &str) -> Result<(), String> {
+    let text = std::str::from_utf8(body).map_err(|e| e.to_string())?;
+    if status != 200 || !text.contains(expect) || text.contains("isError") {
+        return Err(format!("request {id}: unexpected reply {status} {text}"));
+    }
+    Ok(())
+}
+
+/// Dispatches every request through `Server::dispatch`; returns the heap
+/// allocations made meanwhile.
+async fn dispatch_all(
+    server: &snodo::Server,
+    requests: &[(u64, String, String)],
+) -> Result<u64, String> {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for (id, body, expect) in requests {
+        let out = server
+            .dispatch(body.as_bytes(), TransportInfo::default())
+            .await;
+        let Dispatched::Reply(reply) = out else {
+            return Err(format!("request {id}: not a plain reply"));
+        };
+        check_reply(*id, u16::from(reply.status), &reply.body, expect)?;
+    }
+    Ok(ALLOCATIONS.load(Ordering::Relaxed) - before)
+}
+
+/// Sends every request through the Streamable HTTP tower `Service` (the
+/// HTTP requests are built before counting); returns the heap allocations
+/// made meanwhile.
+async fn serve_all(
+    w: &Workload,
+    server: &snodo::Server,
+    requests: Vec<(u64, String, String)>,
+) -> Result<u64, String> {
+    use http_body_util::{BodyExt, Full};
+    use tower_service::Service;
+    let mut service = server.http_service();
+    let (method, name) = w.headers;
+    let mut built = Vec::with_capacity(requests.len());
+    for (id, body, expect) in requests {
+        let mut request = http::Request::post("/mcp")
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", snodo::protocol::LATEST_VERSION)
+            .header("mcp-method", method);
+        if let Some(name) = name {
+            request = request.header("mcp-name", name);
         }
-        Ok(ALLOCATIONS.load(Ordering::Relaxed) - before)
-    })
+        let request = request
+            .body(Full::new(bytes::Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        built.push((id, request, expect));
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for (id, request, expect) in built {
+        let Ok(response) = service.call(request).await;
+        let status = response.status().as_u16();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("request {id}: the body failed: {e}"))?
+            .to_bytes();
+        check_reply(id, status, &body, &expect)?;
+    }
+    Ok(ALLOCATIONS.load(Ordering::Relaxed) - before)
 }
 
 /// Instructions callgrind counted for `measure w n` in a child process.
