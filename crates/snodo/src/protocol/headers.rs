@@ -12,9 +12,11 @@
 //! assert!(decode_value("=?base64?not base64!?=").is_err());
 //! ```
 
+use std::borrow::Cow;
+
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName};
 use serde_json::{Map, Value};
 use snodo_rules::{HeaderParam, HeaderType};
 
@@ -52,9 +54,10 @@ pub fn encode_value(value: &str) -> String {
     }
 }
 
-/// Trims optional whitespace and decodes the base64 sentinel. Bad base64 or
-/// non-UTF-8 content inside the sentinel is a -32020 error.
-pub fn decode_value(raw: &str) -> Result<String, Error> {
+/// Trims optional whitespace and decodes the base64 sentinel (a plain value
+/// is borrowed, not copied). Bad base64 or non-UTF-8 content inside the
+/// sentinel is a -32020 error.
+pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, Error> {
     let trimmed = raw.trim_matches([' ', '\t']);
     match trimmed
         .strip_prefix(SENTINEL_START)
@@ -64,12 +67,13 @@ pub fn decode_value(raw: &str) -> Result<String, Error> {
             .decode(encoded)
             .ok()
             .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Cow::Owned)
             .ok_or_else(|| Error::header_mismatch("Header mismatch: invalid base64 header value")),
-        None => Ok(trimmed.to_string()),
+        None => Ok(Cow::Borrowed(trimmed)),
     }
 }
 
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Error> {
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a str>, Error> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);
@@ -84,7 +88,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Err
     })
 }
 
-fn expect(headers: &HeaderMap, name: &str, display: &str, body: &str) -> Result<(), Error> {
+fn expect(headers: &HeaderMap, name: &HeaderName, display: &str, body: &str) -> Result<(), Error> {
     match single(headers, name)? {
         None => Err(Error::header_mismatch(format!(
             "Header mismatch: missing {display} header"
@@ -110,15 +114,19 @@ pub fn check_standard(
     name_in_body: Option<&str>,
     version_in_body: &str,
 ) -> Result<(), Error> {
+    // Names made once, not parsed from text on every request.
+    static VERSION_HEADER: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
+    static METHOD_HEADER: HeaderName = HeaderName::from_static(METHOD);
+    static NAME_HEADER: HeaderName = HeaderName::from_static(NAME);
     expect(
         headers,
-        PROTOCOL_VERSION,
+        &VERSION_HEADER,
         "MCP-Protocol-Version",
         version_in_body,
     )?;
-    expect(headers, METHOD, "Mcp-Method", method)?;
+    expect(headers, &METHOD_HEADER, "Mcp-Method", method)?;
     if let Some(name) = name_in_body {
-        expect(headers, NAME, "Mcp-Name", name)?;
+        expect(headers, &NAME_HEADER, "Mcp-Name", name)?;
     }
     Ok(())
 }
@@ -157,7 +165,9 @@ pub fn check_params(
             None | Some(Value::Null) => continue,
             Some(v) => v,
         };
-        let Some(raw) = single(headers, &name)? else {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| Error::internal("a tool's header name is invalid"))?;
+        let Some(raw) = single(headers, &header)? else {
             return Err(Error::header_mismatch(format!(
                 "Header mismatch: missing {display} header"
             )));
