@@ -61,6 +61,19 @@ async fn wait(_args: Arguments, cx: Context) -> CallResult {
     Ok("cancelled".into())
 }
 
+/// Opened by a test once its listener is in place.
+static GATE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+#[snodo::tool(
+    description = "Waits for the test's gate, as a task",
+    input_schema = {"type": "object", "properties": {}},
+    task = "required"
+)]
+async fn gated(_args: Arguments) -> CallResult {
+    GATE.notified().await;
+    Ok("through".into())
+}
+
 fn server() -> Server {
     Server::builder("direct", "1.0.0")
         .tool(ask_name)
@@ -163,6 +176,44 @@ async fn direct_listen_receives_list_changes() {
         end.is_none(),
         "the subscription ends when the server shuts it down"
     );
+}
+
+#[tokio::test]
+async fn a_client_listens_to_the_tasks_it_names() {
+    let server = Server::builder("tasks", "1.0.0")
+        .tool(gated)
+        .build()
+        .unwrap();
+    let client = Client::connect(&server).await.unwrap();
+    let call = client
+        .call_tool_as_task("gated", json!({}), RequestOptions::new())
+        .await
+        .unwrap();
+    let snodo::client::TaskCall::Task(task) = call else {
+        panic!("a task, not {call:?}");
+    };
+    let mut sub = client
+        .listen(ListenFilter::new().task(task.task_id.clone()))
+        .await
+        .unwrap();
+    assert_eq!(
+        sub.acknowledged()["taskIds"],
+        json!([task.task_id.as_str()]),
+        "the server honours the taskIds the client sent"
+    );
+    GATE.notify_one();
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+            .await
+            .expect("a task notification")
+            .expect("the subscription is open");
+        assert_eq!(n.method, "notifications/tasks");
+        assert_eq!(n.params["taskId"], task.task_id.as_str());
+        if n.params["status"] == "completed" {
+            assert_eq!(n.params["result"]["content"][0]["text"], "through");
+            break;
+        }
+    }
 }
 
 #[tokio::test]

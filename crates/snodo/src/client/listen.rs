@@ -18,104 +18,19 @@ use tokio::sync::{broadcast, mpsc};
 use super::ProtocolErrorKind;
 use super::request::{CancelGuard, parse_response};
 use super::transport::{Incoming, subscription_id};
-use super::{ClientError, Shared, TimeoutKind};
+use super::{ClientError, RequestOptions, Shared, TimeoutKind};
 use crate::wire::{Notification, RequestId};
 
-/// What a subscription asks for (`SubscriptionFilter`).
+/// What a subscription asks for: the protocol's `SubscriptionFilter`, the
+/// same type the server reads.
 ///
 /// ```
 /// use snodo::client::ListenFilter;
-/// let filter = ListenFilter::new().tools().resource("file:///log.txt");
+/// let filter = ListenFilter::new().tools().resource("file:///log.txt").task("t-1");
 /// assert_eq!(filter.to_json()["toolsListChanged"], true);
-/// assert_eq!(filter.to_json()["resourceSubscriptions"][0], "file:///log.txt");
+/// assert_eq!(filter.to_json()["taskIds"][0], "t-1");
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListenFilter {
-    /// `notifications/tools/list_changed`.
-    pub tools_list_changed: bool,
-    /// `notifications/prompts/list_changed`.
-    pub prompts_list_changed: bool,
-    /// `notifications/resources/list_changed`.
-    pub resources_list_changed: bool,
-    /// `notifications/resources/updated` for these URIs.
-    pub resource_subscriptions: Vec<String>,
-}
-
-impl ListenFilter {
-    /// An empty filter.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Every list-changed notification.
-    pub fn all_lists() -> Self {
-        Self::new().tools().prompts().resources()
-    }
-
-    /// Adds tool list changes.
-    #[must_use]
-    pub fn tools(mut self) -> Self {
-        self.tools_list_changed = true;
-        self
-    }
-
-    /// Adds prompt list changes.
-    #[must_use]
-    pub fn prompts(mut self) -> Self {
-        self.prompts_list_changed = true;
-        self
-    }
-
-    /// Adds resource list changes.
-    #[must_use]
-    pub fn resources(mut self) -> Self {
-        self.resources_list_changed = true;
-        self
-    }
-
-    /// Adds updates of one resource.
-    #[must_use]
-    pub fn resource(mut self, uri: impl Into<String>) -> Self {
-        self.resource_subscriptions.push(uri.into());
-        self
-    }
-
-    /// The wire form.
-    pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        if self.tools_list_changed {
-            out.insert("toolsListChanged".into(), true.into());
-        }
-        if self.prompts_list_changed {
-            out.insert("promptsListChanged".into(), true.into());
-        }
-        if self.resources_list_changed {
-            out.insert("resourcesListChanged".into(), true.into());
-        }
-        if !self.resource_subscriptions.is_empty() {
-            out.insert(
-                "resourceSubscriptions".into(),
-                json!(self.resource_subscriptions),
-            );
-        }
-        Value::Object(out)
-    }
-
-    fn accepts(&self, n: &Notification) -> bool {
-        match n.method.as_str() {
-            "notifications/tools/list_changed" => self.tools_list_changed,
-            "notifications/prompts/list_changed" => self.prompts_list_changed,
-            "notifications/resources/list_changed" => self.resources_list_changed,
-            "notifications/resources/updated" => {
-                let uri = n.params.get("uri").and_then(Value::as_str).unwrap_or("");
-                self.resource_subscriptions
-                    .iter()
-                    .any(|s| uri == s || uri.starts_with(s.as_str()))
-            }
-            _ => false,
-        }
-    }
-}
+pub use crate::protocol::SubscriptionFilter as ListenFilter;
 
 /// One change notification.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,7 +120,9 @@ pub(crate) async fn listen(
     }
     let mut params = Map::new();
     params.insert("notifications".into(), filter.to_json());
-    let (id, mut exchange, mut guard) = shared.open("subscriptions/listen", params).await?;
+    // Watching tasks needs the Tasks extension declared.
+    let opts = RequestOptions::new().allow_tasks(!filter.task_ids.is_empty());
+    let (id, mut exchange, mut guard) = shared.open("subscriptions/listen", params, &opts).await?;
     let timeout = shared.config.timeout;
     let acknowledged = loop {
         let msg = tokio::time::timeout(timeout, exchange.recv())
@@ -322,7 +239,7 @@ async fn listen_legacy(
                 _ = tx.closed() => return,
             };
             match event {
-                Ok(n) if filter.accepts(&n) => deliver(&tx, &counter, n),
+                Ok(n) if filter.accepts(&n.method, &n.params) => deliver(&tx, &counter, n),
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(n)) => {
                     counter.fetch_add(n, Ordering::Relaxed);

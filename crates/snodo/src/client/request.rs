@@ -69,17 +69,8 @@ pub(crate) fn header_value(text: &str) -> HeaderValue {
 /// Reads a JSON-RPC response: the result, or the peer's error.
 pub(crate) fn parse_response(message: &Value, status: Option<u16>) -> Result<Value, ClientError> {
     if let Some(error) = message.get("error") {
-        let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
-        let text = error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let mut err = Error::new(code, text);
-        if let Some(data) = error.get("data") {
-            err = err.with_data(data.clone());
-        }
-        return Err(ClientError::Rpc { error: err, status });
+        let error = Error::from_json(error);
+        return Err(ClientError::Rpc { error, status });
     }
     match message.get("result") {
         Some(result) => Ok(result.clone()),
@@ -300,19 +291,13 @@ impl Shared {
         self: &Arc<Self>,
         method: &str,
         params: Map<String, Value>,
+        opts: &RequestOptions,
     ) -> Result<(RequestId, Exchange, CancelGuard), ClientError> {
         let mut params = params;
         let wire = self.wire();
         let id = self.next_id();
         let mut observed = self.observe(&wire, method, &id, &mut params);
-        let mut out = self.outgoing(
-            &wire,
-            Some(&id),
-            method,
-            params,
-            &RequestOptions::new(),
-            Vec::new(),
-        );
+        let mut out = self.outgoing(&wire, Some(&id), method, params, opts, Vec::new());
         out.long_lived = true;
         let sent = tokio::time::timeout(self.config.timeout, self.transport.request(out))
             .await

@@ -214,14 +214,8 @@ impl Client {
                 }
                 TaskStatus::Failed => {
                     let error = task.error.unwrap_or_default();
-                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
-                    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-                    let mut err = Error::new(code, message);
-                    if let Some(data) = error.get("data") {
-                        err = err.with_data(data.clone());
-                    }
                     return Err(ClientError::Rpc {
-                        error: err,
+                        error: Error::from_json(&error),
                         status: None,
                     });
                 }

@@ -182,7 +182,7 @@ pub struct ConnectionInfo {
     pub http_version: http::Version,
 }
 
-/// The transport that carried a request.
+/// The transport that carried a request to a server, or that a client uses.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TransportKind {

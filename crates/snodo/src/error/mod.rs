@@ -178,6 +178,30 @@ impl Error {
         self
     }
 
+    /// The error a peer sent, read from its JSON-RPC `error` member: a
+    /// missing or mistyped `code` is `-32603`, a missing `message` empty,
+    /// `data` kept as sent. The inverse of [`Error::to_json`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let sent = json!({"code": -32602, "message": "Unknown tool: x", "data": {"a": 1}});
+    /// let error = snodo::Error::from_json(&sent);
+    /// assert_eq!(error.to_json(), sent);
+    /// assert_eq!(snodo::Error::from_json(&json!(null)).code(), -32603);
+    /// ```
+    pub fn from_json(error: &Value) -> Self {
+        let code = error
+            .get("code")
+            .and_then(Value::as_i64)
+            .unwrap_or(code::INTERNAL_ERROR);
+        let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+        let read = Self::new(code, message);
+        match error.get("data") {
+            Some(data) => read.with_data(data.clone()),
+            None => read,
+        }
+    }
+
     /// The JSON-RPC `error` member: `{"code", "message"[, "data"]}`.
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();

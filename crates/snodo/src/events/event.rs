@@ -7,16 +7,6 @@ use serde_json::Value;
 
 use crate::protocol::LogLevel;
 
-/// Whether a subscription to `subscribed` covers a change of `uri`: the
-/// same URI, or a sub-resource of it (the next character after the prefix is
-/// a `/`, or the subscribed URI ends with one). Shared by
-/// `subscriptions/listen` filters and initialize-era session subscriptions.
-pub(crate) fn uri_covers(subscribed: &str, uri: &str) -> bool {
-    uri == subscribed
-        || (uri.starts_with(subscribed)
-            && (subscribed.ends_with('/') || uri[subscribed.len()..].starts_with('/')))
-}
-
 /// Something listeners may want to hear about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

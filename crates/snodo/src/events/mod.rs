@@ -14,5 +14,4 @@ pub use hub::{EventHub, LISTENER_QUEUE, REPLAY_WINDOW};
 
 #[cfg_attr(not(feature = "http"), allow(unused_imports))]
 pub(crate) use event::SessionSink;
-pub(crate) use event::uri_covers;
 pub(crate) use hub::Slot;

@@ -9,6 +9,7 @@ mod meta;
 mod method;
 mod revision;
 mod shape;
+mod subscription;
 
 #[cfg(feature = "testing")]
 pub(crate) use meta::in_process_meta;
@@ -18,6 +19,8 @@ pub use meta::{cancelled_request, claims_modern};
 pub use method::Method;
 pub use revision::{LATEST_VERSION, Revision, SUPPORTED_VERSIONS, UnknownRevision};
 pub use shape::{CacheHints, CacheScope};
+pub use subscription::SubscriptionFilter;
+pub(crate) use subscription::uri_covers;
 
 pub(crate) use method::is_removed;
 pub(crate) use shape::stamp_result;

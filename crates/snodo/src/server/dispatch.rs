@@ -251,14 +251,9 @@ impl Server {
         if let Some(result) = response.get("result") {
             return Ok(result.clone());
         }
-        let error = response.get("error").cloned().unwrap_or(Value::Null);
-        let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
-        let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-        let mut err = Error::new(code, message);
-        if let Some(data) = error.get("data") {
-            err = err.with_data(data.clone());
-        }
-        Err(err)
+        Err(Error::from_json(
+            response.get("error").unwrap_or(&Value::Null),
+        ))
     }
 
     fn admit(&self, request: Request, transport: &TransportInfo) -> Result<Admitted, Failure> {

@@ -9,7 +9,7 @@ use super::Server;
 use super::dispatch::Admitted;
 use super::reply::Failure;
 use crate::events::{Event, Slot};
-use crate::protocol::keys;
+use crate::protocol::{SubscriptionFilter, keys};
 use crate::wire::{RequestId, encode_notification};
 use crate::{CancelSignal, Error};
 
@@ -19,42 +19,12 @@ pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1000;
 /// Most tasks one subscription may watch.
 pub const MAX_TASK_SUBSCRIPTIONS: usize = 100;
 
-/// The honoured subset of a `SubscriptionFilter`.
+/// The honoured subset of a `SubscriptionFilter`, and whose tasks it may
+/// watch.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Filter {
-    tools: bool,
-    prompts: bool,
-    resources: bool,
-    uris: Vec<String>,
-    /// Tasks watched (the Tasks extension), and whose they must be.
-    task_ids: Vec<String>,
+    wanted: SubscriptionFilter,
     owner: String,
-}
-
-impl Filter {
-    fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        for (key, on) in [
-            ("toolsListChanged", self.tools),
-            ("promptsListChanged", self.prompts),
-            ("resourcesListChanged", self.resources),
-        ] {
-            if on {
-                out.insert(key.into(), true.into());
-            }
-        }
-        if !self.uris.is_empty() {
-            out.insert("resourceSubscriptions".into(), json!(self.uris));
-        }
-        if !self.task_ids.is_empty() {
-            out.insert("taskIds".into(), json!(self.task_ids));
-        }
-        Value::Object(out)
-    }
-
-    fn covers(&self, uri: &str) -> bool {
-        self.uris.iter().any(|s| crate::events::uri_covers(s, uri))
-    }
 }
 
 /// An admitted subscription: its filter, its slot and its event queue.
@@ -131,12 +101,14 @@ impl Server {
             task_ids.clear();
         }
         let has = |cap: &str| caps.get(cap).is_some();
+        let mut wanted = SubscriptionFilter::new();
+        wanted.tools_list_changed = flag("toolsListChanged")? && has("tools");
+        wanted.prompts_list_changed = flag("promptsListChanged")? && has("prompts");
+        wanted.resources_list_changed = flag("resourcesListChanged")? && has("resources");
+        wanted.resource_subscriptions = if has("resources") { uris } else { Vec::new() };
+        wanted.task_ids = task_ids;
         let filter = Filter {
-            tools: flag("toolsListChanged")? && has("tools"),
-            prompts: flag("promptsListChanged")? && has("prompts"),
-            resources: flag("resourcesListChanged")? && has("resources"),
-            uris: if has("resources") { uris } else { Vec::new() },
-            task_ids,
+            wanted,
             owner: super::tasks::engine::owner_of_principal(principal),
         };
         let share = transport.share();
@@ -190,7 +162,7 @@ impl Server {
             encode_notification(method, &params)
         };
         let mut ack = Map::new();
-        ack.insert("notifications".into(), filter.to_json());
+        ack.insert("notifications".into(), filter.wanted.to_json());
         tx.send(send("notifications/subscriptions/acknowledged", ack))
             .await
             .ok()?;
@@ -200,13 +172,13 @@ impl Server {
                 event = events.recv() => event,
             };
             let frames: Vec<Vec<u8>> = match event {
-                Ok(Event::ToolsListChanged) if filter.tools => {
+                Ok(Event::ToolsListChanged) if filter.wanted.tools_list_changed => {
                     vec![send("notifications/tools/list_changed", Map::new())]
                 }
-                Ok(Event::PromptsListChanged) if filter.prompts => {
+                Ok(Event::PromptsListChanged) if filter.wanted.prompts_list_changed => {
                     vec![send("notifications/prompts/list_changed", Map::new())]
                 }
-                Ok(Event::ResourcesListChanged) if filter.resources => {
+                Ok(Event::ResourcesListChanged) if filter.wanted.resources_list_changed => {
                     vec![send("notifications/resources/list_changed", Map::new())]
                 }
                 Ok(Event::TaskChanged { owner, task })
@@ -214,11 +186,11 @@ impl Server {
                         && task
                             .get("taskId")
                             .and_then(Value::as_str)
-                            .is_some_and(|id| filter.task_ids.iter().any(|t| t == id)) =>
+                            .is_some_and(|id| filter.wanted.task_ids.iter().any(|t| t == id)) =>
                 {
                     vec![send("notifications/tasks", (*task).clone())]
                 }
-                Ok(Event::ResourceUpdated(uri)) if filter.covers(&uri) => {
+                Ok(Event::ResourceUpdated(uri)) if filter.wanted.covers_uri(&uri) => {
                     let mut params = Map::new();
                     params.insert("uri".into(), uri.to_string().into());
                     vec![send("notifications/resources/updated", params)]
@@ -261,15 +233,24 @@ type Frame<'a> = dyn Fn(&str, Map<String, Value>) -> Vec<u8> + 'a;
 fn everything(filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
     for (on, method) in [
-        (filter.tools, "notifications/tools/list_changed"),
-        (filter.prompts, "notifications/prompts/list_changed"),
-        (filter.resources, "notifications/resources/list_changed"),
+        (
+            filter.wanted.tools_list_changed,
+            "notifications/tools/list_changed",
+        ),
+        (
+            filter.wanted.prompts_list_changed,
+            "notifications/prompts/list_changed",
+        ),
+        (
+            filter.wanted.resources_list_changed,
+            "notifications/resources/list_changed",
+        ),
     ] {
         if on {
             frames.push(send(method, Map::new()));
         }
     }
-    for uri in &filter.uris {
+    for uri in &filter.wanted.resource_subscriptions {
         let mut params = Map::new();
         params.insert("uri".into(), uri.clone().into());
         frames.push(send("notifications/resources/updated", params));

@@ -9,7 +9,7 @@ use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use crate::Server;
 use crate::client::ClientError;
 use crate::client::options::BoxFuture;
-use crate::context::{CancelSignal, TransportInfo, TransportKind as ServerTransport};
+use crate::context::{CancelSignal, TransportInfo};
 use crate::server::Dispatched;
 use crate::wire::envelope::envelope;
 use crate::wire::{self, RequestId};
@@ -40,7 +40,7 @@ async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usi
     };
     let cancel = CancelSignal::new();
     let info = TransportInfo {
-        kind: ServerTransport::Direct,
+        kind: TransportKind::Direct,
         ..TransportInfo::default()
     };
     let dispatched = tokio::select! {

@@ -101,17 +101,9 @@ pub(crate) struct Outgoing {
     pub(crate) long_lived: bool,
 }
 
-/// Which transport a client uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TransportKind {
-    /// Streamable HTTP.
-    Http,
-    /// A child process's stdin and stdout.
-    Stdio,
-    /// A server in the same process.
-    Direct,
-}
+/// Which transport a client uses: the same kinds a server tells its
+/// handlers of.
+pub use crate::context::TransportKind;
 
 /// What every transport implements.
 pub(crate) trait Transport: Send + Sync + 'static {

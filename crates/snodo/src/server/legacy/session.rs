@@ -323,7 +323,7 @@ impl Session {
     /// URI or to a parent of it.
     pub fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        subs.iter().any(|s| crate::events::uri_covers(s, uri))
+        subs.iter().any(|s| crate::protocol::uri_covers(s, uri))
     }
 
     /// Registers a server-initiated request and returns its id and the
