@@ -229,33 +229,6 @@ impl<T> ResultExt<T> for Option<T> {
     }
 }
 
-/// A context around an internal cause, as [`Error::with_context`] adds it.
-#[derive(Debug)]
-pub(super) struct Contextual {
-    context: String,
-    source: Option<BoxError>,
-}
-
-impl Contextual {
-    pub(super) fn new(context: String, source: Option<BoxError>) -> Self {
-        Self { context, source }
-    }
-}
-
-impl fmt::Display for Contextual {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.context)
-    }
-}
-
-impl std::error::Error for Contextual {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|c| c as &(dyn std::error::Error + 'static))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,7 +248,7 @@ mod tests {
         let sent = e.as_protocol().expect("a protocol error");
         assert_eq!((sent.code(), sent.message()), (-32602, "Unknown cursor"));
         assert_eq!(
-            super::super::chain(sent.cause().unwrap()),
+            crate::error::chain(sent.cause().unwrap()),
             "listing the notes"
         );
     }
