@@ -204,8 +204,8 @@ pub fn jwks_answer(body: &[u8]) -> Option<usize> {
 
 /// A fake OAuth answer: `status` and `body`, no headers.
 #[cfg(feature = "client")]
-fn answer(status: u16, body: &[u8]) -> Option<crate::client::oauth::http::Answer> {
-    Some(crate::client::oauth::http::Answer {
+fn answer(status: u16, body: &[u8]) -> Option<crate::net::Answer> {
+    Some(crate::net::Answer {
         status: ::http::StatusCode::from_u16(status).ok()?,
         headers: ::http::HeaderMap::new(),
         body: bytes::Bytes::copy_from_slice(body),

@@ -38,10 +38,11 @@
 //! | `http` | yes | the Streamable HTTP listener and the tower `Service` ([`transport::http`]) |
 //! | `schemars` | yes | schemas derived from types: [`Args<T>`](Args) in, [`Json<T>`](Json) out |
 //! | `client` | no | [`Client`](crate::client): Streamable HTTP (rustls), stdio child processes, in process |
-//! | `auth` | no | JWT support for OAuth: `private_key_jwt` client assertions, and (with `http`) the resource server's token verifiers |
+//! | `auth` | no | JWT support for OAuth: `private_key_jwt` client assertions (with `client`), and (with `http`) the resource server's token verifiers; it does not build the MCP client |
 //! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
 //! | `otel` | no | trace context across MCP and the duration histograms, through the `opentelemetry` API ([`telemetry`]) |
-//! | `otlp` | no | OTLP export over HTTP configured by `OTEL_*`, and a `tracing` subscriber for binaries |
+//! | `otlp` | no | OTLP export over HTTP configured by `OTEL_*`, and a `tracing` subscriber for binaries; it does not build the MCP client |
+//! | `http-client` | no | the HTTP client building block `client`, `auth` and `otlp` share (a rustls keep-alive pool); turned on by them |
 //! | `testing` | no | `snodo::testing`: request builders for in-process tests |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
@@ -96,6 +97,12 @@ pub mod future;
 pub mod fuzzing;
 pub mod keyring;
 pub mod mrtr;
+#[cfg(any(
+    feature = "client",
+    feature = "otlp",
+    all(feature = "auth", feature = "http")
+))]
+mod net;
 pub mod prompt;
 pub mod protocol;
 #[cfg(feature = "client")]

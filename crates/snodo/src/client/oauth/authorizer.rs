@@ -10,8 +10,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::OAuthError;
-use super::http::OAuthHttp;
 use crate::future::BoxFuture;
+use crate::net::OAuthHttp;
 
 /// What the authorization server sent back to the redirect URI.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

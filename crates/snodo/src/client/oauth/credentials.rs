@@ -124,7 +124,7 @@ impl SigningKey {
     pub(crate) fn assertion(&self, client_id: &str, issuer: &str) -> Result<String, OAuthError> {
         let jti = super::pkce::random_token(16)
             .map_err(|e| OAuthError::Token(format!("cannot make the client assertion: {e}")))?;
-        let now = super::store::now_secs();
+        let now = crate::net::now_secs();
         let claims = serde_json::json!({
             "iss": client_id,
             "sub": client_id,

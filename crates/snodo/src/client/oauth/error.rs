@@ -64,3 +64,12 @@ impl fmt::Display for OAuthError {
 }
 
 impl std::error::Error for OAuthError {}
+
+impl From<crate::net::FetchError> for OAuthError {
+    fn from(e: crate::net::FetchError) -> Self {
+        match e {
+            crate::net::FetchError::Http(m) => OAuthError::Http(m),
+            crate::net::FetchError::Insecure(m) => OAuthError::Insecure(m),
+        }
+    }
+}

@@ -2,12 +2,12 @@
 //! grant that yields the next token.
 
 use super::authorizer::CallbackParams;
-use super::http::OAuthHttp;
 use super::pkce::{Pkce, random_token};
 use super::registration::{ClientInfo, register};
 use super::store::{IssuerState, Registration, TokenSet};
 use super::token::{self, AuthMethod, choose_method};
 use super::{ClientCredentials, OAuth, OAuthError};
+use crate::net::OAuthHttp;
 use crate::protocol::auth::challenge::Challenge;
 use crate::protocol::auth::metadata::{
     ResourceMetadata, ServerMetadata, resource_covers, resource_metadata_urls, server_metadata_urls,

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use super::authorizer::{Authorizer, Headless};
 use super::credentials::ClientCredentials;
 use super::error::OAuthError;
-use super::http::OAuthHttp;
 use super::state::FlowState;
 use super::store::{MemoryStore, Registration, TokenSet, TokenStore};
+use crate::net::OAuthHttp;
 
 /// OAuth for one client: configuration, the store, and the flow's state.
 /// Cheap to clone; clones share everything.

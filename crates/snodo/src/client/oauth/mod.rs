@@ -34,7 +34,6 @@ mod error;
 mod file_store;
 pub(crate) mod flow;
 mod handle;
-pub(crate) mod http;
 mod pkce;
 pub(crate) mod registration;
 mod state;
@@ -53,5 +52,3 @@ pub use state::MAX_AUTHORIZATIONS;
 pub use store::{IssuerState, MemoryStore, Registration, TokenSet, TokenStore};
 
 pub(crate) use flow::Refusal;
-#[cfg(all(feature = "auth", feature = "http"))]
-pub(crate) use store::now_secs;

@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use super::OAuthError;
-use super::http::{Answer, OAuthHttp};
 use super::store::Registration;
+use crate::net::{Answer, OAuthHttp};
 use crate::protocol::auth::metadata::ServerMetadata;
 
 /// What the client tells a registration endpoint about itself.

@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+
+use crate::net::now_secs;
 
 /// A client identity at one authorization server.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,12 +164,6 @@ impl TokenStore for MemoryStore {
             .unwrap_or_else(|e| e.into_inner())
             .remove(issuer);
     }
-}
-
-pub(crate) fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 
 use super::OAuthError;
-use super::http::{Answer, OAuthHttp};
-use super::store::{Registration, TokenSet, now_secs};
+use super::store::{Registration, TokenSet};
+use crate::net::now_secs;
+use crate::net::{Answer, OAuthHttp};
 use crate::protocol::auth::metadata::ServerMetadata;
 
 /// How the client proves its identity at the token endpoint.

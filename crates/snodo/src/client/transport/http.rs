@@ -18,12 +18,12 @@ use hyper::body::Incoming as HyperBody;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::pool::{Pool, new_pool};
 use super::sse::Parser;
 use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use crate::client::ClientError;
 use crate::client::oauth::{MAX_AUTHORIZATIONS, OAuth};
 use crate::client::options::BoxFuture;
+use crate::net::{Pool, new_pool};
 use crate::protocol::auth::challenge;
 use crate::wire::{self, RequestId};
 
@@ -75,7 +75,7 @@ impl HttpTransport {
                 )));
             }
         }
-        let pool = new_pool()?;
+        let pool = new_pool().map_err(|e| ClientError::transport_with("cannot set up TLS", e))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 pool,

@@ -10,7 +10,6 @@
 
 pub(crate) mod direct;
 pub(crate) mod http;
-pub(crate) mod pool;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 

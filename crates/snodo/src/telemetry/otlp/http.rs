@@ -1,8 +1,6 @@
 //! The exporter's HTTP client (hyper, HTTP and HTTPS), driven by a runtime
 //! of its own on the export thread.
 
-use std::time::Duration;
-
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
@@ -12,12 +10,10 @@ use super::config::Target;
 /// The most a collector's response body may hold.
 const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 
-type Connector = hyper_rustls::HttpsConnector<hyper_util::client::legacy::connect::HttpConnector>;
-
 /// Posts OTLP requests.
 pub(super) struct ExportClient {
     runtime: tokio::runtime::Runtime,
-    client: hyper_util::client::legacy::Client<Connector, Full<Bytes>>,
+    client: crate::net::Pool,
 }
 
 impl ExportClient {
@@ -25,15 +21,7 @@ impl ExportClient {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_webpki_roots()
-            .https_or_http()
-            .enable_http1()
-            .build();
-        let client =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .pool_idle_timeout(Duration::from_secs(30))
-                .build(https);
+        let client = crate::net::new_pool().map_err(std::io::Error::other)?;
         Ok(Self { runtime, client })
     }
 
@@ -84,6 +72,7 @@ fn check(status: StatusCode, body: &[u8]) -> Result<(), String> {
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpListener;
+    use std::time::Duration;
 
     use super::*;
 

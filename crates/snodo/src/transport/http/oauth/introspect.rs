@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::verify::{TokenVerifier, Verdicts, VerifyError, audience_contains, principal_of};
 use crate::Principal;
-use crate::client::oauth::http::OAuthHttp;
 use crate::future::BoxFuture;
+use crate::net::OAuthHttp;
 
 /// The longest an introspection answer is reused.
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(60);
@@ -118,7 +118,7 @@ impl Inner {
         let claims: Value = answer.json().ok_or_else(|| {
             VerifyError::Unavailable("the introspection answer is not JSON".into())
         })?;
-        let now = crate::client::oauth::now_secs();
+        let now = crate::net::now_secs();
         let principal = judge(claims, &self.issuer, &self.audience, now)?;
         self.cache.put(key, &principal);
         Ok(principal)

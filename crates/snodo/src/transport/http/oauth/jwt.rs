@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::verify::{TokenVerifier, Verdicts, VerifyError, audience_contains, principal_of};
 use crate::Principal;
-use crate::client::oauth::http::OAuthHttp;
 use crate::future::BoxFuture;
+use crate::net::OAuthHttp;
 use crate::protocol::auth::metadata::{ServerMetadata, server_metadata_urls};
 
 /// How long fetched keys are trusted before they are fetched again.

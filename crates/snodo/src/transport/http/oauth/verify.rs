@@ -110,7 +110,7 @@ impl Verdicts {
 
     /// Keeps a verdict, for `ttl` and never past the principal's expiry.
     pub(crate) fn put(&self, digest: [u8; 32], principal: &Principal) {
-        let now = crate::client::oauth::now_secs();
+        let now = crate::net::now_secs();
         let lives = principal
             .expires_at
             .map_or(self.ttl, |exp| Duration::from_secs(exp.saturating_sub(now)));

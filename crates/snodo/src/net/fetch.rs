@@ -1,6 +1,7 @@
-//! The few HTTP exchanges OAuth needs, over the client's connection pool:
-//! GET a JSON document, POST a form or JSON, GET without following a
-//! redirect. Bodies are bounded; nothing here logs a credential.
+//! The few HTTP exchanges OAuth needs (the client's flows, and the resource
+//! server's JWKS and introspection), over a keep-alive pool: GET a JSON
+//! document, POST a form or JSON, GET without following a redirect. Bodies
+//! are bounded; nothing here logs a credential.
 
 use std::time::Duration;
 
@@ -8,8 +9,7 @@ use ::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 
-use super::OAuthError;
-use crate::client::transport::pool::{Pool, new_pool};
+use super::pool::{Pool, new_pool};
 use crate::protocol::auth::metadata::{is_loopback, split_url};
 
 /// Largest OAuth response body read (metadata, tokens, registrations, the
@@ -22,6 +22,8 @@ const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
+    // Read by the client's flows (`WWW-Authenticate`, `Location`).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
 }
@@ -33,6 +35,23 @@ impl Answer {
         let object: serde_json::Map<String, serde_json::Value> =
             serde_json::from_slice(&self.body).ok()?;
         serde_json::from_value(serde_json::Value::Object(object)).ok()
+    }
+}
+
+/// Why an exchange failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FetchError {
+    /// The endpoint could not be reached or answered badly.
+    Http(String),
+    /// The endpoint is plain http outside loopback, or not a URL.
+    Insecure(String),
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FetchError::Http(m) | FetchError::Insecure(m) => f.write_str(m),
+        }
     }
 }
 
@@ -54,8 +73,8 @@ impl std::fmt::Debug for OAuthHttp {
 }
 
 impl OAuthHttp {
-    pub(crate) fn new(allow_http: bool) -> Result<Self, OAuthError> {
-        let pool = new_pool().map_err(|e| OAuthError::Http(e.to_string()))?;
+    pub(crate) fn new(allow_http: bool) -> Result<Self, FetchError> {
+        let pool = new_pool().map_err(|e| FetchError::Http(e.to_string()))?;
         Ok(Self {
             pool,
             allow_http,
@@ -72,22 +91,22 @@ impl OAuthHttp {
 
     /// Refuses an endpoint that is not https, or plain http on loopback
     /// (or anywhere, when insecure http was allowed).
-    pub(crate) fn check_url(&self, url: &str) -> Result<(), OAuthError> {
+    pub(crate) fn check_url(&self, url: &str) -> Result<(), FetchError> {
         // A URL holds no control character and no space (they would be
         // shown to a person, or sent, as they are).
         if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(OAuthError::Insecure(format!(
+            return Err(FetchError::Insecure(format!(
                 "not a URL (control characters or spaces): {}",
                 url.escape_debug()
             )));
         }
         if split_url(url).is_none() {
-            return Err(OAuthError::Insecure(format!("not an http(s) URL: {url}")));
+            return Err(FetchError::Insecure(format!("not an http(s) URL: {url}")));
         }
         if url.starts_with("https://") || self.allow_http || is_loopback(url) {
             Ok(())
         } else {
-            Err(OAuthError::Insecure(format!(
+            Err(FetchError::Insecure(format!(
                 "refusing plain http outside loopback: {url}"
             )))
         }
@@ -100,7 +119,7 @@ impl OAuthHttp {
         url: &str,
         headers: Vec<(header::HeaderName, HeaderValue)>,
         body: Option<(&'static str, Vec<u8>)>,
-    ) -> Result<Answer, OAuthError> {
+    ) -> Result<Answer, FetchError> {
         self.check_url(url)?;
         let mut req = Request::builder().method(method).uri(url);
         let h = req.headers_mut().expect("a fresh builder has headers");
@@ -117,24 +136,24 @@ impl OAuthHttp {
         }
         let req = req
             .body(Full::new(body))
-            .map_err(|e| OAuthError::Http(format!("cannot build a request to {url}: {e}")))?;
+            .map_err(|e| FetchError::Http(format!("cannot build a request to {url}: {e}")))?;
         let sent = tokio::time::timeout(self.deadline, async {
             let resp = self.pool.request(req).await.map_err(|e| {
-                OAuthError::Http(format!("cannot reach {url}: {}", crate::error::chain(&e)))
+                FetchError::Http(format!("cannot reach {url}: {}", crate::error::chain(&e)))
             })?;
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_BODY)
                 .collect()
                 .await
                 .map_err(|e| {
-                    OAuthError::Http(if e.is::<LengthLimitError>() {
+                    FetchError::Http(if e.is::<LengthLimitError>() {
                         format!("the answer of {url} is larger than {} KiB", MAX_BODY / 1024)
                     } else {
                         format!("reading the answer of {url}: {e}")
                     })
                 })?
                 .to_bytes();
-            Ok::<_, OAuthError>(Answer {
+            Ok::<_, FetchError>(Answer {
                 status: parts.status,
                 headers: parts.headers,
                 body,
@@ -142,7 +161,7 @@ impl OAuthHttp {
         })
         .await;
         sent.unwrap_or_else(|_| {
-            Err(OAuthError::Http(format!(
+            Err(FetchError::Http(format!(
                 "{url} did not answer within {} s",
                 self.deadline.as_secs_f64()
             )))
@@ -150,7 +169,7 @@ impl OAuthHttp {
     }
 
     /// GET `url` for JSON.
-    pub(crate) async fn get(&self, url: &str) -> Result<Answer, OAuthError> {
+    pub(crate) async fn get(&self, url: &str) -> Result<Answer, FetchError> {
         self.exchange(Method::GET, url, Vec::new(), None).await
     }
 
@@ -160,7 +179,7 @@ impl OAuthHttp {
         url: &str,
         form: &[(&str, &str)],
         headers: Vec<(header::HeaderName, HeaderValue)>,
-    ) -> Result<Answer, OAuthError> {
+    ) -> Result<Answer, FetchError> {
         let body = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -173,12 +192,13 @@ impl OAuthHttp {
         .await
     }
 
-    /// POST a JSON document.
+    /// POST a JSON document (the client's dynamic registration).
+    #[cfg(feature = "client")]
     pub(crate) async fn post_json(
         &self,
         url: &str,
         value: &serde_json::Value,
-    ) -> Result<Answer, OAuthError> {
+    ) -> Result<Answer, FetchError> {
         let body = serde_json::to_vec(value).unwrap_or_default();
         self.exchange(
             Method::POST,
@@ -267,7 +287,7 @@ mod tests {
         assert!(heard.try_recv().is_ok(), "the request reached the endpoint");
         assert_eq!(
             e.unwrap_err(),
-            OAuthError::Http(format!("{url} did not answer within 0.3 s"))
+            FetchError::Http(format!("{url} did not answer within 0.3 s"))
         );
         assert!(
             took >= Duration::from_millis(300) && took < Duration::from_secs(3),
