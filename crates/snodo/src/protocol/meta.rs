@@ -260,6 +260,76 @@ mod tests {
 
     use super::*;
 
+    /// Every refusal of `_meta`, by message: the typed decoding to come
+    /// must keep each (and their order: the first broken rule is named).
+    #[test]
+    fn every_meta_refusal_keeps_its_message() {
+        let version = "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"";
+        let caps = "\"io.modelcontextprotocol/clientCapabilities\":{}";
+        let cases: [(String, &str); 12] = [
+            (
+                "{}".into(),
+                "Missing required _meta: io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
+            ),
+            (r#"{"_meta":null}"#.into(), "_meta must be an object"),
+            (r#"{"_meta":[]}"#.into(), "_meta must be an object"),
+            (
+                format!(r#"{{"_meta":{{{caps}}}}}"#),
+                "Missing required _meta key: io.modelcontextprotocol/protocolVersion",
+            ),
+            (
+                format!(r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":7,{caps}}}}}"#),
+                "_meta io.modelcontextprotocol/protocolVersion must be a string",
+            ),
+            (
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}"#.into(),
+                "_meta io.modelcontextprotocol/protocolVersion must be a string",
+            ),
+            (
+                format!(r#"{{"_meta":{{{version}}}}}"#),
+                "Missing required _meta key: io.modelcontextprotocol/clientCapabilities",
+            ),
+            (
+                format!(
+                    r#"{{"_meta":{{{version},"io.modelcontextprotocol/clientCapabilities":[]}}}}"#
+                ),
+                "_meta io.modelcontextprotocol/clientCapabilities must be an object",
+            ),
+            (
+                format!(
+                    r#"{{"_meta":{{{version},{caps},"io.modelcontextprotocol/clientInfo":1}}}}"#
+                ),
+                "_meta io.modelcontextprotocol/clientInfo must be an object",
+            ),
+            (
+                format!(
+                    r#"{{"_meta":{{{version},{caps},"io.modelcontextprotocol/logLevel":"loud"}}}}"#
+                ),
+                "Invalid io.modelcontextprotocol/logLevel",
+            ),
+            (
+                format!(r#"{{"_meta":{{{version},{caps},"io.modelcontextprotocol/logLevel":3}}}}"#),
+                "Invalid io.modelcontextprotocol/logLevel",
+            ),
+            (
+                format!(r#"{{"_meta":{{{version},{caps},"progressToken":1.5}}}}"#),
+                "progressToken must be a string or an integer",
+            ),
+        ];
+        for (params, message) in cases {
+            let mut params: Value = serde_json::from_str(&params).unwrap();
+            let e = RequestMeta::take_from(params.as_object_mut().unwrap()).unwrap_err();
+            assert_eq!((e.code(), e.message()), (-32602, message), "{params}");
+        }
+        // A null clientInfo is no clientInfo.
+        let mut params: Value = serde_json::from_str(&format!(
+            r#"{{"_meta":{{{version},{caps},"io.modelcontextprotocol/clientInfo":null}}}}"#
+        ))
+        .unwrap();
+        let meta = RequestMeta::take_from(params.as_object_mut().unwrap()).unwrap();
+        assert_eq!(meta.client_info, None);
+    }
+
     #[test]
     fn the_typed_members_move_out_of_meta_and_the_rest_stays() {
         let mut params = json!({"_meta": {

@@ -324,6 +324,13 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
             r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m","params":{"a":{"b":[1,2.5,null,"\u00e9"]}}}"#,
             r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#,
+            // `_meta` as 2026-07-28 requests carry it, and as they should not.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p","traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/clientInfo":null}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocol\u0056ersion":"2026-07-28"}}}"#,
         ];
         for text in taken {
             let fast = super::fast::decode(text.as_bytes());
