@@ -182,11 +182,22 @@ static GLOBAL: Counting = Counting;
 
 /// Heap allocations per request of `w`, counted in this process.
 fn allocations(w: &Workload) -> Result<f64, String> {
-    let short = measure(w, SHORT)?;
-    let long = measure(w, LONG)?;
+    one_request(w, "allocations", |n| measure(w, n))
+}
+
+/// What one request costs: the total of a [`LONG`] run less that of a
+/// [`SHORT`] one, over the difference of their requests (start-up, server
+/// building and exit cancel out).
+fn one_request(
+    w: &Workload,
+    what: &str,
+    total: impl Fn(u64) -> Result<u64, String>,
+) -> Result<f64, String> {
+    let short = total(SHORT)?;
+    let long = total(LONG)?;
     let extra = long
         .checked_sub(short)
-        .ok_or_else(|| format!("{}: the long run made fewer allocations", w.name))?;
+        .ok_or_else(|| format!("{}: the long run counted fewer {what}", w.name))?;
     Ok(extra as f64 / (LONG - SHORT) as f64)
 }
 
@@ -325,12 +336,7 @@ fn instructions(w: &Workload, n: u64) -> Result<u64, String> {
 
 /// Instructions per request of `w`.
 fn per_request(w: &Workload) -> Result<f64, String> {
-    let short = instructions(w, SHORT)?;
-    let long = instructions(w, LONG)?;
-    let extra = long
-        .checked_sub(short)
-        .ok_or_else(|| format!("{}: the long run counted fewer instructions", w.name))?;
-    Ok(extra as f64 / (LONG - SHORT) as f64)
+    one_request(w, "instructions", |n| instructions(w, n))
 }
 
 fn rustc_version() -> String {

@@ -159,13 +159,13 @@ pub fn check_params(
     args: &Map<String, Value>,
 ) -> Result<(), Error> {
     for param in params {
-        let name = format!("{PARAM_PREFIX}{}", param.header.to_ascii_lowercase());
         let display = format!("Mcp-Param-{}", param.header);
         let body = match value_at(args, &param.path) {
             None | Some(Value::Null) => continue,
             Some(v) => v,
         };
-        let header = HeaderName::from_bytes(name.as_bytes())
+        // `from_bytes` lowercases the name, as `HeaderMap` keys are.
+        let header = HeaderName::from_bytes(display.as_bytes())
             .map_err(|_| Error::internal("a tool's header name is invalid"))?;
         let Some(raw) = single(headers, &header)? else {
             return Err(Error::header_mismatch(format!(

@@ -163,28 +163,27 @@ impl ServerCall {
 
     /// The request was answered with a result object.
     pub(crate) fn result(&self, result: &Map<String, Value>) {
-        if let Some(d) = &self.detail {
-            d.set(Outcome::of_result(result));
-            if d.capture_results && !self.span.is_disabled() {
-                self.span.record(
-                    attr::GEN_AI_TOOL_CALL_RESULT,
-                    Value::Object(result.clone()).to_string(),
-                );
-            }
-        }
+        self.answered(Outcome::of_result(result), result);
     }
 
     /// The request was answered with a tool's result.
     pub(crate) fn tool_result(&self, result: &crate::tool::ToolResult) {
+        let outcome = if result.is_error() {
+            Outcome::ToolError
+        } else {
+            Outcome::Ok
+        };
+        self.answered(outcome, result);
+    }
+
+    /// Records a result's outcome, and its JSON text when results are
+    /// captured.
+    fn answered(&self, outcome: Outcome, result: &impl serde::Serialize) {
         if let Some(d) = &self.detail {
-            d.set(if result.is_error() {
-                Outcome::ToolError
-            } else {
-                Outcome::Ok
-            });
+            d.set(outcome);
             if d.capture_results && !self.span.is_disabled() {
-                self.span
-                    .record(attr::GEN_AI_TOOL_CALL_RESULT, result.to_wire().to_string());
+                let text = serde_json::to_string(result).unwrap_or_default();
+                self.span.record(attr::GEN_AI_TOOL_CALL_RESULT, text);
             }
         }
     }
