@@ -648,6 +648,51 @@ async fn listen_demultiplexes_by_subscription_id_and_ends_on_drop() {
 }
 
 #[tokio::test]
+async fn listening_to_a_task_sends_its_id_and_declares_the_tasks_extension() {
+    let server = ScriptServer::start(|req| match req.rpc_method() {
+        Some("server/discover") => Reply::discover(req),
+        Some("subscriptions/listen") => {
+            let meta = json!({"io.modelcontextprotocol/subscriptionId": req.id()});
+            Reply::Sse(
+                vec![],
+                vec![
+                    (0, event(json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                        "params": {"notifications": {"taskIds": ["t-1"]}, "_meta": meta}}))),
+                    (20, event(json!({"jsonrpc": "2.0", "method": "notifications/tasks",
+                        "params": {"taskId": "t-1", "status": "completed", "_meta": meta}}))),
+                ],
+                true,
+            )
+        }
+        _ => Reply::Status(404),
+    })
+    .await;
+    let client = Client::connect(server.url.as_str()).await.unwrap();
+    let mut sub = client
+        .listen(ListenFilter::new().task("t-1"))
+        .await
+        .unwrap();
+    assert_eq!(sub.acknowledged(), &json!({"taskIds": ["t-1"]}));
+    let n = tokio::time::timeout(Duration::from_secs(5), sub.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (n.method.as_str(), &n.params["taskId"], &n.params["status"]),
+        ("notifications/tasks", &json!("t-1"), &json!("completed"))
+    );
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let listen = server.calls("subscriptions/listen").pop().unwrap();
+    assert_eq!(
+        listen.body,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": ["t-1"]}, "_meta": meta}})
+    );
+}
+
+#[tokio::test]
 async fn legacy_streams_resume_with_last_event_id_after_retry() {
     let server = ScriptServer::start(|req| match (req.method.as_str(), req.rpc_method()) {
         ("POST", Some("server/discover")) => Reply::Status(404),
