@@ -84,26 +84,28 @@ fn legacy_capabilities(shared: &Shared, version: &str) -> Value {
 
 /// The response (encoded) to an initialize-era server request.
 pub(crate) async fn answer(handlers: &Handlers, version: &str, request: Request) -> Vec<u8> {
-    let params = Value::Object(request.params.clone());
-    let outcome: Result<Value, Error> = match request.method.as_str() {
+    let (id, method) = (request.id.clone(), request.method.clone());
+    // The handlers see the params as sent, `_meta` included.
+    let params = Value::Object(request.into_params());
+    let outcome: Result<Value, Error> = match method.as_str() {
         "ping" => Ok(json!({})),
         "elicitation/create" => elicit(handlers, version, &params).await,
         "sampling/createMessage" => match &handlers.sampling {
             Some(h) => h(params).await.map_err(|e| Error::internal(format!("Sampling failed: {e}"))),
-            None => Err(Error::method_not_found(&request.method)),
+            None => Err(Error::method_not_found(&method)),
         },
         "roots/list" => match &handlers.roots {
             Some(h) => h()
                 .await
                 .map(|roots| json!({"roots": roots.iter().map(super::options::Root::to_json).collect::<Vec<_>>()}))
                 .map_err(|e| Error::internal(format!("Listing roots failed: {e}"))),
-            None => Err(Error::method_not_found(&request.method)),
+            None => Err(Error::method_not_found(&method)),
         },
         other => Err(Error::method_not_found(other)),
     };
     match outcome {
-        Ok(result) => encode_result(&request.id, &result),
-        Err(error) => encode_error(Some(&request.id), &error),
+        Ok(result) => encode_result(&id, &result),
+        Err(error) => encode_error(Some(&id), &error),
     }
 }
 

@@ -1,11 +1,7 @@
 //! Reserved `_meta` keys.
 
-/// The request's protocol revision.
-pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// The client's declared capabilities.
-pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// The client's name and version.
-pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+// The three every request carries are read out by the decoder.
+pub use crate::wire::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION};
 /// The minimum level of `notifications/message` the client wants.
 pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// The server's name and version, on every result.

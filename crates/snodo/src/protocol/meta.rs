@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::keys;
 use crate::Error;
+use crate::wire::{Meta, MetaParts};
 
 /// The eight syslog levels of `notifications/message`, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -105,28 +106,38 @@ impl RequestMeta {
     /// assert_eq!(err.code(), -32602);
     /// ```
     pub fn from_params(params: &Map<String, Value>) -> Result<Self, Error> {
-        Self::parse(params.get("_meta").cloned())
+        Self::from_meta(meta_of(params.get("_meta").cloned()))
     }
 
     /// Like [`RequestMeta::from_params`], moving `_meta` out of `params`
     /// instead of copying it.
     pub fn take_from(params: &mut Map<String, Value>) -> Result<Self, Error> {
-        Self::parse(params.remove("_meta"))
+        Self::from_meta(meta_of(params.remove("_meta")))
     }
 
-    fn parse(meta: Option<Value>) -> Result<Self, Error> {
-        let mut raw = match meta {
-            Some(Value::Object(meta)) => meta,
-            Some(_) => return Err(Error::invalid_params("_meta must be an object")),
-            None => {
+    /// Checks a request's `_meta` as the decoder read it: the protocol
+    /// version and client capabilities are required (-32602 when missing or
+    /// mistyped), the first fault found is the one reported.
+    pub fn from_meta(meta: Meta) -> Result<Self, Error> {
+        let MetaParts {
+            protocol_version,
+            client_capabilities,
+            client_info,
+            rest: mut raw,
+            ..
+        } = match meta {
+            Meta::Object(parts) => *parts,
+            Meta::Other(_) => return Err(Error::invalid_params("_meta must be an object")),
+            Meta::Absent => {
                 return Err(Error::invalid_params(
                     "Missing required _meta: io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities",
                 ));
             }
         };
-        let protocol_version = match raw.remove(keys::PROTOCOL_VERSION) {
-            Some(Value::String(v)) => v,
-            Some(_) => {
+        // A standard member of the wrong type is among the rest.
+        let protocol_version = match protocol_version {
+            Some(v) => v,
+            None if raw.contains_key(keys::PROTOCOL_VERSION) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be a string",
                     keys::PROTOCOL_VERSION
@@ -139,9 +150,9 @@ impl RequestMeta {
                 )));
             }
         };
-        let client_capabilities = match raw.remove(keys::CLIENT_CAPABILITIES) {
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => {
+        let client_capabilities = match client_capabilities {
+            Some(v) => Value::Object(v),
+            None if raw.contains_key(keys::CLIENT_CAPABILITIES) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be an object",
                     keys::CLIENT_CAPABILITIES
@@ -154,10 +165,10 @@ impl RequestMeta {
                 )));
             }
         };
-        let client_info = match raw.remove(keys::CLIENT_INFO) {
-            None | Some(Value::Null) => None,
-            Some(v @ Value::Object(_)) => Some(v),
-            Some(_) => {
+        let client_info = match (client_info, raw.remove(keys::CLIENT_INFO)) {
+            (Some(v), _) => Some(Value::Object(v)),
+            (None, None | Some(Value::Null)) => None,
+            (None, Some(_)) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be an object",
                     keys::CLIENT_INFO
@@ -196,6 +207,11 @@ impl RequestMeta {
             raw,
         })
     }
+}
+
+/// `_meta` as a request carries it, read in parts.
+fn meta_of(value: Option<Value>) -> Meta {
+    value.map_or(Meta::Absent, Meta::from_value)
 }
 
 /// Whether request params carry the 2026-07-28 claim,

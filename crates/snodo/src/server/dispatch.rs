@@ -112,14 +112,7 @@ impl Server {
         let Message::Request(request) = message else {
             return Dispatched::Nothing;
         };
-        let call = ServerCall::start(
-            &request.method,
-            &request.id,
-            &request.params,
-            &transport,
-            Era::Modern,
-            &self.inner.capture,
-        );
+        let call = ServerCall::start(&request, &transport, Era::Modern, &self.inner.capture);
         let id = request.id.clone();
         self.start_task_sweeper();
         let mut admitted = match self.admit(request, &transport) {
@@ -260,12 +253,14 @@ impl Server {
         let Request {
             id,
             method,
-            mut params,
+            params,
+            meta,
+            ..
         } = request;
         if protocol::is_removed(&method) {
             return Err(Failure::not_found(Error::method_not_found(&method)));
         }
-        let meta = RequestMeta::take_from(&mut params).map_err(Failure::bad_request)?;
+        let meta = RequestMeta::from_meta(meta).map_err(Failure::bad_request)?;
         let known = Method::parse(&method);
         let http_headers = match (transport.kind, &transport.headers) {
             (TransportKind::Http, Some(h)) => Some(h),

@@ -15,7 +15,7 @@ use super::outcome::Outcome;
 use super::text::Text;
 use crate::Error;
 use crate::context::{ConnectionInfo, TransportInfo, TransportKind};
-use crate::wire::RequestId;
+use crate::wire::{Request, RequestId};
 
 /// Which era a request belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -51,13 +51,12 @@ struct Detail {
 impl ServerCall {
     /// Starts observing a request that was just decoded.
     pub(crate) fn start(
-        method: &str,
-        id: &RequestId,
-        params: &Map<String, Value>,
+        request: &Request,
         transport: &TransportInfo,
         era: Era<'_>,
         capture: &Capture,
     ) -> Self {
+        let (method, id, params) = (request.method.as_str(), &request.id, &request.params);
         let active = Gauge::ActiveRequests.hold();
         let metrics = super::metrics::recorder().is_some();
         let traced = tracing::enabled!(target: "snodo::server", tracing::Level::INFO);
@@ -69,16 +68,11 @@ impl ServerCall {
                 _active: active,
             };
         }
-        let meta = match params.get("_meta") {
-            Some(Value::Object(m)) => Some(m),
-            _ => None,
-        };
+        // The trace context is among the members other than the standard three.
+        let meta = request.meta.rest();
         let names = Names::of(method, params);
         let version = match era {
-            Era::Modern => meta
-                .and_then(|m| m.get(crate::protocol::keys::PROTOCOL_VERSION))
-                .and_then(Value::as_str)
-                .unwrap_or(""),
+            Era::Modern => request.meta.protocol_version().unwrap_or(""),
             Era::Legacy { version, .. } => version,
         };
         let network = Network::of(transport);

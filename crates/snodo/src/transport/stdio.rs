@@ -425,16 +425,14 @@ impl Era {
         if let Some(session) = &self.session {
             return Routing::Legacy(session.clone());
         }
-        let claims = crate::protocol::claims_modern(&request.params);
+        let claims = request.meta.claims_modern();
         if self.modern || claims {
             if claims && request.method != "server/discover" {
                 self.modern = true;
             }
             return Routing::Modern;
         }
-        if !server.serves_legacy()
-            || request.params.contains_key("_meta") && request.method != "initialize"
-        {
+        if !server.serves_legacy() || request.meta.is_present() && request.method != "initialize" {
             return Routing::Modern;
         }
         match request.method.as_str() {

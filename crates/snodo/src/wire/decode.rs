@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::RequestId;
+use super::meta::Meta;
 use super::scan::{ScanError, scan};
 use crate::Error;
 
@@ -55,13 +56,50 @@ impl Default for Limits {
 
 /// A decoded request: it gets exactly one response.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Request {
     /// The request id, echoed in the response.
     pub id: RequestId,
     /// The method name.
     pub method: String,
-    /// The `params` object (absent params decode as an empty object).
+    /// The `params` object (absent params decode as an empty object),
+    /// without its `_meta`.
     pub params: Map<String, Value>,
+    /// `params._meta`, read in parts.
+    pub meta: Meta,
+}
+
+impl Request {
+    /// A request from its parts, `_meta` moved out of `params`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use snodo::wire::{Request, RequestId};
+    /// let params = json!({"name": "add", "_meta": {"progressToken": 1}});
+    /// let request = Request::new(RequestId::Number(1), "tools/call", params.as_object().unwrap().clone());
+    /// assert!(!request.params.contains_key("_meta"));
+    /// assert_eq!(request.into_params(), *params.as_object().unwrap());
+    /// ```
+    pub fn new(id: RequestId, method: impl Into<String>, mut params: Map<String, Value>) -> Self {
+        let meta = params
+            .remove("_meta")
+            .map_or(Meta::Absent, Meta::from_value);
+        Self {
+            id,
+            method: method.into(),
+            params,
+            meta,
+        }
+    }
+
+    /// The whole `params` object again, `_meta` put back as sent.
+    pub fn into_params(self) -> Map<String, Value> {
+        let mut params = self.params;
+        if let Some(meta) = self.meta.into_value() {
+            params.insert("_meta".into(), meta);
+        }
+        params
+    }
 }
 
 /// A decoded notification: it is never answered.
@@ -156,11 +194,14 @@ pub(crate) fn decode_by(bytes: &[u8], limits: &Limits, fast: bool) -> Result<Mes
 /// is read) gives `None`, and [`decode_value`] decides, so both paths answer
 /// every message alike.
 mod fast {
+    use std::borrow::Cow;
+
     use serde::Deserialize;
-    use serde::de::{self, Deserializer, Visitor};
+    use serde::de::{self, Deserializer, MapAccess, Visitor};
     use serde_json::{Map, Value};
 
     use super::super::RequestId;
+    use super::super::meta::{Meta, MetaParts};
     use super::{Message, Notification, Request};
 
     /// Another member makes the value path decide: serde skips an ignored
@@ -182,13 +223,120 @@ mod fast {
     #[derive(Default)]
     struct Id(Option<RequestId>);
 
-    /// A `params` object (an absent one is empty); anything else fails.
+    /// A `params` object (an absent one is empty) and its `_meta`, read in
+    /// parts; anything else fails.
     #[derive(Default)]
-    struct Params(Map<String, Value>);
+    struct Params(Map<String, Value>, Meta);
+
+    /// A member name, borrowed from the input unless it has escapes.
+    struct Key<'a>(Cow<'a, str>);
+
+    impl<'de> Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a member name")
+                }
+                fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Borrowed(s)))
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(s.to_owned())))
+                }
+                fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(s)))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
+    }
 
     impl<'de> Deserialize<'de> for Params {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            Map::deserialize(d).map(Params)
+            struct ParamsVisitor;
+            impl<'de> Visitor<'de> for ParamsVisitor {
+                type Value = Params;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Params, A::Error> {
+                    let mut params = Params::default();
+                    while let Some(Key(key)) = members.next_key()? {
+                        if key == "_meta" {
+                            params.1 = members.next_value::<MetaObject>()?.0;
+                        } else {
+                            params.0.insert(key.into_owned(), members.next_value()?);
+                        }
+                    }
+                    Ok(params)
+                }
+            }
+            d.deserialize_map(ParamsVisitor)
+        }
+    }
+
+    /// A `_meta` object read member by member into its parts (any other
+    /// value kept whole).
+    struct MetaObject(Meta);
+
+    impl<'de> Deserialize<'de> for MetaObject {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct MetaVisitor;
+            impl<'de> Visitor<'de> for MetaVisitor {
+                type Value = MetaObject;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(
+                    self,
+                    mut members: A,
+                ) -> Result<MetaObject, A::Error> {
+                    let mut parts = MetaParts::default();
+                    while let Some(Key(key)) = members.next_key()? {
+                        let value: Value = members.next_value()?;
+                        parts.put(key, value);
+                    }
+                    Ok(MetaObject(Meta::Object(Box::new(parts))))
+                }
+                // Anything else is kept as the value path reads it.
+                fn visit_unit<E: de::Error>(self) -> Result<MetaObject, E> {
+                    Ok(other(Value::Null))
+                }
+                fn visit_bool<E: de::Error>(self, b: bool) -> Result<MetaObject, E> {
+                    Ok(other(Value::Bool(b)))
+                }
+                fn visit_i64<E: de::Error>(self, n: i64) -> Result<MetaObject, E> {
+                    Ok(other(Value::from(n)))
+                }
+                fn visit_u64<E: de::Error>(self, n: u64) -> Result<MetaObject, E> {
+                    Ok(other(Value::from(n)))
+                }
+                fn visit_f64<E: de::Error>(self, n: f64) -> Result<MetaObject, E> {
+                    Ok(other(Value::from(n)))
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<MetaObject, E> {
+                    Ok(other(Value::String(s.to_owned())))
+                }
+                fn visit_string<E: de::Error>(self, s: String) -> Result<MetaObject, E> {
+                    Ok(other(Value::String(s)))
+                }
+                fn visit_seq<A: de::SeqAccess<'de>>(
+                    self,
+                    mut items: A,
+                ) -> Result<MetaObject, A::Error> {
+                    let mut all = Vec::new();
+                    while let Some(item) = items.next_element::<Value>()? {
+                        all.push(item);
+                    }
+                    Ok(other(Value::Array(all)))
+                }
+            }
+            fn other(value: Value) -> MetaObject {
+                MetaObject(Meta::Other(value))
+            }
+            d.deserialize_any(MetaVisitor)
         }
     }
 
@@ -230,10 +378,21 @@ mod fast {
         if envelope.jsonrpc != "2.0" {
             return None;
         }
-        let (method, params) = (envelope.method, envelope.params.0);
+        let (method, Params(mut params, meta)) = (envelope.method, envelope.params);
         Some(match envelope.id.0 {
-            Some(id) => Message::Request(Request { id, method, params }),
-            None => Message::Notification(Notification { method, params }),
+            Some(id) => Message::Request(Request {
+                id,
+                method,
+                params,
+                meta,
+            }),
+            None => {
+                // A notification keeps its `_meta` in its params.
+                if let Some(meta) = meta.into_value() {
+                    params.insert("_meta".into(), meta);
+                }
+                Message::Notification(Notification { method, params })
+            }
         })
     }
 }
@@ -301,7 +460,7 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
         }
     };
     Ok(match id {
-        Some(id) => Message::Request(Request { id, method, params }),
+        Some(id) => Message::Request(Request::new(id, method, params)),
         None => Message::Notification(Notification { method, params }),
     })
 }

@@ -11,6 +11,7 @@ mod encode;
 pub(crate) mod envelope;
 mod id;
 pub(crate) mod lines;
+pub(crate) mod meta;
 mod scan;
 
 pub use decode::{
@@ -19,3 +20,4 @@ pub use decode::{
 pub use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
 pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
+pub use meta::{Meta, MetaParts};

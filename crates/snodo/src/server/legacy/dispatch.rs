@@ -129,12 +129,13 @@ impl Server {
     /// ```
     /// use snodo::Server;
     /// let server = Server::builder("demo", "1.0.0").build().unwrap();
-    /// let request = snodo::wire::Request {
-    ///     id: snodo::wire::RequestId::Number(1),
-    ///     method: "initialize".into(),
-    ///     params: serde_json::json!({"protocolVersion": "2024-11-05", "capabilities": {},
-    ///         "clientInfo": {"name": "c", "version": "1"}}).as_object().unwrap().clone(),
-    /// };
+    /// let params = serde_json::json!({"protocolVersion": "2024-11-05", "capabilities": {},
+    ///     "clientInfo": {"name": "c", "version": "1"}});
+    /// let request = snodo::wire::Request::new(
+    ///     snodo::wire::RequestId::Number(1),
+    ///     "initialize",
+    ///     params.as_object().unwrap().clone(),
+    /// );
     /// let done = server.initialize(&request, String::new(), None).unwrap();
     /// assert_eq!(done.session.revision().as_str(), "2025-11-25");
     /// ```
@@ -145,9 +146,7 @@ impl Server {
         owner: Option<String>,
     ) -> Result<Initialized, Reply> {
         let observed = ServerCall::start(
-            &request.method,
-            &request.id,
-            &request.params,
+            request,
             &TransportInfo::default(),
             Era::Legacy {
                 version: request
@@ -263,9 +262,7 @@ impl Server {
             }
         };
         let observed = ServerCall::start(
-            &request.method,
-            &request.id,
-            &request.params,
+            &request,
             &transport,
             Era::Legacy {
                 version: session.revision().as_str(),
@@ -291,6 +288,8 @@ impl Server {
             id,
             method,
             mut params,
+            meta,
+            ..
         } = request;
         match method.as_str() {
             legacy::INITIALIZE => {
@@ -345,7 +344,7 @@ impl Server {
             },
             _ => None,
         };
-        let meta = match params.remove("_meta") {
+        let meta = match meta.into_value() {
             Some(Value::Object(meta)) => meta,
             None | Some(Value::Null) => Map::new(),
             Some(_) => {

@@ -128,7 +128,7 @@ fn find_session(
 /// Whether a message claims 2026-07-28 through its `_meta`.
 pub(super) fn claims_modern_message(message: &Message) -> bool {
     match message {
-        Message::Request(r) => claims_modern(&r.params),
+        Message::Request(r) => r.meta.claims_modern(),
         Message::Notification(n) => claims_modern(&n.params),
         Message::Response(_) => false,
     }
