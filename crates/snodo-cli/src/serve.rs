@@ -37,7 +37,7 @@ pub(crate) struct ServeArgs {
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
     #[command(flatten)]
-    auth: crate::client_cmd::auth::AuthOptions,
+    auth: crate::client_cmd::AuthOptions,
     /// What happens to a TARGET command's stderr: inherit (the default:
     /// it goes to this command's stderr) or quiet.
     #[arg(long, value_name = "MODE", default_value = "inherit")]

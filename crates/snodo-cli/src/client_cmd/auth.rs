@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use clap::Args;
 use snodo::client::Target;
 use snodo::client::oauth::{
     AuthorizationSession, Authorizer, ClientCredentials, FileStore, LoopbackBrowser, OAuth,
@@ -13,53 +12,8 @@ use snodo::client::oauth::{
 use snodo::future::BoxFuture;
 use snodo::protocol::auth::metadata::resource_covers;
 
-use super::{EXIT_AUTH, EXIT_USAGE, Failure, Options};
-
-/// How the client commands authorize.
-#[derive(Args, Clone, Default)]
-pub(crate) struct AuthOptions {
-    /// A bearer token to send as is, instead of stored OAuth tokens (also SNODO_TOKEN).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "SNODO_TOKEN",
-        hide_env_values = true
-    )]
-    pub(crate) token: Option<String>,
-    /// Authorize as this client with the client-credentials grant (with --client-secret).
-    #[arg(long, value_name = "ID", requires = "client_secret")]
-    pub(crate) client_id: Option<String>,
-    /// The secret of --client-id (also SNODO_CLIENT_SECRET).
-    #[arg(
-        long,
-        value_name = "SECRET",
-        env = "SNODO_CLIENT_SECRET",
-        hide_env_values = true
-    )]
-    pub(crate) client_secret: Option<String>,
-}
-
-/// `snodo login`.
-#[derive(Args)]
-pub(crate) struct LoginArgs {
-    /// The server's http(s):// URL.
-    pub(crate) target: String,
-    /// Print the authorization URL without trying to open a browser.
-    #[arg(long)]
-    pub(crate) no_browser: bool,
-    /// The loopback port to receive the redirect on (default: any free port).
-    #[arg(long, value_name = "PORT", default_value_t = 0)]
-    pub(crate) port: u16,
-    #[command(flatten)]
-    pub(crate) opts: Options,
-}
-
-/// `snodo logout`.
-#[derive(Args)]
-pub(crate) struct LogoutArgs {
-    /// The server's http(s):// URL.
-    pub(crate) target: String,
-}
+use super::args::{AuthOptions, LoginArgs, LogoutArgs};
+use super::failure::{EXIT_AUTH, EXIT_USAGE, Failure};
 
 /// An authorizer for commands that must not start a person's login: it
 /// says how to log in instead.

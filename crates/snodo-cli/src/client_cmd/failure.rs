@@ -1,0 +1,85 @@
+//! The exit codes, and a failure that carries one.
+
+use snodo::client::ClientError;
+
+/// The exit codes, as documented in `snodo --help`.
+pub(crate) const EXIT_CODES: &str = "\
+Client commands: snodo <command> [options] <TARGET> [args...]
+  TARGET is an http(s):// URL, or a quoted command line that starts a stdio
+  server (\"python server.py\"). Output is human-readable; --json prints the
+  raw result for scripts.
+
+Exit codes (client commands):
+  0  success
+  1  the tool returned a result with isError: true
+  2  bad command line
+  3  the server answered with a JSON-RPC error
+  4  connection failure (cannot start or reach the server, connection lost,
+     an HTTP answer that is not JSON-RPC)
+  5  a request timed out
+  6  the server broke the protocol, or asked for input the CLI cannot give
+  7  not authorized: the server refused the credentials (snodo login TARGET)
+
+Authorization (http targets): stored OAuth tokens (snodo login TARGET keeps
+them in a file per issuer under ~/.config/snodo/oauth, mode 0600; refreshed
+when they expire), --token TOKEN or SNODO_TOKEN, or --client-id ID
+--client-secret SECRET for the client-credentials grant.";
+
+/// The exit code of a tool result with `isError: true`.
+pub(super) const EXIT_TOOL_ERROR: u8 = 1;
+
+/// The exit code of a bad command line.
+pub(super) const EXIT_USAGE: u8 = 2;
+
+/// The exit code of a JSON-RPC error from the server.
+pub(super) const EXIT_RPC: u8 = 3;
+
+/// The exit code of a connection failure.
+pub(super) const EXIT_CONNECTION: u8 = 4;
+
+/// The exit code of a timeout.
+pub(super) const EXIT_TIMEOUT: u8 = 5;
+
+/// The exit code of a protocol violation or unanswerable input request.
+pub(super) const EXIT_PROTOCOL: u8 = 6;
+
+/// The exit code of a request the server would not authorize.
+pub(super) const EXIT_AUTH: u8 = 7;
+
+/// A failure with its exit code.
+pub(crate) struct Failure {
+    pub(super) code: u8,
+    pub(super) message: String,
+}
+
+impl Failure {
+    /// What went wrong, for a command that reports it itself.
+    pub(crate) fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl Failure {
+    pub(super) fn usage(message: impl Into<String>) -> Self {
+        Self {
+            code: EXIT_USAGE,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Self {
+        let code = match &e {
+            ClientError::Rpc { .. } | ClientError::TaskCancelled { .. } => EXIT_RPC,
+            ClientError::Transport { .. } => EXIT_CONNECTION,
+            ClientError::Timeout { .. } => EXIT_TIMEOUT,
+            ClientError::Auth { .. } => EXIT_AUTH,
+            _ => EXIT_PROTOCOL,
+        };
+        Self {
+            code,
+            message: e.to_string(),
+        }
+    }
+}

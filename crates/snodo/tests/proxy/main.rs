@@ -1,0 +1,14 @@
+//! The proxy (`snodo::proxy`) in process: backends are servers reached by
+//! direct clients, and the proxy's server is driven with literal JSON-RPC
+//! requests, as a host would send them.
+
+#![cfg(all(feature = "client", feature = "macros"))]
+
+#[path = "../client_support/mod.rs"]
+mod client_support;
+
+mod backend;
+mod host;
+mod limits;
+mod membership;
+mod routing;
