@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 log=$(mktemp)
 # Tests that skip (SNODO_SKIP_POSTGRES=1, SNODO_SKIP_REDIS=1) record
-# themselves here (snodo::testing::skip); the last line counts them.
+# themselves here (snodo_test::skip); the last line counts them.
 SNODO_SKIPPED_LOG=$(mktemp)
 export SNODO_SKIPPED_LOG
 trap 'rm -f "$log" "$SNODO_SKIPPED_LOG"' EXIT

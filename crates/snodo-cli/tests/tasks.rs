@@ -196,7 +196,7 @@ async fn a_sqlite_demo_killed_mid_task_answers_for_its_tasks_after_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_demos_on_postgres_one_killed_mid_task() {
-    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
+    if snodo_test::skip("SNODO_SKIP_POSTGRES") {
         return;
     }
     let base = std::env::var("SNODO_POSTGRES_URL")

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use snodo::events::contract;
 use snodo::server::legacy::directory_contract;
 use snodo_postgres::{PostgresBus, PostgresSessions};
+use snodo_test::event_bus;
 
 fn url() -> Option<String> {
-    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
+    if snodo_test::skip("SNODO_SKIP_POSTGRES") {
         return None;
     }
     Some(
@@ -37,7 +37,7 @@ async fn the_postgres_bus_keeps_the_bus_contract() {
                 panic!("PostgreSQL must be reachable at {url} (SNODO_SKIP_POSTGRES=1 skips): {e}")
             })
     };
-    contract::run(connect).await;
+    event_bus::run(connect).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

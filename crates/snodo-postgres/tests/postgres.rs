@@ -24,7 +24,7 @@ fn base_url() -> String {
 /// A fresh schema for one test, so that tests running at once never see
 /// each other's tasks; `None` when told to skip.
 async fn schema_url(name: &str, base: &str) -> Option<String> {
-    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
+    if snodo_test::skip("SNODO_SKIP_POSTGRES") {
         return None;
     }
     let schema = format!("snodo_test_{name}");
@@ -57,7 +57,7 @@ async fn postgres_keeps_the_store_contract() {
         return;
     };
     let store = PostgresTaskStore::connect(&url).await.unwrap();
-    snodo::task::contract::run(|| store.clone()).await;
+    snodo_test::task_store::run(|| store.clone()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

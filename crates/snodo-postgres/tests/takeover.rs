@@ -55,7 +55,7 @@ async fn node(url: &str, name: &'static str, seconds: u64) -> Server {
 
 #[test]
 fn a_stopped_nodes_task_is_taken_over_and_finished_by_the_other_node() {
-    if snodo::testing::skip("SNODO_SKIP_POSTGRES") {
+    if snodo_test::skip("SNODO_SKIP_POSTGRES") {
         return;
     }
     let base = std::env::var("SNODO_POSTGRES_URL")

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use snodo::events::contract;
 use snodo::server::legacy::directory_contract;
 use snodo_redis::{RedisBus, RedisSessions};
+use snodo_test::event_bus;
 
 fn url() -> Option<String> {
-    if snodo::testing::skip("SNODO_SKIP_REDIS") {
+    if snodo_test::skip("SNODO_SKIP_REDIS") {
         return None;
     }
     Some(std::env::var("SNODO_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()))
@@ -33,7 +33,7 @@ async fn bus(url: &str, channel: &str) -> RedisBus {
 async fn the_redis_bus_keeps_the_bus_contract() {
     let Some(url) = url() else { return };
     let channel = unique("contract");
-    contract::run(|| bus(&url, &channel)).await;
+    event_bus::run(|| bus(&url, &channel)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,13 +17,13 @@ fn temp_path(name: &str) -> std::path::PathBuf {
 #[tokio::test]
 async fn a_sqlite_file_keeps_the_store_contract() {
     let path = temp_path("contract");
-    snodo::task::contract::run(|| SqliteTaskStore::open(&path).unwrap()).await;
+    snodo_test::task_store::run(|| SqliteTaskStore::open(&path).unwrap()).await;
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 #[tokio::test]
 async fn an_in_memory_database_keeps_the_store_contract() {
-    snodo::task::contract::run(|| SqliteTaskStore::open_in_memory().unwrap()).await;
+    snodo_test::task_store::run(|| SqliteTaskStore::open_in_memory().unwrap()).await;
 }
 
 #[tokio::test]

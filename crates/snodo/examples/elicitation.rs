@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use snodo::mrtr::{ElicitAction, StateSealer};
 use snodo::prelude::*;
-use snodo::testing::request;
+use snodo_test::request;
 
 struct DeleteFile {
     sealer: StateSealer,

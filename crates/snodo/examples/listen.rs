@@ -6,9 +6,9 @@
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use snodo::prelude::*;
-use snodo::testing::request;
 use snodo::tool::from_fn;
 use snodo::{Dispatched, TransportInfo};
+use snodo_test::request;
 
 async fn run() -> Vec<Value> {
     let server = Server::builder("listen", "1.0.0")

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 use snodo::prelude::*;
-use snodo::testing::request;
+use snodo_test::request;
 
 #[snodo::tool(
     description = "Counts to `to`, reporting progress",

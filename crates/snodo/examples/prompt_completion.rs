@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use snodo::prelude::*;
-use snodo::testing::request;
+use snodo_test::request;
 
 const NAMES: &[&str] = &["Ada", "Alan", "Grace", "Margaret"];
 

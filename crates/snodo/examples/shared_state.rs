@@ -41,7 +41,7 @@ async fn run() -> Value {
         .unwrap();
     for (key, value) in [("a", "1"), ("b", "2")] {
         server
-            .dispatch_value(snodo::testing::request(
+            .dispatch_value(snodo_test::request(
                 "tools/call",
                 json!({"name": "put", "arguments": {"key": key, "value": value}}),
             ))
@@ -49,7 +49,7 @@ async fn run() -> Value {
             .unwrap();
     }
     server
-        .dispatch_value(snodo::testing::request(
+        .dispatch_value(snodo_test::request(
             "resources/read",
             json!({"uri": "store://all"}),
         ))

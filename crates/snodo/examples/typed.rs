@@ -38,11 +38,11 @@ async fn run() -> (Value, Value, Value) {
         .build()
         .expect("derived schemas pass the definition rules");
     let list = server
-        .dispatch_value(snodo::testing::request("tools/list", json!({})))
+        .dispatch_value(snodo_test::request("tools/list", json!({})))
         .await
         .expect("a response");
     let ok = server
-        .dispatch_value(snodo::testing::request(
+        .dispatch_value(snodo_test::request(
             "tools/call",
             json!({"name": "convert", "arguments": {"celsius": 100}}),
         ))
@@ -50,7 +50,7 @@ async fn run() -> (Value, Value, Value) {
         .expect("a response");
     // A value of the wrong type never reaches the function.
     let wrong = server
-        .dispatch_value(snodo::testing::request(
+        .dispatch_value(snodo_test::request(
             "tools/call",
             json!({"name": "convert", "arguments": {"celsius": "hot"}}),
         ))

@@ -43,7 +43,6 @@
 //! | `otel` | no | trace context across MCP and the duration histograms, through the `opentelemetry` API ([`telemetry`]) |
 //! | `otlp` | no | OTLP export over HTTP configured by `OTEL_*`, and a `tracing` subscriber for binaries; it does not build the MCP client |
 //! | `http-client` | no | the HTTP client building block `client`, `auth` and `otlp` share (a rustls keep-alive pool); turned on by them |
-//! | `testing` | no | `snodo::testing`: request builders for in-process tests |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
 //! ## Layers
@@ -114,9 +113,6 @@ pub mod schema;
 pub mod server;
 pub mod task;
 pub mod telemetry;
-#[cfg(feature = "testing")]
-#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-pub mod testing;
 pub mod tool;
 pub mod transport;
 pub mod wire;

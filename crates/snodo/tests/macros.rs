@@ -366,7 +366,7 @@ fn catalog() -> Server {
 
 async fn send(server: &Server, method: &str, params: Value) -> Value {
     server
-        .dispatch_value(snodo::testing::request(method, params))
+        .dispatch_value(snodo_test::request(method, params))
         .await
         .expect("a request gets a response")
 }

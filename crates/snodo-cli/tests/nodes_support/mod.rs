@@ -45,7 +45,7 @@ impl Bus {
                 5432,
             ),
         };
-        if snodo::testing::skip(skip) {
+        if snodo_test::skip(skip) {
             return None;
         }
         let url = std::env::var(var).unwrap_or_else(|_| default.into());

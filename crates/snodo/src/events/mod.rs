@@ -3,7 +3,6 @@
 //! carries them between the nodes of one service ([`bus`]).
 
 pub mod bus;
-pub mod contract;
 pub(crate) mod envelope;
 mod event;
 mod hub;

@@ -238,9 +238,9 @@ pub fn cancelled_request(
 
 static NEXT_ID: AtomicI64 = AtomicI64::new(1);
 
-/// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities
-/// (for `Server::call_tool` and `snodo::testing`).
-pub(crate) fn in_process_meta() -> Value {
+/// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities,
+/// as [`Server::call_tool`](crate::Server::call_tool) sends it.
+pub fn in_process_meta() -> Value {
     json!({
         keys::PROTOCOL_VERSION: super::LATEST_VERSION,
         keys::CLIENT_CAPABILITIES: {},
@@ -248,9 +248,16 @@ pub(crate) fn in_process_meta() -> Value {
     })
 }
 
-/// A complete 2026-07-28 request: a fresh integer id, `params` with `_meta`
-/// filled in (keys already in `params._meta` win).
-pub(crate) fn in_process_request(method: &str, params: Value) -> Value {
+/// A complete 2026-07-28 request as an in-process caller sends it: a fresh
+/// integer id, `params` with [`in_process_meta`] filled in (keys already in
+/// `params._meta` win).
+///
+/// ```
+/// use serde_json::json;
+/// let request = snodo::protocol::in_process_request("tools/list", json!({}));
+/// assert_eq!(request["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+/// ```
+pub fn in_process_request(method: &str, params: Value) -> Value {
     let mut params = match params {
         Value::Object(map) => map,
         _ => Default::default(),

@@ -11,11 +11,8 @@ mod revision;
 mod shape;
 mod subscription;
 
-#[cfg(feature = "testing")]
-pub(crate) use meta::in_process_meta;
-pub(crate) use meta::in_process_request;
 pub use meta::{LogLevel, RequestMeta};
-pub use meta::{cancelled_request, claims_modern};
+pub use meta::{cancelled_request, claims_modern, in_process_meta, in_process_request};
 pub use method::Method;
 pub use revision::{LATEST_VERSION, Revision, SUPPORTED_VERSIONS, UnknownRevision};
 pub use shape::{CacheHints, CacheScope};

@@ -12,7 +12,7 @@
 //!
 //! Tasks live in a [`TaskStore`]: [`MemoryTaskStore`] by default, or a
 //! durable store shared by several nodes. Every store keeps the same rules,
-//! and [`contract`] checks them.
+//! and the `snodo-test` crate's `task_store::run` checks them.
 //!
 //! ```
 //! use snodo::prelude::*;
@@ -34,7 +34,6 @@
 //! assert!(server.capabilities()["extensions"]["io.modelcontextprotocol/tasks"].is_object());
 //! ```
 
-pub mod contract;
 mod memory;
 mod model;
 mod options;

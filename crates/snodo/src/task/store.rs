@@ -128,8 +128,8 @@ pub enum Cancelled {
 /// expired task (past `created_at + ttl`) reads as missing even before
 /// [`TaskStore::purge`] removes it.
 ///
-/// [`crate::task::contract`] is a test suite for these rules: run it against
-/// any store.
+/// The `snodo-test` crate's `task_store::run` is a test suite for these
+/// rules: run it against any store.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task, `working` and leased to `holder` for `lease`,
     /// and returns the lease. The task is readable by [`TaskStore::get`] once

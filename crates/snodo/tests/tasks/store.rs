@@ -14,7 +14,7 @@ use crate::server::server_with;
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_store_contract() {
-    snodo::task::contract::run(MemoryTaskStore::new).await;
+    snodo_test::task_store::run(MemoryTaskStore::new).await;
 }
 
 #[tokio::test]

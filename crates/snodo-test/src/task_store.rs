@@ -2,7 +2,7 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! snodo::task::contract::run(|| snodo::task::MemoryTaskStore::new()).await;
+//! snodo_test::task_store::run(|| snodo::task::MemoryTaskStore::new()).await;
 //! # });
 //! ```
 //!
@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::model::{NewTask, TaskStatus};
-use super::store::{Answered, Cancelled, Renewal, Settle, StoreError, TaskStore};
+use snodo::task::{
+    Answered, Cancelled, NewTask, Renewal, Settle, StoreError, TaskStatus, TaskStore,
+};
 
 const LONG: Duration = Duration::from_secs(30);
 const SHORT: Duration = Duration::from_millis(250);
@@ -100,10 +101,8 @@ async fn create_and_read<S: TaskStore>(store: &S) {
         must("get", store.get("no-such-task")).await.is_none(),
         "an unknown id reads as missing"
     );
-    let long = NewTask {
-        task_id: "x".repeat(super::model::MAX_TASK_ID + 1),
-        ..task()
-    };
+    let mut long = task();
+    long.task_id = "x".repeat(snodo::task::MAX_TASK_ID + 1);
     assert!(
         matches!(
             store.create(long, "node-a", LONG).await,
@@ -463,7 +462,7 @@ async fn recovery<S: TaskStore>(store: &S) {
     assert_eq!(failed.status, TaskStatus::Failed, "out of retries: failed");
     assert_eq!(
         failed.error,
-        Some(super::model::node_stopped_error()),
+        Some(snodo::task::node_stopped_error()),
         "with the node-stopped error"
     );
     let cancelled = must("get", store.get(&cancelled_id)).await.expect("kept");
@@ -496,7 +495,7 @@ async fn expiry<S: TaskStore>(store: &S) {
         Renewal::Lost,
         "an expired task's lease is lost"
     );
-    let purged = must("purge", store.purge(super::model::now_ms(), 1000)).await;
+    let purged = must("purge", store.purge(snodo::task::now_ms(), 1000)).await;
     assert!(purged >= 1, "purge removes expired tasks");
     let kept = must("get", store.get(&keep_id))
         .await

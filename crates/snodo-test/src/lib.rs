@@ -1,22 +1,34 @@
-//! Helpers for testing servers and tools in process, without a transport.
+//! Helpers for testing snodo servers and tools, and the contract suites
+//! the pluggable parts keep.
+//!
+//! - Requests for calling a server in process, without a transport
+//!   ([`request`], [`meta`]) and assertions on what it answers
+//!   ([`assert_text`], [`assert_tool_error`], [`assert_error_code`]).
+//! - [`task_store::run`]: the rules every [`TaskStore`](snodo::task::TaskStore) keeps.
+//! - [`event_bus::run`]: the rules every [`EventBus`](snodo::events::bus::EventBus) keeps.
+//! - [`skip`]: how a test that needs an outside service is told to skip,
+//!   never silently.
 //!
 //! ```
 //! use serde_json::json;
-//! let req = snodo::testing::request("tools/list", json!({}));
+//! let req = snodo_test::request("tools/list", json!({}));
 //! assert_eq!(req["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 //! ```
 
 use serde_json::Value;
 
+pub mod event_bus;
+pub mod task_store;
+
 /// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities.
 pub fn meta() -> Value {
-    crate::protocol::in_process_meta()
+    snodo::protocol::in_process_meta()
 }
 
 /// A complete 2026-07-28 request: a fresh integer id, `params` with `_meta`
 /// filled in (keys already in `params._meta` win).
 pub fn request(method: &str, params: Value) -> Value {
-    crate::protocol::in_process_request(method, params)
+    snodo::protocol::in_process_request(method, params)
 }
 
 /// Asserts that a `tools/call` result is a success whose first text block is `text`.
@@ -63,7 +75,7 @@ pub const SKIPPED_LOG: &str = "SNODO_SKIPPED_LOG";
 ///
 /// ```
 /// // Unset (or anything but `1`): the test runs.
-/// assert!(!snodo::testing::skip("SNODO_SKIP_NOTHING_HERE"));
+/// assert!(!snodo_test::skip("SNODO_SKIP_NOTHING_HERE"));
 /// ```
 pub fn skip(variable: &str) -> bool {
     skip_with(variable, |name| std::env::var_os(name))
@@ -129,8 +141,7 @@ mod tests {
 
         assert!(skip_with("SNODO_SKIP_THING", env(Some("1"))));
         assert!(skip_with("SNODO_SKIP_THING", env(Some("1"))));
-        let test =
-            "testing::tests::only_the_value_1_skips_and_a_skip_is_recorded_in_the_skipped_log";
+        let test = "tests::only_the_value_1_skips_and_a_skip_is_recorded_in_the_skipped_log";
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             format!("{test} (SNODO_SKIP_THING=1)\n{test} (SNODO_SKIP_THING=1)\n")
