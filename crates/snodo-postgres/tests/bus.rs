@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use snodo::server::legacy::directory_contract;
 use snodo_postgres::{PostgresBus, PostgresSessions};
 use snodo_test::event_bus;
+use snodo_test::session_directory;
 
 fn url() -> Option<String> {
     if snodo_test::skip("SNODO_SKIP_POSTGRES") {
@@ -47,7 +47,7 @@ async fn the_postgres_directory_keeps_the_directory_contract() {
     let dir = PostgresSessions::connect(&url, idle)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL must be reachable at {url}: {e}"));
-    directory_contract::run(dir, idle).await;
+    session_directory::run(dir, idle).await;
 }
 
 #[tokio::test]

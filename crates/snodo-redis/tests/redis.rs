@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use snodo::server::legacy::directory_contract;
 use snodo_redis::{RedisBus, RedisSessions};
 use snodo_test::event_bus;
+use snodo_test::session_directory;
 
 fn url() -> Option<String> {
     if snodo_test::skip("SNODO_SKIP_REDIS") {
@@ -43,7 +43,7 @@ async fn the_redis_directory_keeps_the_directory_contract() {
     let dir = RedisSessions::connect(&url, &format!("{}:", unique("sessions")), idle)
         .await
         .unwrap_or_else(|e| panic!("Redis must be reachable at {url}: {e}"));
-    directory_contract::run(dir, idle).await;
+    session_directory::run(dir, idle).await;
 }
 
 #[tokio::test]

@@ -6,6 +6,8 @@
 //!   ([`assert_text`], [`assert_tool_error`], [`assert_error_code`]).
 //! - [`task_store::run`]: the rules every [`TaskStore`](snodo::task::TaskStore) keeps.
 //! - [`event_bus::run`]: the rules every [`EventBus`](snodo::events::bus::EventBus) keeps.
+//! - [`session_directory::run`]: the rules every
+//!   [`SessionDirectory`](snodo::server::legacy::SessionDirectory) keeps.
 //! - [`skip`]: how a test that needs an outside service is told to skip,
 //!   never silently.
 //!
@@ -18,6 +20,7 @@
 use serde_json::Value;
 
 pub mod event_bus;
+pub mod session_directory;
 pub mod task_store;
 
 /// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities.

@@ -14,3 +14,10 @@ async fn the_memory_bus_keeps_the_bus_contract() {
 async fn the_memory_store_keeps_the_store_contract() {
     snodo_test::task_store::run(MemoryTaskStore::new).await;
 }
+
+#[tokio::test]
+async fn the_memory_directory_keeps_the_directory_contract() {
+    let idle = std::time::Duration::from_millis(600);
+    let directory = snodo::server::legacy::MemoryDirectory::new(100, idle);
+    snodo_test::session_directory::run(std::sync::Arc::new(directory), idle).await;
+}

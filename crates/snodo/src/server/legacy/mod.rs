@@ -37,7 +37,7 @@ mod shim;
 
 pub use directory::{
     Changed, Delta, DirectoryError, Loaded, MAX_RECORD_BYTES, MAX_RECORD_KEY, MAX_RECORD_MEMBERS,
-    MemoryDirectory, SessionDirectory, StoredRecord, contract as directory_contract,
+    MemoryDirectory, SessionDirectory, StoredRecord,
 };
 pub use dispatch::{Initialized, MAX_DECLARATION_BYTES, MAX_SUBSCRIPTION_URI, new_session_id};
 pub use feed::{notification_for, resync_for};

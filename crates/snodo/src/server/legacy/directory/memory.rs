@@ -181,15 +181,3 @@ impl SessionDirectory for MemoryDirectory {
         })
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn the_memory_directory_keeps_the_contract() {
-        let idle = Duration::from_millis(600);
-        super::super::contract::run(std::sync::Arc::new(MemoryDirectory::new(100, idle)), idle)
-            .await;
-    }
-}

@@ -27,10 +27,12 @@
 //!
 //! `snodo-redis` and `snodo-postgres` provide directories;
 //! [`MemoryDirectory`] is the in-process one (tests, or several services in
-//! one process). [`contract`] is the test suite every directory passes.
+//! one process). The `snodo-test` crate's `session_directory::run` is the
+//! test suite every directory passes.
 
-pub mod contract;
 mod memory;
+#[cfg(test)]
+mod sealing_tests;
 mod store;
 
 pub use memory::MemoryDirectory;
