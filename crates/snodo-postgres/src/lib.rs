@@ -35,6 +35,7 @@ pub use sessions::PostgresSessions;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use snodo::error::BackendError;
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
@@ -134,9 +135,9 @@ impl PostgresTaskStore {
                 .map_err(pg)?
                 .map_or(0, |row| row.get(0));
             if version > SCHEMA_VERSION {
-                return Err(StoreError::Backend(format!(
+                return Err(StoreError::Backend(BackendError::new(format!(
                     "the database has task schema version {version}; this build knows {SCHEMA_VERSION}"
-                )));
+                ))));
             }
             if version < 1 {
                 tx.batch_execute(
@@ -274,6 +275,14 @@ async fn db_now(tx: &Transaction<'_>) -> Result<u64, StoreError> {
     Ok(row.get::<_, i64>(0).max(0) as u64)
 }
 
+/// A stored task that does not decode (written by another build?).
+fn undecodable(e: serde_json::Error) -> StoreError {
+    StoreError::Backend(BackendError::with_source(
+        format!("a stored task does not decode: {e}"),
+        e,
+    ))
+}
+
 async fn load(tx: &Transaction<'_>, id: &str) -> Result<Option<TaskRecord>, StoreError> {
     let row = tx
         .query_opt(
@@ -282,15 +291,13 @@ async fn load(tx: &Transaction<'_>, id: &str) -> Result<Option<TaskRecord>, Stor
         )
         .await
         .map_err(pg)?;
-    row.map(|r| {
-        serde_json::from_str::<TaskRecord>(r.get::<_, &str>(0))
-            .map_err(|e| StoreError::Backend(format!("a stored task does not decode: {e}")))
-    })
-    .transpose()
+    row.map(|r| serde_json::from_str::<TaskRecord>(r.get::<_, &str>(0)).map_err(undecodable))
+        .transpose()
 }
 
 async fn save(tx: &Transaction<'_>, record: &TaskRecord, announce: bool) -> Result<(), StoreError> {
-    let text = serde_json::to_string(record).map_err(|e| StoreError::Backend(e.to_string()))?;
+    let text = serde_json::to_string(record)
+        .map_err(|e| StoreError::Backend(BackendError::with_source(e.to_string(), e)))?;
     let expires = record
         .ttl_ms
         .map(|ttl| record.created_at_ms.saturating_add(ttl) as i64);
@@ -341,7 +348,7 @@ impl TaskStore for PostgresTaskStore {
                 let mut record = TaskRecord::from_new(task);
                 let lease = transition::lease(&mut record, &holder, lease, now)?;
                 let text = serde_json::to_string(&record)
-                    .map_err(|e| StoreError::Backend(e.to_string()))?;
+                    .map_err(|e| StoreError::Backend(BackendError::with_source(e.to_string(), e)))?;
                 let expires = record
                     .ttl_ms
                     .map(|ttl| record.created_at_ms.saturating_add(ttl) as i64);
@@ -390,10 +397,8 @@ impl TaskStore for PostgresTaskStore {
                     .map_err(pg)?;
                 let Some(row) = row else { return Ok(None) };
                 let now = row.get::<_, i64>(1).max(0) as u64;
-                let record =
-                    serde_json::from_str::<TaskRecord>(row.get::<_, &str>(0)).map_err(|e| {
-                        StoreError::Backend(format!("a stored task does not decode: {e}"))
-                    })?;
+                let record = serde_json::from_str::<TaskRecord>(row.get::<_, &str>(0))
+                    .map_err(undecodable)?;
                 Ok((!record.is_expired(now)).then_some(record))
             }
             .await;
@@ -449,9 +454,7 @@ impl TaskStore for PostgresTaskStore {
                 let mut out = Vec::new();
                 for row in rows {
                     let mut record = serde_json::from_str::<TaskRecord>(row.get::<_, &str>(0))
-                        .map_err(|e| {
-                            StoreError::Backend(format!("a stored task does not decode: {e}"))
-                        })?;
+                        .map_err(undecodable)?;
                     if !transition::claimable(&record, now) {
                         continue;
                     }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use snodo::error::BackendError;
 use snodo::task::StoreError;
 use tokio::sync::{Mutex, MutexGuard, broadcast};
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls};
@@ -15,10 +16,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A PostgreSQL error as a store error, with PostgreSQL's own words.
 pub(crate) fn pg(e: tokio_postgres::Error) -> StoreError {
-    match e.as_db_error() {
-        Some(db) => StoreError::Backend(format!("PostgreSQL: {}", db.message())),
-        None => StoreError::Backend(format!("PostgreSQL: {e}")),
-    }
+    let message = match e.as_db_error() {
+        Some(db) => format!("PostgreSQL: {}", db.message()),
+        None => format!("PostgreSQL: {e}"),
+    };
+    StoreError::Backend(BackendError::with_source(message, e))
 }
 
 #[derive(Clone)]
@@ -60,7 +62,7 @@ async fn open(config: &Config) -> Result<Client, StoreError> {
     let connecting = config.connect(NoTls);
     let (client, connection) = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
         .await
-        .map_err(|_| StoreError::Backend("PostgreSQL: connecting timed out".into()))?
+        .map_err(|_| StoreError::Backend(BackendError::new("PostgreSQL: connecting timed out")))?
         .map_err(pg)?;
     tokio::spawn(connection);
     Ok(client)

@@ -27,7 +27,10 @@ pub struct PostgresSessions {
 }
 
 fn failed(e: StoreError) -> DirectoryError {
-    DirectoryError(e.to_string())
+    match e {
+        StoreError::Backend(e) => DirectoryError(e),
+        other => DirectoryError::new(other.to_string()),
+    }
 }
 
 /// The tables, and the columns records of earlier versions lacked (their

@@ -217,11 +217,14 @@ async fn a_lost_database_gives_clear_errors_and_work_resumes() {
     cut.down();
     for _ in 0..3 {
         match store.get(&id).await {
-            Err(StoreError::Backend(message)) => {
+            Err(StoreError::Backend(e)) => {
                 assert!(
-                    message.starts_with("PostgreSQL: "),
-                    "a clear error: {message}"
-                )
+                    e.message().starts_with("PostgreSQL: "),
+                    "a clear error: {e}"
+                );
+                // The driver's own error is kept under it.
+                let source = std::error::Error::source(&e).map(ToString::to_string);
+                assert!(source.is_some(), "no source under {e:?}");
             }
             other => panic!("expected a backend error while the database is away, got {other:?}"),
         }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use redis::Client;
+use snodo::error::BackendError;
 use snodo::events::bus::{BUS_QUEUE, Delivery, EventBus, MAX_BUS_PAYLOAD};
 use tokio::sync::mpsc;
 
@@ -48,7 +49,7 @@ impl RedisBus {
     /// (`redis://host:port/db`); fails when Redis cannot be reached now.
     pub async fn connect(url: &str, channel: &str) -> Result<Self, RedisError> {
         if channel.is_empty() {
-            return Err(RedisError("the channel name is empty".into()));
+            return Err(RedisError(BackendError::new("the channel name is empty")));
         }
         let client = client(url)?;
         let link = Link::open(client.clone()).await?;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client};
+use snodo::error::BackendError;
 use tokio::sync::Mutex;
 
 /// How long opening a connection may take.
@@ -17,7 +18,7 @@ pub(crate) const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// A Redis URL that does not parse, or Redis that cannot be reached or
 /// answered an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedisError(pub String);
+pub struct RedisError(pub BackendError);
 
 impl fmt::Display for RedisError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -25,17 +26,21 @@ impl fmt::Display for RedisError {
     }
 }
 
-impl std::error::Error for RedisError {}
+impl std::error::Error for RedisError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
+    }
+}
 
 impl From<redis::RedisError> for RedisError {
     fn from(e: redis::RedisError) -> Self {
-        RedisError(e.to_string())
+        RedisError(BackendError::with_source(e.to_string(), e))
     }
 }
 
 /// A client for `url`.
 pub(crate) fn client(url: &str) -> Result<Client, RedisError> {
-    Client::open(url).map_err(|e| RedisError(format!("{url}: {e}")))
+    Client::open(url).map_err(|e| RedisError(BackendError::with_source(format!("{url}: {e}"), e)))
 }
 
 fn config() -> AsyncConnectionConfig {

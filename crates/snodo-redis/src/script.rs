@@ -52,7 +52,7 @@ impl Script {
             cmd
         };
         match link.run(&call(&sha)).await {
-            Err(e) if e.0.contains("NOSCRIPT") => {
+            Err(e) if e.0.message().contains("NOSCRIPT") => {
                 let sha = self.load(link).await?;
                 link.run(&call(&sha)).await
             }

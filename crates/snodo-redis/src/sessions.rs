@@ -95,7 +95,7 @@ pub struct RedisSessions {
 }
 
 fn failed(e: RedisError) -> DirectoryError {
-    DirectoryError(e.to_string())
+    DirectoryError::with_source(e.to_string(), e)
 }
 
 impl RedisSessions {
@@ -227,9 +227,7 @@ impl SessionDirectory for RedisSessions {
                     self.run_change(key, [b"a", name.as_bytes(), value]).await
                 }
                 Delta::Remove { name } => self.run_change(key, [b"r", name.as_bytes(), b""]).await,
-                _ => Err(DirectoryError(
-                    "a change this directory does not know".into(),
-                )),
+                _ => Err(DirectoryError::new("a change this directory does not know")),
             }
         })
     }

@@ -55,6 +55,9 @@ async fn a_wrong_address_is_a_clear_error() {
         .await
         .unwrap_err();
     assert!(error.to_string().starts_with("Redis: "), "{error}");
+    // The client's own error is kept under it.
+    assert!(std::error::Error::source(&error).is_some(), "{error:?}");
     let error = RedisBus::connect("not a url", "x").await.unwrap_err();
     assert!(error.to_string().contains("not a url"), "{error}");
+    assert!(std::error::Error::source(&error).is_some(), "{error:?}");
 }

@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use serde_json::{Map, Value};
+use snodo::error::BackendError;
 use snodo::future::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
@@ -48,8 +49,10 @@ pub struct SqliteTaskStore {
     changes: tokio::sync::broadcast::Sender<String>,
 }
 
-fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
+/// A failure of SQLite (or of the file, or of decoding a row), its error kept
+/// as the source.
+fn backend<E: std::error::Error + Send + Sync + 'static>(e: E) -> StoreError {
+    StoreError::Backend(BackendError::with_source(e.to_string(), e))
 }
 
 /// Creates `path`, empty and private to its owner, unless it exists.
@@ -73,8 +76,10 @@ impl SqliteTaskStore {
     /// hold their callers' arguments and results.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref();
-        create_private(path)
-            .map_err(|e| backend(format_args!("cannot create {}: {e}", path.display())))?;
+        create_private(path).map_err(|e| {
+            let message = format!("cannot create {}: {e}", path.display());
+            StoreError::Backend(BackendError::with_source(message, e))
+        })?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(backend)?;
@@ -157,9 +162,9 @@ fn migrate(conn: &Connection) -> Result<(), StoreError> {
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .map_err(backend)?;
     if version > SCHEMA_VERSION {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::Backend(BackendError::new(format!(
             "the database has schema version {version}; this build knows {SCHEMA_VERSION}"
-        )));
+        ))));
     }
     if version < 1 {
         conn.execute_batch(

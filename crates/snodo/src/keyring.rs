@@ -34,6 +34,8 @@ use std::time::{Duration, SystemTime};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
+use crate::error::BackendError;
+
 pub(crate) mod tag;
 
 /// Most keys one keyring holds.
@@ -48,20 +50,39 @@ pub const MAX_SECRET: usize = 1024;
 /// The largest keyring file or variable read, in bytes.
 pub const MAX_KEYRING_BYTES: usize = 64 * 1024;
 
-/// Why a keyring could not be made or changed.
+/// Why a keyring could not be made or changed; a file that could not be
+/// read, or a random source that failed, is its
+/// [`source`](std::error::Error::source).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyringError(String);
+pub struct KeyringError(BackendError);
 
-impl fmt::Display for KeyringError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl KeyringError {
+    fn new(message: impl Into<String>) -> Self {
+        Self(BackendError::new(message))
+    }
+
+    fn caused(
+        message: impl Into<String>,
+        e: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self(BackendError::with_source(message, e))
     }
 }
 
-impl std::error::Error for KeyringError {}
+impl fmt::Display for KeyringError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for KeyringError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
+    }
+}
 
 fn fail<T>(message: impl Into<String>) -> Result<T, KeyringError> {
-    Err(KeyringError(message.into()))
+    Err(KeyringError::new(message))
 }
 
 /// Checks a key id: 1 to 32 characters of `[A-Za-z0-9_-]`.
@@ -171,7 +192,7 @@ fn parse_keys(text: &str) -> Result<Vec<Key>, KeyringError> {
             return fail(format!("line {}: expected KEY_ID=BASE64_SECRET", n + 1));
         };
         let id = id.trim();
-        check_id(id).map_err(|e| KeyringError(format!("line {}: {e}", n + 1)))?;
+        check_id(id).map_err(|e| KeyringError::new(format!("line {}: {e}", n + 1)))?;
         let Some(secret) = decode_secret(secret.trim()) else {
             return fail(format!(
                 "line {}: the secret of {id:?} is not base64",
@@ -189,12 +210,12 @@ fn parse_keys(text: &str) -> Result<Vec<Key>, KeyringError> {
 
 fn read_bounded(path: &Path) -> Result<String, KeyringError> {
     use std::io::Read;
-    let file =
-        std::fs::File::open(path).map_err(|e| KeyringError(format!("{}: {e}", path.display())))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| KeyringError::caused(format!("{}: {e}", path.display()), e))?;
     let mut text = String::new();
     file.take(MAX_KEYRING_BYTES as u64 + 1)
         .read_to_string(&mut text)
-        .map_err(|e| KeyringError(format!("{}: {e}", path.display())))?;
+        .map_err(|e| KeyringError::caused(format!("{}: {e}", path.display()), e))?;
     Ok(text)
 }
 
@@ -216,7 +237,7 @@ impl Keyring {
     /// (no key is made then: a guessable secret would seal nothing).
     pub fn generate(id: &str) -> Result<Self, KeyringError> {
         let mut secret = [0u8; 32];
-        crate::random::fill(&mut secret).map_err(|e| KeyringError(e.to_string()))?;
+        crate::random::fill(&mut secret).map_err(|e| KeyringError::caused(e.to_string(), e))?;
         Self::single(id, secret)
     }
 
@@ -235,7 +256,7 @@ impl Keyring {
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, KeyringError> {
         let path = path.as_ref();
         Self::parse(&read_bounded(path)?)
-            .map_err(|e| KeyringError(format!("{}: {e}", path.display())))
+            .map_err(|e| KeyringError::caused(format!("{}: {e}", path.display()), e))
     }
 
     /// A keyring from an environment variable holding the same lines
@@ -249,8 +270,8 @@ impl Keyring {
         var: &str,
         lookup: impl FnOnce(&str) -> Option<String>,
     ) -> Result<Self, KeyringError> {
-        let text = lookup(var).ok_or_else(|| KeyringError(format!("${var} is not set")))?;
-        Self::parse(&text.replace(';', "\n")).map_err(|e| KeyringError(format!("${var}: {e}")))
+        let text = lookup(var).ok_or_else(|| KeyringError::new(format!("${var} is not set")))?;
+        Self::parse(&text.replace(';', "\n")).map_err(|e| KeyringError::new(format!("${var}: {e}")))
     }
 
     /// The keys now.
@@ -275,7 +296,7 @@ impl Keyring {
         let path = path.as_ref();
         let text = read_bounded(path)?;
         self.reload(&text)
-            .map_err(|e| KeyringError(format!("{}: {e}", path.display())))
+            .map_err(|e| KeyringError::caused(format!("{}: {e}", path.display()), e))
     }
 
     /// Adds a key that opens but does not seal (it goes first).
@@ -353,6 +374,24 @@ impl Keyring {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file that cannot be read is named in the message, and the
+    /// operating system's error is kept as the source.
+    #[test]
+    fn an_unreadable_file_keeps_the_io_error() {
+        let path = std::env::temp_dir().join("snodo-keyring-that-is-not-there");
+        let err = Keyring::from_file(&path).unwrap_err();
+        assert!(
+            err.to_string().contains("snodo-keyring-that-is-not-there"),
+            "{err}"
+        );
+        let source = std::error::Error::source(&err).expect("the io error");
+        let io = source
+            .downcast_ref::<std::io::Error>()
+            .expect("an io::Error");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert!(std::error::Error::source(&Keyring::parse("").unwrap_err()).is_none());
+    }
 
     #[test]
     fn a_secret_is_generated_only_from_the_random_source() {

@@ -20,10 +20,12 @@
 //! request, any other error into one that fails the work (an `isError: true`
 //! result for a tool).
 
+mod backend;
 pub mod code;
 mod handler;
 mod rpc;
 
+pub use backend::BackendError;
 pub use handler::{HandlerError, ResultExt};
 pub(crate) use rpc::chain;
 pub use rpc::{BoxError, Error};

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Lease, NewTask, TaskRecord};
 use crate::RandomUnavailable;
+use crate::error::BackendError;
 use crate::future::BoxFuture;
 
 /// Why a store could not do what it was asked.
@@ -21,8 +22,9 @@ pub enum StoreError {
     Duplicate,
     /// The input is not acceptable (an id too long, ...).
     Invalid(String),
-    /// The backend failed (a lost connection, a full disk, ...).
-    Backend(String),
+    /// The backend failed (a lost connection, a full disk, ...); its own
+    /// error is the [`source`](std::error::Error::source).
+    Backend(BackendError),
     /// The operating system's random source failed, so no lease token
     /// could be drawn; nothing was changed.
     Random(RandomUnavailable),
@@ -46,7 +48,15 @@ impl std::fmt::Display for StoreError {
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Backend(e) => Some(e),
+            StoreError::Random(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// How a worker's task ended, or paused.
 #[derive(Debug, Clone, PartialEq)]

@@ -85,7 +85,7 @@ impl SessionDirectory for MemoryDirectory {
             let idle = self.idle;
             map.retain(|_, e| e.at.elapsed() < idle);
             if map.len() >= self.max && !map.contains_key(key) {
-                return Err(DirectoryError(format!(
+                return Err(DirectoryError::new(format!(
                     "too many sessions (at most {})",
                     self.max
                 )));

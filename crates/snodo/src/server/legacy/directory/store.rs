@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use crate::error::BackendError;
 use crate::future::BoxFuture;
 
 /// The largest record a directory stores (1 MiB): head, state, and every
@@ -103,17 +104,38 @@ pub enum Changed {
     TooLarge,
 }
 
-/// A directory could not be reached or answered something unusable.
+/// A directory could not be reached or answered something unusable; the
+/// backend's own error, if any, is the
+/// [`source`](std::error::Error::source).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirectoryError(pub String);
+pub struct DirectoryError(pub BackendError);
 
-impl fmt::Display for DirectoryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl DirectoryError {
+    /// A failure told in words only.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(BackendError::new(message))
+    }
+
+    /// A failure and the backend's own error under it.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self(BackendError::with_source(message, source))
     }
 }
 
-impl std::error::Error for DirectoryError {}
+impl fmt::Display for DirectoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for DirectoryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0)
+    }
+}
 
 /// Where the nodes of one service keep their initialize-era sessions.
 ///
