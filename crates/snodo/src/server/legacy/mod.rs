@@ -27,6 +27,9 @@
 mod directory;
 mod dispatch;
 mod feed;
+// Sessions are stored in a directory by the Streamable HTTP transport
+// (feature `http`).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod records;
 // Replaying streams is the Streamable HTTP transport's (feature `http`).
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
