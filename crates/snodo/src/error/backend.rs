@@ -45,6 +45,17 @@ impl BackendError {
         }
     }
 
+    /// A failure and a boxed error under it.
+    pub fn with_boxed_source(
+        message: impl Into<String>,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            source: Some(Arc::from(source)),
+        }
+    }
+
     /// The sentence for people.
     pub fn message(&self) -> &str {
         &self.message

@@ -3,6 +3,7 @@
 //! document, POST a form or JSON, GET without following a redirect. Bodies
 //! are bounded; nothing here logs a credential.
 
+use std::fmt;
 use std::time::Duration;
 
 use ::http::{HeaderMap, HeaderValue, Method, Request, StatusCode, header};
@@ -10,6 +11,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 
 use super::pool::{Pool, new_pool};
+use crate::error::BackendError;
 use crate::protocol::auth::metadata::{is_loopback, split_url};
 
 /// Largest OAuth response body read (metadata, tokens, registrations, the
@@ -41,8 +43,9 @@ impl Answer {
 /// Why an exchange failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum FetchError {
-    /// The endpoint could not be reached or answered badly.
-    Http(String),
+    /// The endpoint could not be reached or answered badly (the HTTP
+    /// client's error kept as the source).
+    Http(BackendError),
     /// The endpoint is plain http outside loopback, or not a URL.
     Insecure(String),
 }
@@ -50,7 +53,8 @@ pub(crate) enum FetchError {
 impl std::fmt::Display for FetchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FetchError::Http(m) | FetchError::Insecure(m) => f.write_str(m),
+            FetchError::Http(e) => fmt::Display::fmt(e, f),
+            FetchError::Insecure(m) => f.write_str(m),
         }
     }
 }
@@ -74,7 +78,8 @@ impl std::fmt::Debug for OAuthHttp {
 
 impl OAuthHttp {
     pub(crate) fn new(allow_http: bool) -> Result<Self, FetchError> {
-        let pool = new_pool().map_err(|e| FetchError::Http(e.to_string()))?;
+        let pool = new_pool()
+            .map_err(|e| FetchError::Http(BackendError::with_boxed_source(e.to_string(), e)))?;
         Ok(Self {
             pool,
             allow_http,
@@ -134,23 +139,26 @@ impl OAuthHttp {
         for (name, value) in headers {
             h.insert(name, value);
         }
-        let req = req
-            .body(Full::new(body))
-            .map_err(|e| FetchError::Http(format!("cannot build a request to {url}: {e}")))?;
+        let req = req.body(Full::new(body)).map_err(|e| {
+            let message = format!("cannot build a request to {url}: {e}");
+            FetchError::Http(BackendError::with_source(message, e))
+        })?;
         let sent = tokio::time::timeout(self.deadline, async {
             let resp = self.pool.request(req).await.map_err(|e| {
-                FetchError::Http(format!("cannot reach {url}: {}", crate::error::chain(&e)))
+                let message = format!("cannot reach {url}: {}", crate::error::chain(&e));
+                FetchError::Http(BackendError::with_source(message, e))
             })?;
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_BODY)
                 .collect()
                 .await
                 .map_err(|e| {
-                    FetchError::Http(if e.is::<LengthLimitError>() {
+                    let message = if e.is::<LengthLimitError>() {
                         format!("the answer of {url} is larger than {} KiB", MAX_BODY / 1024)
                     } else {
                         format!("reading the answer of {url}: {e}")
-                    })
+                    };
+                    FetchError::Http(BackendError::with_boxed_source(message, e))
                 })?
                 .to_bytes();
             Ok::<_, FetchError>(Answer {
@@ -161,10 +169,10 @@ impl OAuthHttp {
         })
         .await;
         sent.unwrap_or_else(|_| {
-            Err(FetchError::Http(format!(
+            Err(FetchError::Http(BackendError::new(format!(
                 "{url} did not answer within {} s",
                 self.deadline.as_secs_f64()
-            )))
+            ))))
         })
     }
 
@@ -255,6 +263,34 @@ mod tests {
         assert!(answer("[]").json::<serde_json::Value>().is_none());
     }
 
+    /// An endpoint nobody listens on fails the exchange naming the URL, and
+    /// the HTTP client's error is kept under it, through to `OAuthError`.
+    #[tokio::test]
+    async fn an_unreachable_endpoint_keeps_the_clients_error() {
+        use std::error::Error as _;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/token", listener.local_addr().unwrap());
+        drop(listener);
+        let http = OAuthHttp::new(true).unwrap();
+        let e = http.get(&url).await.unwrap_err();
+        let FetchError::Http(inner) = &e else {
+            panic!("an HTTP failure: {e:?}");
+        };
+        assert!(
+            inner.message().starts_with(&format!("cannot reach {url}")),
+            "{e}"
+        );
+        assert!(inner.source().is_some(), "{inner:?}");
+        #[cfg(feature = "client")]
+        {
+            let oauth = crate::client::oauth::OAuthError::from(e);
+            assert!(
+                oauth.source().and_then(|s| s.source()).is_some(),
+                "{oauth:?}"
+            );
+        }
+    }
+
     /// Every exchange has 30 s; an endpoint on 127.0.0.1 that reads the
     /// request and never answers fails it at its deadline (a shorter one
     /// here), naming the URL and the time.
@@ -287,7 +323,9 @@ mod tests {
         assert!(heard.try_recv().is_ok(), "the request reached the endpoint");
         assert_eq!(
             e.unwrap_err(),
-            FetchError::Http(format!("{url} did not answer within 0.3 s"))
+            FetchError::Http(BackendError::new(format!(
+                "{url} did not answer within 0.3 s"
+            )))
         );
         assert!(
             took >= Duration::from_millis(300) && took < Duration::from_secs(3),

@@ -2,12 +2,15 @@
 
 use std::fmt;
 
+use crate::error::BackendError;
+
 /// Why authorization failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OAuthError {
-    /// An OAuth endpoint could not be reached or answered badly.
-    Http(String),
+    /// An OAuth endpoint could not be reached or answered badly; the HTTP
+    /// client's error is the [`source`](std::error::Error::source).
+    Http(BackendError),
     /// An endpoint is plain http outside loopback.
     Insecure(String),
     /// Discovery failed: no usable Protected Resource Metadata or
@@ -63,7 +66,14 @@ impl fmt::Display for OAuthError {
     }
 }
 
-impl std::error::Error for OAuthError {}
+impl std::error::Error for OAuthError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OAuthError::Http(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<crate::net::FetchError> for OAuthError {
     fn from(e: crate::net::FetchError) -> Self {

@@ -124,7 +124,7 @@ fn target(
         Some("none") => return Ok(None),
         Some("otlp") => true,
         Some(other) => {
-            return Err(ExportError(format!(
+            return Err(ExportError::new(format!(
                 "{exporter_var}={other} is not supported (otlp or none)"
             )));
         }
@@ -142,14 +142,14 @@ fn target(
         },
     };
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(ExportError(format!(
+        return Err(ExportError::new(format!(
             "the OTLP endpoint {url:?} is not an http:// or https:// URL"
         )));
     }
     for var in [signal.var("PROTOCOL"), "OTEL_EXPORTER_OTLP_PROTOCOL".into()] {
         if let Some(p) = get(env, &var) {
             if p != "http/protobuf" {
-                return Err(ExportError(format!(
+                return Err(ExportError::new(format!(
                     "{var}={p} is not supported (http/protobuf)"
                 )));
             }
@@ -162,7 +162,9 @@ fn target(
     ] {
         if let Some(c) = get(env, &var) {
             if c != "none" {
-                return Err(ExportError(format!("{var}={c} is not supported (none)")));
+                return Err(ExportError::new(format!(
+                    "{var}={c} is not supported (none)"
+                )));
             }
             break;
         }
@@ -176,7 +178,9 @@ fn target(
         if http::HeaderName::from_bytes(k.as_bytes()).is_err()
             || http::HeaderValue::from_str(v).is_err()
         {
-            return Err(ExportError(format!("the OTLP header {k:?} is not valid")));
+            return Err(ExportError::new(format!(
+                "the OTLP header {k:?} is not valid"
+            )));
         }
     }
     let timeout = match get(env, &signal.var("TIMEOUT")) {
@@ -195,7 +199,7 @@ fn number(env: Lookup<'_>, name: &str, default: u64) -> Result<u64, ExportError>
         None => Ok(default),
         Some(v) => v
             .parse::<u64>()
-            .map_err(|_| ExportError(format!("{name}={v} is not a whole number"))),
+            .map_err(|_| ExportError::new(format!("{name}={v} is not a whole number"))),
     }
 }
 
@@ -205,7 +209,7 @@ fn millis(env: Lookup<'_>, name: &str, default: u64) -> Result<Duration, ExportE
 
 fn count(env: Lookup<'_>, name: &str, default: u64) -> Result<usize, ExportError> {
     match number(env, name, default)? {
-        0 => Err(ExportError(format!("{name} must be at least 1"))),
+        0 => Err(ExportError::new(format!("{name} must be at least 1"))),
         n => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
     }
 }

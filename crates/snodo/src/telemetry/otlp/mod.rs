@@ -87,7 +87,7 @@ impl Exporter {
     /// `OTEL_*` variables still apply.
     pub fn to_endpoint(endpoint: &str, default_service: &str) -> Result<Self, ExportError> {
         let config = Config::read(&env, Some(endpoint), default_service)?
-            .ok_or_else(|| ExportError("OTEL_SDK_DISABLED is true".into()))?;
+            .ok_or_else(|| ExportError::new("OTEL_SDK_DISABLED is true"))?;
         Self::start(config)
     }
 
@@ -97,7 +97,7 @@ impl Exporter {
             let aggregate = export::aggregate();
             super::metrics::install(|| Box::new(aggregate));
         }
-        let worker = Worker::start(config).map_err(|e| ExportError(e.to_string()))?;
+        let worker = Worker::start(config).map_err(|e| ExportError::caused(e.to_string(), e))?;
         Ok(Self { worker, traces })
     }
 
@@ -151,7 +151,7 @@ pub fn init(default_service: &str) -> Result<Option<Exporter>, ExportError> {
         .with(fmt)
         .with(otel)
         .try_init()
-        .map_err(|e| ExportError(e.to_string()))?;
+        .map_err(|e| ExportError::caused(e.to_string(), e))?;
     Ok(exporter)
 }
 

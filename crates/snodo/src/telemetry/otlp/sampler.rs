@@ -34,7 +34,7 @@ impl Sampler {
                 None => Ok(1.0),
                 Some(a) => match a.parse::<f64>() {
                     Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
-                    _ => Err(ExportError(format!(
+                    _ => Err(ExportError::new(format!(
                         "OTEL_TRACES_SAMPLER_ARG={a} is not a ratio between 0 and 1"
                     ))),
                 },
@@ -48,7 +48,7 @@ impl Sampler {
             Some("parentbased_always_off") => Sampler::ParentBased(Root::AlwaysOff),
             Some("parentbased_traceidratio") => Sampler::ParentBased(Root::Ratio(ratio()?)),
             Some(other) => {
-                return Err(ExportError(format!(
+                return Err(ExportError::new(format!(
                     "OTEL_TRACES_SAMPLER={other} is not supported (always_on, always_off, \
                      traceidratio, parentbased_always_on, parentbased_always_off, \
                      parentbased_traceidratio)"
