@@ -258,13 +258,21 @@ impl Shared {
                 Ok(())
             }
             Ok(Some((home, Opened::Whole { record, generation }))) => {
-                self.known.remember(id, home, Some(generation));
                 if let Some(copy) = copy {
+                    self.known.remember(id, home, Some(generation));
                     copy.apply_record(&record);
                     return Ok(());
                 }
                 let copy = Arc::new(Session::from_record(&record));
-                store.insert(copy).map_err(unavailable)
+                store.insert(copy).map_err(unavailable)?;
+                // The place is remembered once the copy is in the store: a
+                // change another node announces in between would otherwise
+                // find the place without a copy and forget it, and the
+                // request that loaded the copy would not find its owner (a
+                // change it misses is read at the next request, the
+                // directory holding it already).
+                self.known.remember(id, home, Some(generation));
+                Ok(())
             }
         }
     }
