@@ -27,10 +27,7 @@ pub struct PostgresSessions {
 }
 
 fn failed(e: StoreError) -> DirectoryError {
-    match e {
-        StoreError::Backend(e) => DirectoryError(e),
-        other => DirectoryError::new(other.to_string()),
-    }
+    DirectoryError::with_source(e.to_string(), e)
 }
 
 /// The tables, and the columns records of earlier versions lacked (their

@@ -51,7 +51,7 @@ impl std::fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::Backend(e) => Some(e),
+            StoreError::Backend(e) => std::error::Error::source(e),
             StoreError::Random(e) => Some(e),
             _ => None,
         }

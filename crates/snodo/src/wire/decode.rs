@@ -295,6 +295,13 @@ mod fast {
                 ) -> Result<MetaObject, A::Error> {
                     let mut parts = MetaParts::default();
                     while let Some(Key(key)) = members.next_key()? {
+                        // With serde_json's `arbitrary_precision` (which any
+                        // crate in an application may turn on), a number
+                        // arrives as a map of this one key: the value path
+                        // decides it.
+                        if key == "$serde_json::private::Number" {
+                            return Err(de::Error::custom("a number"));
+                        }
                         let value: Value = members.next_value()?;
                         parts.put(key, value);
                     }
@@ -512,6 +519,8 @@ mod tests {
             r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
+            // How a number reads under serde_json's `arbitrary_precision`.
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"$serde_json::private::Number":"5"}}}"#,
         ];
         for text in left {
             assert_eq!(super::fast::decode(text.as_bytes()), None, "{text}");

@@ -2,7 +2,7 @@
 //! members every 2026-07-28 request carries are read out as they arrive, the
 //! rest stays a map. Nothing is checked here (admission does that, with its
 //! own messages); the parts only keep a member where its type allows, so
-//! that [`Meta::into_value`] gives back exactly what was sent.
+//! that [`Meta::into_value`] gives back the members that were sent.
 
 use std::borrow::Cow;
 

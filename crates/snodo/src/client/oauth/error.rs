@@ -69,7 +69,7 @@ impl fmt::Display for OAuthError {
 impl std::error::Error for OAuthError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            OAuthError::Http(e) => Some(e),
+            OAuthError::Http(e) => std::error::Error::source(e),
             _ => None,
         }
     }
