@@ -106,13 +106,13 @@ impl RequestMeta {
     /// assert_eq!(err.code(), -32602);
     /// ```
     pub fn from_params(params: &Map<String, Value>) -> Result<Self, Error> {
-        Self::from_meta(meta_of(params.get("_meta").cloned()))
+        Self::from_meta(Meta::from_member(params.get("_meta").cloned()))
     }
 
     /// Like [`RequestMeta::from_params`], moving `_meta` out of `params`
     /// instead of copying it.
     pub fn take_from(params: &mut Map<String, Value>) -> Result<Self, Error> {
-        Self::from_meta(meta_of(params.remove("_meta")))
+        Self::from_meta(Meta::from_member(params.remove("_meta")))
     }
 
     /// Checks a request's `_meta` as the decoder read it: the protocol
@@ -207,11 +207,6 @@ impl RequestMeta {
             raw,
         })
     }
-}
-
-/// `_meta` as a request carries it, read in parts.
-fn meta_of(value: Option<Value>) -> Meta {
-    value.map_or(Meta::Absent, Meta::from_value)
 }
 
 /// Whether request params carry the 2026-07-28 claim,

@@ -81,9 +81,7 @@ impl Request {
     /// assert_eq!(request.into_params(), *params.as_object().unwrap());
     /// ```
     pub fn new(id: RequestId, method: impl Into<String>, mut params: Map<String, Value>) -> Self {
-        let meta = params
-            .remove("_meta")
-            .map_or(Meta::Absent, Meta::from_value);
+        let meta = Meta::from_member(params.remove("_meta"));
         Self {
             id,
             method: method.into(),

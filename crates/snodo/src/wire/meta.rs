@@ -118,6 +118,11 @@ impl Meta {
         }
     }
 
+    /// The `_meta` member of a request's params: absent, or read in parts.
+    pub fn from_member(member: Option<Value>) -> Self {
+        member.map_or(Meta::Absent, Meta::from_value)
+    }
+
     /// The `_meta` value as sent, `None` when absent.
     pub fn into_value(self) -> Option<Value> {
         match self {
