@@ -133,8 +133,11 @@ pub(crate) struct RequestInfo {
     pub(crate) input_responses: Option<Map<String, Value>>,
     /// `requestState` of a multi round-trip retry (untrusted).
     pub(crate) request_state: Option<String>,
-    /// The request's params without `_meta`, `arguments`, `inputResponses`
-    /// and `requestState`.
+    /// What the request acts on (a tool's or prompt's name, a resource's
+    /// URI), read out of its params when it was decoded.
+    pub(crate) target: Option<String>,
+    /// The request's params without `_meta`, the target, `arguments`,
+    /// `inputResponses` and `requestState`.
     pub(crate) salient_params: Map<String, Value>,
     /// The request's `arguments` object, shared with the handler.
     pub(crate) arguments: Option<Arc<Value>>,
@@ -218,6 +221,7 @@ impl Context {
                 sink: None,
                 input_responses: None,
                 request_state: None,
+                target: None,
                 salient_params: Map::new(),
                 arguments: None,
                 events: crate::events::EventHub::default(),
@@ -374,14 +378,26 @@ impl Context {
     /// `requestState`: what sealed request state binds to. Built on each call.
     pub fn params(&self) -> Map<String, Value> {
         let mut params = self.inner.salient_params.clone();
+        if let (Some(key), Some(target)) = (
+            crate::wire::target_member(self.method()),
+            &self.inner.target,
+        ) {
+            params.insert(key.into(), target.clone().into());
+        }
         if let Some(args) = &self.inner.arguments {
             params.insert("arguments".into(), (**args).clone());
         }
         params
     }
 
-    /// The request's params as [`Context::params`] gives them, without
-    /// `arguments`, not copied.
+    /// What the request acts on: a tool's or prompt's name, a resource's
+    /// URI, when it was a string.
+    pub(crate) fn target(&self) -> Option<&str> {
+        self.inner.target.as_deref()
+    }
+
+    /// The request's params as [`Context::params`] gives them, without the
+    /// target and `arguments`, not copied.
     pub(crate) fn salient_params(&self) -> &Map<String, Value> {
         &self.inner.salient_params
     }

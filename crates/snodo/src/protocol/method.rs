@@ -97,14 +97,10 @@ impl Method {
         }
     }
 
-    /// Where the `Mcp-Name` header's value lives in `params`, for the methods that need it.
+    /// Where the `Mcp-Name` header's value lives in `params`, for the methods that need it
+    /// (the member [`wire::target_member`](crate::wire::target_member) names).
     pub fn name_param(self) -> Option<&'static str> {
-        match self {
-            Method::ToolsCall | Method::PromptsGet => Some("name"),
-            Method::ResourcesRead => Some("uri"),
-            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some("taskId"),
-            _ => None,
-        }
+        crate::wire::target_member(self.as_str())
     }
 }
 

@@ -19,9 +19,9 @@ use crate::task::TaskSupport;
 use crate::tool::{Arguments, ResultShape, ToolResult};
 use crate::{Context, Error};
 
-fn tool_name(params: &Map<String, Value>) -> Result<&str, Failure> {
-    match params.get("name") {
-        Some(Value::String(n)) if !n.is_empty() => Ok(n),
+fn tool_name(target: Option<&str>) -> Result<&str, Failure> {
+    match target {
+        Some(n) if !n.is_empty() => Ok(n),
         _ => Err(Error::invalid_params("Tool name must be a non-empty string").into()),
     }
 }
@@ -30,19 +30,23 @@ impl Server {
     /// Admission for `tools/call`: the tool exists, `arguments` is an object,
     /// and over HTTP every `Mcp-Param-*` header matches the body. Returns the
     /// tool, found once here for the whole request.
+    ///
+    /// `target` and `arguments` are what the decoder read out of `params`;
+    /// an `arguments` member left in `params` had another type.
     pub(super) fn admit_call(
         &self,
         catalog: &Catalog,
+        target: Option<&str>,
         params: &Map<String, Value>,
+        arguments: Option<&Map<String, Value>>,
         http_headers: Option<&HeaderMap>,
     ) -> Result<Arc<ToolEntry>, Failure> {
-        let name = tool_name(params)?;
+        let name = tool_name(target)?;
         let Some(entry) = catalog.tools.get(name) else {
             return Err(Error::invalid_params(format!("Unknown tool: {name}")).into());
         };
         let args = match params.get("arguments") {
-            None | Some(Value::Null) => None,
-            Some(Value::Object(args)) => Some(args),
+            None | Some(Value::Null) => arguments,
             Some(_) => return Err(Error::invalid_params("Tool arguments must be an object").into()),
         };
         if let Some(h) = http_headers {

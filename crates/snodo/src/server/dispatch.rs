@@ -74,6 +74,10 @@ pub(super) struct Admitted {
     pub(super) method: String,
     pub(super) route: Route,
     pub(super) params: Map<String, Value>,
+    /// What the request acts on, read out of its params at decode.
+    pub(super) target: Option<String>,
+    /// A call's `arguments`, read out of its params at decode.
+    pub(super) arguments: Option<Map<String, Value>>,
     pub(super) meta: RequestMeta,
     pub(super) catalog: Arc<Catalog>,
     /// The tool a `tools/call` names, found once, at admission.
@@ -255,6 +259,8 @@ impl Server {
             method,
             params,
             meta,
+            target,
+            arguments,
             ..
         } = request;
         if protocol::is_removed(&method) {
@@ -267,10 +273,7 @@ impl Server {
             _ => None,
         };
         if let Some(h) = http_headers {
-            let name = known
-                .and_then(Method::name_param)
-                .and_then(|key| params.get(key))
-                .and_then(Value::as_str);
+            let name = known.and(target.as_deref());
             headers::check_standard(h, &method, name, &meta.protocol_version)
                 .map_err(Failure::bad_request)?;
         }
@@ -327,9 +330,13 @@ impl Server {
             check_retry_envelope(&params)?;
         }
         let tool = match route {
-            Route::Known(Method::ToolsCall) => {
-                Some(self.admit_call(&catalog, &params, http_headers)?)
-            }
+            Route::Known(Method::ToolsCall) => Some(self.admit_call(
+                &catalog,
+                target.as_deref(),
+                &params,
+                arguments.as_ref(),
+                http_headers,
+            )?),
             _ => None,
         };
         Ok(Admitted {
@@ -337,6 +344,8 @@ impl Server {
             method,
             route,
             params,
+            target,
+            arguments,
             meta,
             catalog,
             tool,
@@ -356,8 +365,9 @@ impl Server {
             admitted.route,
             Route::Known(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead)
         );
-        let (mut input_responses, mut request_state, mut arguments, mut salient_params) =
-            (None, None, None, Map::new());
+        let (mut input_responses, mut request_state, mut arguments, mut target) =
+            (None, None, None, None);
+        let mut salient_params = Map::new();
         if mrtr {
             let params = &mut admitted.params;
             if let Some(Value::Object(map)) = params.remove("inputResponses") {
@@ -366,13 +376,13 @@ impl Server {
             if let Some(Value::String(state)) = params.remove("requestState") {
                 request_state = Some(state);
             }
-            if matches!(params.get("arguments"), Some(Value::Object(_)))
-                && let Some(args) = params.remove("arguments")
-            {
-                arguments = Some(Arc::new(args));
-            }
-            // What is left is the handler's to read (`name`, `uri`): moved
-            // into the context, not copied.
+            arguments = admitted
+                .arguments
+                .take()
+                .map(|a| Arc::new(Value::Object(a)));
+            target = admitted.target.take();
+            // What is left is the handler's to read: moved into the
+            // context, not copied.
             salient_params = std::mem::take(params);
         }
         let meta = &mut admitted.meta;
@@ -391,6 +401,7 @@ impl Server {
                 sink,
                 input_responses,
                 request_state,
+                target,
                 salient_params,
                 arguments,
                 events: self.inner.events.clone(),
@@ -437,6 +448,7 @@ impl Server {
         let Admitted {
             route,
             params,
+            target,
             catalog,
             method,
             tool,
@@ -496,9 +508,18 @@ impl Server {
                 .complete(&catalog, params, cx)
                 .await
                 .map(Routed::Object),
-            Method::TasksGet => self.tasks_get(&params, &cx).await.map(Routed::Object),
-            Method::TasksUpdate => self.tasks_update(&params, &cx).await.map(Routed::Object),
-            Method::TasksCancel => self.tasks_cancel(&params, &cx).await.map(Routed::Object),
+            Method::TasksGet => self
+                .tasks_get(target.as_deref(), &cx)
+                .await
+                .map(Routed::Object),
+            Method::TasksUpdate => self
+                .tasks_update(target.as_deref(), &params, &cx)
+                .await
+                .map(Routed::Object),
+            Method::TasksCancel => self
+                .tasks_cancel(target.as_deref(), &cx)
+                .await
+                .map(Routed::Object),
             Method::Listen => Err(Error::internal("subscriptions are streamed").into()),
         }
     }

@@ -15,8 +15,8 @@ impl Server {
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
         let params = cx.salient_params();
-        let name = match params.get("name") {
-            Some(Value::String(n)) if !n.is_empty() => n.clone(),
+        let name = match cx.target() {
+            Some(n) if !n.is_empty() => n.to_owned(),
             _ => {
                 return Err(Error::invalid_params("Prompt name must be a non-empty string").into());
             }

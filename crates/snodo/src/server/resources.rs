@@ -14,8 +14,8 @@ impl Server {
         catalog: &Catalog,
         cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
-        let uri = match cx.salient_params().get("uri") {
-            Some(Value::String(u)) if !u.is_empty() => u.clone(),
+        let uri = match cx.target() {
+            Some(u) if !u.is_empty() => u.to_owned(),
             _ => {
                 return Err(
                     Error::invalid_params("Resource uri must be a non-empty string").into(),

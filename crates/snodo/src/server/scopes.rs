@@ -35,6 +35,33 @@ fn declared<'c>(catalog: &'c Catalog, item: Item<'_>) -> &'c [String] {
     }
 }
 
+/// What a request for `method` acts on whose scopes it needs: `target` (read
+/// out of its params) or, for a completion, what its `ref` names.
+fn item<'a>(
+    method: &str,
+    target: Option<&'a str>,
+    params: &'a Map<String, Value>,
+) -> Option<Item<'a>> {
+    match method {
+        "tools/call" => target.map(Item::Tool),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            target.map(Item::Resource)
+        }
+        "prompts/get" => target.map(Item::Prompt),
+        // Completing a prompt's or a template's argument runs its code.
+        "completion/complete" => {
+            let r = params.get("ref");
+            let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);
+            match field("type") {
+                Some("ref/prompt") => field("name").map(Item::Prompt),
+                Some("ref/resource") => field("uri").map(Item::Resource),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 impl Server {
     /// The scopes a request for `method` with `params` needs over an
     /// authorized transport: those of the tool, resource or prompt it
@@ -52,30 +79,10 @@ impl Server {
     /// assert_eq!(server.required_scopes("tools/list", &Default::default()), ["demo:read"]);
     /// ```
     pub fn required_scopes(&self, method: &str, params: &Map<String, Value>) -> Vec<String> {
-        let text = |key: &str| params.get(key).and_then(Value::as_str);
-        let item = match method {
-            "tools/call" => text("name").map(Item::Tool),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-                text("uri").map(Item::Resource)
-            }
-            "prompts/get" => text("name").map(Item::Prompt),
-            // Completing a prompt's or a template's argument runs its code.
-            "completion/complete" => {
-                let r = params.get("ref");
-                let field = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str);
-                match field("type") {
-                    Some("ref/prompt") => field("name").map(Item::Prompt),
-                    Some("ref/resource") => field("uri").map(Item::Resource),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        let catalog = self.catalog();
-        match item.map(|i| declared(&catalog, i)) {
-            Some(own) if !own.is_empty() => own.to_vec(),
-            _ => self.inner.scopes.default.clone(),
-        }
+        let target = crate::wire::target_member(method)
+            .and_then(|key| params.get(key))
+            .and_then(Value::as_str);
+        self.scopes_for(item(method, target, params))
     }
 
     /// Whether `principal`'s grant covers what the request needs; `Err`
@@ -87,7 +94,33 @@ impl Server {
         method: &str,
         params: &Map<String, Value>,
     ) -> Result<(), Vec<String>> {
-        let needed = self.required_scopes(method, params);
+        self.covers(principal, self.required_scopes(method, params))
+    }
+
+    /// [`Server::check_scopes`] for a decoded request (its target read out
+    /// of its params).
+    #[cfg(feature = "auth")]
+    pub(crate) fn check_request_scopes(
+        &self,
+        principal: &Principal,
+        request: &crate::wire::Request,
+    ) -> Result<(), Vec<String>> {
+        let (method, target) = (request.method.as_str(), request.target.as_deref());
+        let needed = self.scopes_for(item(method, target, &request.params));
+        self.covers(principal, needed)
+    }
+
+    /// The scopes `item` needs: its own, else the server's defaults.
+    fn scopes_for(&self, item: Option<Item<'_>>) -> Vec<String> {
+        let catalog = self.catalog();
+        match item.map(|i| declared(&catalog, i)) {
+            Some(own) if !own.is_empty() => own.to_vec(),
+            _ => self.inner.scopes.default.clone(),
+        }
+    }
+
+    /// Whether `principal`'s grant covers every scope `needed`.
+    fn covers(&self, principal: &Principal, needed: Vec<String>) -> Result<(), Vec<String>> {
         let policy = &self.inner.scopes.policy;
         if needed
             .iter()

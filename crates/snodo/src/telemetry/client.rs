@@ -49,7 +49,7 @@ impl ClientCall {
         peer: &Peer,
         capture: &Capture,
     ) -> Self {
-        let names = Names::of(method, params);
+        let names = Names::in_params(method, params);
         let metrics = super::metrics::recorder().is_some();
         let traced = tracing::enabled!(target: "snodo::client", tracing::Level::INFO);
         if !traced && !metrics {

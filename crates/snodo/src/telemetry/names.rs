@@ -1,8 +1,6 @@
 //! What a request names (its tool, prompt or resource URI) and the span
 //! name made from it.
 
-use serde_json::{Map, Value};
-
 use super::Capture;
 use super::text::Text;
 
@@ -20,23 +18,36 @@ pub(crate) struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    pub(crate) fn of(method: &str, params: &'a Map<String, Value>) -> Self {
-        let get = |key: &str| params.get(key).and_then(Value::as_str);
+    /// What a request for `method` names, from the params it sends.
+    #[cfg(feature = "client")]
+    pub(crate) fn in_params(
+        method: &str,
+        params: &'a serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        let target = crate::wire::target_member(method)
+            .and_then(|key| params.get(key))
+            .and_then(serde_json::Value::as_str);
+        Self::of(method, target)
+    }
+
+    /// What a request for `method` names, given its target (read out of its
+    /// params when it was decoded).
+    pub(crate) fn of(method: &str, target: Option<&'a str>) -> Self {
         match method {
             "tools/call" => Names {
-                tool: get("name"),
+                tool: target,
                 prompt: None,
                 uri: None,
             },
             "prompts/get" => Names {
                 tool: None,
-                prompt: get("name"),
+                prompt: target,
                 uri: None,
             },
             "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Names {
                 tool: None,
                 prompt: None,
-                uri: get("uri"),
+                uri: target,
             },
             _ => Names {
                 tool: None,

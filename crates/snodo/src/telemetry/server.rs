@@ -56,7 +56,7 @@ impl ServerCall {
         era: Era<'_>,
         capture: &Capture,
     ) -> Self {
-        let (method, id, params) = (request.method.as_str(), &request.id, &request.params);
+        let (method, id) = (request.method.as_str(), &request.id);
         let active = Gauge::ActiveRequests.hold();
         let metrics = super::metrics::recorder().is_some();
         let traced = tracing::enabled!(target: "snodo::server", tracing::Level::INFO);
@@ -70,7 +70,7 @@ impl ServerCall {
         }
         // The trace context is among the members other than the standard three.
         let meta = request.meta.rest();
-        let names = Names::of(method, params);
+        let names = Names::of(method, request.target.as_deref());
         let version = match era {
             Era::Modern => request.meta.protocol_version().unwrap_or(""),
             Era::Legacy { version, .. } => version,
@@ -86,9 +86,12 @@ impl ServerCall {
             };
             let arguments = capture
                 .arguments
-                .then(|| params.get("arguments"))
-                .flatten()
-                .map(Value::to_string);
+                .then(|| match &request.arguments {
+                    Some(arguments) => serde_json::to_string(arguments).ok(),
+                    // Arguments of another type stay in the params.
+                    None => request.params.get("arguments").map(Value::to_string),
+                })
+                .flatten();
             let conn = network.connection;
             // Written on the stack and given as text: cheaper for a layer
             // than a `Display` value each.

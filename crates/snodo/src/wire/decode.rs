@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::RequestId;
 use super::meta::Meta;
 use super::scan::{ScanError, scan};
+use super::target::{self, Aside};
 use crate::Error;
 
 /// Bounds applied while decoding one message.
@@ -63,36 +64,63 @@ pub struct Request {
     /// The method name.
     pub method: String,
     /// The `params` object (absent params decode as an empty object),
-    /// without its `_meta`.
+    /// without its `_meta`, its target and its arguments.
     pub params: Map<String, Value>,
     /// `params._meta`, read in parts.
     pub meta: Meta,
+    /// The string that names what the request acts on, moved out of
+    /// `params`: the member [`target_member`](super::target_member) names
+    /// for the method (a tool's or prompt's `name`, a resource's `uri`, a
+    /// task's `taskId`), when it is a string.
+    pub target: Option<String>,
+    /// The `arguments` of `tools/call` and `prompts/get`, moved out of
+    /// `params`, when an object.
+    pub arguments: Option<Map<String, Value>>,
 }
 
 impl Request {
-    /// A request from its parts, `_meta` moved out of `params`.
+    /// A request from its parts, `_meta`, the target and the arguments
+    /// moved out of `params`.
     ///
     /// ```
     /// use serde_json::json;
     /// use snodo::wire::{Request, RequestId};
-    /// let params = json!({"name": "add", "_meta": {"progressToken": 1}});
+    /// let params = json!({"name": "add", "arguments": {"a": 1}, "_meta": {"progressToken": 1}});
     /// let request = Request::new(RequestId::Number(1), "tools/call", params.as_object().unwrap().clone());
-    /// assert!(!request.params.contains_key("_meta"));
+    /// assert!(request.params.is_empty());
+    /// assert_eq!(request.target.as_deref(), Some("add"));
     /// assert_eq!(request.into_params(), *params.as_object().unwrap());
     /// ```
     pub fn new(id: RequestId, method: impl Into<String>, mut params: Map<String, Value>) -> Self {
         let meta = Meta::from_member(params.remove("_meta"));
+        let aside = Aside::take_from(&mut params);
+        Self::assemble(id, method.into(), params, meta, aside)
+    }
+
+    /// A request whose members that may be read out were kept aside.
+    pub(crate) fn assemble(
+        id: RequestId,
+        method: String,
+        mut params: Map<String, Value>,
+        meta: Meta,
+        aside: Aside,
+    ) -> Self {
+        let (target, arguments) = aside.settle(&method, &mut params);
         Self {
             id,
-            method: method.into(),
+            method,
             params,
             meta,
+            target,
+            arguments,
         }
     }
 
-    /// The whole `params` object again, `_meta` put back as sent.
+    /// The whole `params` object again, `_meta`, the target and the
+    /// arguments put back as sent.
     pub fn into_params(self) -> Map<String, Value> {
         let mut params = self.params;
+        target::put_back(&self.method, &mut params, self.target, self.arguments);
         if let Some(meta) = self.meta.into_value() {
             params.insert("_meta".into(), meta);
         }
@@ -200,6 +228,7 @@ mod fast {
 
     use super::super::RequestId;
     use super::super::meta::{Meta, MetaParts};
+    use super::super::target::Aside;
     use super::{Message, Notification, Request};
 
     /// Another member makes the value path decide: serde skips an ignored
@@ -221,10 +250,11 @@ mod fast {
     #[derive(Default)]
     struct Id(Option<RequestId>);
 
-    /// A `params` object (an absent one is empty) and its `_meta`, read in
-    /// parts; anything else fails.
+    /// A `params` object (an absent one is empty), its `_meta` read in
+    /// parts and the members that may name a target kept aside; anything
+    /// else fails.
     #[derive(Default)]
-    struct Params(Map<String, Value>, Meta);
+    struct Params(Map<String, Value>, Meta, Aside);
 
     /// A member name, borrowed from the input unless it has escapes.
     struct Key<'a>(Cow<'a, str>);
@@ -264,8 +294,8 @@ mod fast {
                     while let Some(Key(key)) = members.next_key()? {
                         if key == "_meta" {
                             params.1 = members.next_value::<MetaObject>()?.0;
-                        } else {
-                            params.0.insert(key.into_owned(), members.next_value()?);
+                        } else if let Some(value) = params.2.keep(&key, members.next_value()?) {
+                            params.0.insert(key.into_owned(), value);
                         }
                     }
                     Ok(params)
@@ -383,16 +413,12 @@ mod fast {
         if envelope.jsonrpc != "2.0" {
             return None;
         }
-        let (method, Params(mut params, meta)) = (envelope.method, envelope.params);
+        let (method, Params(mut params, meta, aside)) = (envelope.method, envelope.params);
         Some(match envelope.id.0 {
-            Some(id) => Message::Request(Request {
-                id,
-                method,
-                params,
-                meta,
-            }),
+            Some(id) => Message::Request(Request::assemble(id, method, params, meta, aside)),
             None => {
-                // A notification keeps its `_meta` in its params.
+                // A notification keeps every member in its params.
+                aside.restore(&mut params);
                 if let Some(meta) = meta.into_value() {
                     params.insert("_meta".into(), meta);
                 }
@@ -481,6 +507,25 @@ mod tests {
     /// The fast path and the value path agree on every message the fast
     /// path takes, and leave the rest to the value path.
     #[test]
+    fn a_call_is_decoded_with_its_target_and_arguments_read_out() {
+        let text = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"extra":true,"_meta":{"progressToken":1}}}"#;
+        let Ok(Message::Request(request)) = decode(text.as_bytes(), &Limits::default()) else {
+            panic!("not a request")
+        };
+        assert_eq!(request.target.as_deref(), Some("add"));
+        assert_eq!(
+            request.arguments.clone().map(Value::Object),
+            Some(serde_json::json!({"a": 1, "b": 2}))
+        );
+        assert_eq!(
+            Value::Object(request.params.clone()),
+            serde_json::json!({"extra": true})
+        );
+        let sent: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(Value::Object(request.into_params()), sent["params"]);
+    }
+
+    #[test]
     fn both_paths_decode_alike() {
         let taken = [
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#,
@@ -495,6 +540,17 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocol\u0056ersion":"2026-07-28"}}}"#,
+            // The target and the arguments: read out whether the method
+            // comes before or after `params`, left in place when of another
+            // type, the last of a repeated member winning.
+            r#"{"jsonrpc":"2.0","id":1,"params":{"arguments":{"a":1},"name":"add"},"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5,"name":"a","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"demo://x","name":"n","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t","uri":"u"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"n\u0061me":"p","arguments":{"k":"v"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"name":"n","uri":"u","taskId":"t","arguments":{}}}"#,
         ];
         for text in taken {
             let fast = super::fast::decode(text.as_bytes());

@@ -13,6 +13,7 @@ mod id;
 pub(crate) mod lines;
 pub(crate) mod meta;
 mod scan;
+mod target;
 
 pub use decode::{
     DecodeError, Limits, Message, Notification, Request, decode, decode_value, strip_bom,
@@ -21,3 +22,4 @@ pub use encode::{encode_error, encode_notification, encode_raw_result, encode_re
 pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
 pub use meta::{Meta, MetaParts};
+pub use target::target_member;

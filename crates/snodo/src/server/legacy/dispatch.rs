@@ -84,6 +84,10 @@ pub(super) struct Call {
     pub(super) method: Method,
     pub(super) name: String,
     pub(super) params: Map<String, Value>,
+    /// What the request acts on, read out of its params at decode.
+    pub(super) target: Option<String>,
+    /// A call's `arguments`, read out of its params at decode.
+    pub(super) arguments: Option<Map<String, Value>>,
     pub(super) meta: Map<String, Value>,
     pub(super) progress_token: Option<Value>,
     /// The tool a `tools/call` names, found at admission.
@@ -289,6 +293,8 @@ impl Server {
             method,
             mut params,
             meta,
+            target,
+            arguments,
             ..
         } = request;
         match method.as_str() {
@@ -317,7 +323,7 @@ impl Server {
                 };
             }
             legacy::SUBSCRIBE | legacy::UNSUBSCRIBE => {
-                return self.subscription(&id, &method, &params, session, &observed);
+                return self.subscription(&id, &method, target.as_deref(), session, &observed);
             }
             _ => {}
         }
@@ -338,7 +344,13 @@ impl Server {
             return reject(&observed, &id, &Error::method_not_found(&method));
         }
         let tool = match known {
-            Method::ToolsCall => match self.admit_call(&catalog, &params, None) {
+            Method::ToolsCall => match self.admit_call(
+                &catalog,
+                target.as_deref(),
+                &params,
+                arguments.as_ref(),
+                None,
+            ) {
                 Ok(entry) => Some(entry),
                 Err(f) => return reject(&observed, &id, &f.error),
             },
@@ -376,6 +388,8 @@ impl Server {
             method: known,
             name: method,
             params,
+            target,
+            arguments,
             meta,
             progress_token,
             tool,
@@ -409,7 +423,7 @@ impl Server {
         &self,
         id: &RequestId,
         method: &str,
-        params: &Map<String, Value>,
+        uri: Option<&str>,
         session: &Session,
         observed: &ServerCall,
     ) -> Dispatched {
@@ -423,7 +437,7 @@ impl Server {
         if !subscribable {
             return reject(observed, id, &Error::method_not_found(method));
         }
-        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+        let Some(uri) = uri else {
             return reject(observed, id, &Error::invalid_params("uri must be a string"));
         };
         if uri.len() > MAX_SUBSCRIPTION_URI {
@@ -502,6 +516,8 @@ impl Server {
             method: call.name.clone(),
             route: Route::Known(call.method),
             params,
+            target: call.target.clone(),
+            arguments: call.arguments.clone(),
             meta: RequestMeta {
                 protocol_version: session.revision().as_str().to_string(),
                 client_capabilities: session.client_capabilities().clone(),

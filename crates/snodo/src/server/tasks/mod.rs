@@ -45,9 +45,9 @@ fn no_random(e: RandomUnavailable) -> Failure {
     Failure::ok(Error::internal(format!("The task cannot be created: {e}")))
 }
 
-fn task_id(params: &Map<String, Value>) -> Result<&str, Failure> {
-    match params.get("taskId") {
-        Some(Value::String(id)) if !id.is_empty() => Ok(id),
+fn task_id(target: Option<&str>) -> Result<&str, Failure> {
+    match target {
+        Some(id) if !id.is_empty() => Ok(id),
         _ => Err(Error::invalid_params("taskId must be a non-empty string").into()),
     }
 }
@@ -163,22 +163,23 @@ impl Server {
     /// `tasks/get`: the detailed task.
     pub(super) async fn tasks_get(
         &self,
-        params: &Map<String, Value>,
+        target: Option<&str>,
         cx: &Context,
     ) -> Result<Map<String, Value>, Failure> {
         let engine = self.task_engine().ok_or_else(not_found)?;
-        let record = self.owned_task(engine, task_id(params)?, cx).await?;
+        let record = self.owned_task(engine, task_id(target)?, cx).await?;
         Ok(record.to_wire(true))
     }
 
     /// `tasks/update`: answers to the task's input requests; an empty ack.
     pub(super) async fn tasks_update(
         &self,
+        target: Option<&str>,
         params: &Map<String, Value>,
         cx: &Context,
     ) -> Result<Map<String, Value>, Failure> {
         let engine = self.task_engine().ok_or_else(not_found)?;
-        let id = task_id(params)?;
+        let id = task_id(target)?;
         let responses = match params.get("inputResponses") {
             Some(Value::Object(map)) => map.clone(),
             _ => return Err(Error::invalid_params("inputResponses must be an object").into()),
@@ -218,11 +219,11 @@ impl Server {
     /// that had ended.
     pub(super) async fn tasks_cancel(
         &self,
-        params: &Map<String, Value>,
+        target: Option<&str>,
         cx: &Context,
     ) -> Result<Map<String, Value>, Failure> {
         let engine = self.task_engine().ok_or_else(not_found)?;
-        let id = task_id(params)?;
+        let id = task_id(target)?;
         self.owned_task(engine, id, cx).await?;
         match engine
             .options

@@ -128,8 +128,6 @@ impl Work {
     ) -> Context {
         let mut responses = self.input_responses.clone();
         responses.extend(record.input_responses.clone());
-        let mut salient = Map::new();
-        salient.insert("name".into(), record.tool.clone().into());
         Context::new(
             RequestInfo {
                 protocol_version: self.protocol_version.clone(),
@@ -145,7 +143,8 @@ impl Work {
                 sink: None,
                 input_responses: (!responses.is_empty()).then_some(responses),
                 request_state: record.request_state.clone(),
-                salient_params: salient,
+                target: Some(record.tool.clone()),
+                salient_params: Map::new(),
                 arguments: Some(Arc::new(self.arguments.clone())),
                 events: server.inner.events.clone(),
                 state: server.inner.state.clone(),

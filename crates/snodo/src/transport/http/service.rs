@@ -464,7 +464,7 @@ fn scope_refusal(
         .extensions
         .get::<crate::transport::http::oauth::ResourceServer>()?;
     let principal = transport.principal.as_ref()?;
-    match server.check_scopes(principal, &request.method, &request.params) {
+    match server.check_request_scopes(principal, request) {
         Ok(()) => None,
         Err(needed) => Some(rs.insufficient_scope(&needed)),
     }
