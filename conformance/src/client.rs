@@ -163,7 +163,7 @@ const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 /// server approves at once and the redirect is read from `Location`), the
 /// harness's CIMD URL, and what the scenario's context adds (a registration
 /// made beforehand, client credentials with a secret or a private key).
-fn oauth_for(context: &Value) -> Result<OAuth, ClientError> {
+fn oauth_for(context: &Value) -> Result<OAuth, String> {
     let text = |key: &str| context.get(key).and_then(Value::as_str);
     let mut oauth = OAuth::builder()
         .client_name("snodo-conformance")
@@ -178,8 +178,8 @@ fn oauth_for(context: &Value) -> Result<OAuth, ClientError> {
         (Some(id), _) if text("private_key_pem").is_some() => {
             let pem = text("private_key_pem").unwrap_or_default();
             let alg = text("signing_algorithm").unwrap_or("ES256");
-            let key = SigningKey::from_pem(pem, alg)
-                .map_err(|e| ClientError::InvalidArgument(e.to_string()))?;
+            let key =
+                SigningKey::from_pem(pem, alg).map_err(|e| format!("invalid argument: {e}"))?;
             oauth = oauth.client_credentials(ClientCredentials::PrivateKeyJwt {
                 client_id: id.to_string(),
                 key,
@@ -194,7 +194,7 @@ fn oauth_for(context: &Value) -> Result<OAuth, ClientError> {
     Ok(oauth.build())
 }
 
-async fn run(url: &str) -> Result<Vec<String>, ClientError> {
+async fn run(url: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")

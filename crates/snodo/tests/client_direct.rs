@@ -289,16 +289,15 @@ async fn typed_definitions_results_and_call_tool_as() {
         .call_tool_as::<Sum>("refuse", json!({}))
         .await
         .unwrap_err();
-    assert!(
-        matches!(&failed, snodo::client::ClientError::ToolFailed { message } if message == "no, thanks"),
-        "{failed:?}"
-    );
+    assert_eq!(failed.kind(), snodo::client::ClientErrorKind::ToolFailed);
+    assert_eq!(failed.tool_failure(), Some("no, thanks"), "{failed:?}");
     let untyped = client
         .call_tool_as::<Sum>("steps", json!({}))
         .await
         .unwrap_err();
-    assert!(
-        matches!(untyped, snodo::client::ClientError::Decode { .. }),
+    assert_eq!(
+        untyped.kind(),
+        snodo::client::ClientErrorKind::Decode,
         "{untyped:?}"
     );
     let wrong = client

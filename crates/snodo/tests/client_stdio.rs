@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use client_support::{StdioPeer, modern_meta};
 use serde_json::{Value, json};
-use snodo::client::{Client, ClientError, ListenFilter, RequestOptions};
+use snodo::client::{Client, ClientErrorKind, ListenFilter, RequestOptions};
 
 /// `python3` runs the scripted stdio peers: the tests need it (README lists
 /// Python among what the tests need), and fail, never pass unrun, without it.
@@ -318,7 +318,7 @@ async fn a_server_that_exits_fails_pending_calls_as_transport_errors() {
     ))
     .await;
     let err = client.unwrap_err();
-    assert!(matches!(err, ClientError::Transport { .. }), "{err:?}");
+    assert_eq!(err.kind(), ClientErrorKind::Transport, "{err:?}");
     let err = Client::connect("/nonexistent/mcp-server --stdio")
         .await
         .unwrap_err();

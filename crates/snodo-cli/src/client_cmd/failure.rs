@@ -1,6 +1,6 @@
 //! The exit codes, and a failure that carries one.
 
-use snodo::client::ClientError;
+use snodo::client::{ClientError, ClientErrorKind};
 
 /// The exit codes, as documented in `snodo --help`.
 pub(crate) const EXIT_CODES: &str = "\
@@ -66,15 +66,33 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// A server that asked for what the CLI cannot give, worded as the
+    /// client words a protocol violation.
+    pub(super) fn protocol(message: &str) -> Self {
+        Self {
+            code: EXIT_PROTOCOL,
+            message: format!("protocol violation: {message}"),
+        }
+    }
+
+    /// A task cancelled on the user's request, worded as the client words a
+    /// cancelled task.
+    pub(super) fn task_cancelled(task_id: &str) -> Self {
+        Self {
+            code: EXIT_RPC,
+            message: format!("task {task_id} was cancelled"),
+        }
+    }
 }
 
 impl From<ClientError> for Failure {
     fn from(e: ClientError) -> Self {
-        let code = match &e {
-            ClientError::Rpc { .. } | ClientError::TaskCancelled { .. } => EXIT_RPC,
-            ClientError::Transport { .. } => EXIT_CONNECTION,
-            ClientError::Timeout { .. } => EXIT_TIMEOUT,
-            ClientError::Auth { .. } => EXIT_AUTH,
+        let code = match e.kind() {
+            ClientErrorKind::Rpc | ClientErrorKind::TaskCancelled => EXIT_RPC,
+            ClientErrorKind::Transport => EXIT_CONNECTION,
+            ClientErrorKind::Timeout => EXIT_TIMEOUT,
+            ClientErrorKind::Auth => EXIT_AUTH,
             _ => EXIT_PROTOCOL,
         };
         Self {

@@ -93,16 +93,15 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
                 .call_tool_with(&c.tool, Value::Object(args), opts)
                 .await;
             bar.finish();
-            let outcome = result.and_then(|r| {
+            let outcome = result.map_err(Failure::from).and_then(|r| {
                 let r = r.to_wire();
                 if snodo::client::is_input_required(&r) {
                     if c.opts.json {
                         print_json(&r);
                     }
-                    return Err(ClientError::Protocol {
-                        kind: snodo::client::ProtocolErrorKind::InputRequest,
-                        message: "the server asked for input the CLI cannot give (sampling, or a declined form)".into(),
-                    });
+                    return Err(Failure::protocol(
+                        "the server asked for input the CLI cannot give (sampling, or a declined form)",
+                    ));
                 }
                 let is_error = r.get("isError").and_then(Value::as_bool) == Some(true);
                 if c.opts.json {
@@ -117,7 +116,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         ClientCommand::Resources(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             let caps = client.server_capabilities();
-            let outcome = async {
+            let outcome: Result<u8, ClientError> = async {
                 let resources = client.list_resources().await?;
                 let templates = if caps.get("resources").is_some() || client.is_legacy() {
                     client.list_resource_templates().await.unwrap_or_default()
@@ -275,7 +274,7 @@ async fn listen(
 async fn finish(
     client: &Client,
     opts: &Options,
-    outcome: Result<u8, ClientError>,
+    outcome: Result<u8, impl Into<Failure>>,
 ) -> Result<u8, Failure> {
     client.close().await;
     match outcome {

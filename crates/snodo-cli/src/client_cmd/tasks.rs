@@ -5,7 +5,7 @@ use snodo::client::{Client, ClientError, RequestOptions, Task, TaskCall, TaskWai
 use snodo::task::TaskStatus;
 
 use super::args::{CallArgs, Common, TaskArgs};
-use super::failure::{EXIT_RPC, EXIT_TOOL_ERROR};
+use super::failure::{EXIT_RPC, EXIT_TOOL_ERROR, Failure};
 use super::output::{print_call_result, print_json};
 use super::render::Style;
 use super::{render, task_log};
@@ -58,7 +58,7 @@ pub(super) async fn call_as_task(
     c: &CallArgs,
     args: Value,
     style: &Style,
-) -> Result<u8, ClientError> {
+) -> Result<u8, Failure> {
     let task = match client
         .call_tool_as_task(&c.tool, args, RequestOptions::new())
         .await?
@@ -90,7 +90,7 @@ pub(super) async fn call_as_task(
                 style.dim("·"),
                 escape::line(&task.task_id)
             );
-            return Err(ClientError::TaskCancelled { task_id: task.task_id });
+            return Err(Failure::task_cancelled(&task.task_id));
         }
     };
     Ok(print_call_result(&c.opts, style, &result.to_wire()))
@@ -107,11 +107,7 @@ pub(super) async fn list_tasks(
     for (id, tool) in task_log::list(&c.target) {
         match client.get_task(&id).await {
             Ok(task) => tasks.push((task, tool)),
-            Err(ClientError::Rpc { error, .. })
-                if error.code() == snodo::error::code::INVALID_PARAMS =>
-            {
-                gone.push(id)
-            }
+            Err(e) if e.code() == Some(snodo::error::code::INVALID_PARAMS) => gone.push(id),
             Err(e) => return Err(e),
         }
     }

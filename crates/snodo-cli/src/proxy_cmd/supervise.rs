@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::json;
-use snodo::client::{Client, ClientBuilder, ClientError, StderrMode, StdioCommand, Target};
+use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
 use snodo::proxy::{Proxy, Relay};
 use tokio::sync::oneshot;
 
@@ -296,7 +296,8 @@ async fn watch_health(client: &Client, interval: Duration) -> String {
         let check = client.request("ping", json!({}));
         match tokio::time::timeout(interval.max(Duration::from_secs(2)), check).await {
             // Any answer, an error included, shows it is alive.
-            Ok(Ok(_)) | Ok(Err(ClientError::Rpc { .. })) => silent = 0,
+            Ok(Ok(_)) => silent = 0,
+            Ok(Err(e)) if e.is_rpc() => silent = 0,
             Ok(Err(e)) if !e.is_timeout() => return e.to_string(),
             Ok(Err(_)) | Err(_) => {
                 silent += 1;

@@ -1,12 +1,14 @@
 //! What a client call can fail with.
 //!
-//! The variants keep apart what a caller must never confuse: the peer's own
-//! JSON-RPC error ([`ClientError::Rpc`]), a failure to reach the peer or to
-//! read its answer ([`ClientError::Transport`]), a local deadline
-//! ([`ClientError::Timeout`]), a peer that broke the protocol
-//! ([`ClientError::Protocol`]), an answer past one of the client's own
-//! limits ([`ClientError::LimitExceeded`]), and an application handler that
-//! failed ([`ClientError::Handler`]).
+//! [`ClientError`] is opaque: its [`kind`](ClientError::kind) keeps apart
+//! what a caller must never confuse: the peer's own JSON-RPC error
+//! ([`ClientErrorKind::Rpc`]), a failure to reach the peer or to read its
+//! answer ([`ClientErrorKind::Transport`]), a local deadline
+//! ([`ClientErrorKind::Timeout`]), a peer that broke the protocol
+//! ([`ClientErrorKind::Protocol`]), an answer past one of the client's own
+//! limits ([`ClientErrorKind::LimitExceeded`]), and an application handler
+//! that failed ([`ClientErrorKind::Handler`]); accessors give each kind's
+//! details.
 
 use std::fmt;
 use std::time::Duration;
@@ -23,7 +25,8 @@ pub enum TimeoutKind {
     MaxTotal,
 }
 
-/// How the peer broke the protocol, in a [`ClientError::Protocol`].
+/// How the peer broke the protocol, in a [`ClientErrorKind::Protocol`]
+/// error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ProtocolErrorKind {
@@ -43,7 +46,7 @@ pub enum ProtocolErrorKind {
 }
 
 /// Which of the client's limits an answer went past, in a
-/// [`ClientError::LimitExceeded`].
+/// [`ClientErrorKind::LimitExceeded`] error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ClientLimit {
@@ -77,10 +80,68 @@ impl fmt::Display for ClientLimit {
     }
 }
 
-/// A failed client operation.
-#[derive(Debug)]
+/// A failed client operation: what went wrong is its [`kind`](Self::kind),
+/// the details are read with the accessors, the message is its `Display`.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use snodo::client::{Client, ClientErrorKind};
+/// use snodo::Server;
+/// let server = Server::builder("demo", "1.0.0").build().unwrap();
+/// let client = Client::connect(server).await.unwrap();
+/// let err = client.call_tool("missing", serde_json::json!({})).await.unwrap_err();
+/// assert_eq!(err.kind(), ClientErrorKind::Rpc);
+/// assert!(err.is_rpc());
+/// assert_eq!(err.code(), Some(-32601)); // a server without tools
+/// # });
+/// ```
+pub struct ClientError(Box<Repr>);
+
+/// Which kind of failure a [`ClientError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ClientError {
+pub enum ClientErrorKind {
+    /// The peer answered with a JSON-RPC error
+    /// ([`rpc_error`](ClientError::rpc_error), [`status`](ClientError::status)).
+    Rpc,
+    /// The peer could not be reached, or the connection failed before the
+    /// response arrived (refused, closed, not JSON-RPC, an HTTP error without
+    /// a JSON-RPC body, a child process that exited).
+    Transport,
+    /// A local deadline expired and the request was cancelled
+    /// ([`timeout_after`](ClientError::timeout_after)).
+    Timeout,
+    /// The peer broke the protocol ([`protocol_kind`](ClientError::protocol_kind)).
+    Protocol,
+    /// An answer went past one of the client's limits
+    /// ([`exceeded_limit`](ClientError::exceeded_limit)).
+    LimitExceeded,
+    /// The caller passed something the protocol cannot carry; nothing was
+    /// sent.
+    InvalidArgument,
+    /// An application handler (elicitation, sampling, roots) failed, or none
+    /// is installed for what the server asked.
+    Handler,
+    /// The tool answered with `isError: true`
+    /// ([`tool_failure`](ClientError::tool_failure)); only
+    /// [`Client::call_tool_as`](crate::Client::call_tool_as) reports it.
+    ToolFailed,
+    /// The server refused the request for want of authorization (HTTP 401 or
+    /// 403), and OAuth could not fix it or none is configured
+    /// ([`challenge`](ClientError::challenge)).
+    Auth,
+    /// The task was cancelled before it finished ([`task_id`](ClientError::task_id)).
+    TaskCancelled,
+    /// The task asks for input that no handler of the client can give
+    /// ([`input_requests`](ClientError::input_requests)).
+    TaskInput,
+    /// A result did not decode into the type asked for.
+    Decode,
+}
+
+/// What a [`ClientError`] holds.
+#[derive(Debug)]
+pub(crate) enum Repr {
     /// The peer answered with a JSON-RPC error.
     Rpc {
         /// The error object, as sent by the peer.
@@ -180,24 +241,36 @@ pub enum ClientError {
     },
 }
 
+impl From<Repr> for ClientError {
+    fn from(repr: Repr) -> Self {
+        Self(Box::new(repr))
+    }
+}
+
 impl ClientError {
+    pub(crate) fn repr(&self) -> &Repr {
+        &self.0
+    }
+
     pub(crate) fn transport(message: impl Into<String>) -> Self {
-        ClientError::Transport {
+        Repr::Transport {
             message: message.into(),
             status: None,
             source: None,
         }
+        .into()
     }
 
     pub(crate) fn transport_with(
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
     ) -> Self {
-        ClientError::Transport {
+        Repr::Transport {
             message: message.into(),
             status: None,
             source: Some(source.into()),
         }
+        .into()
     }
 
     pub(crate) fn http_status(status: u16, body: &[u8]) -> Self {
@@ -209,124 +282,232 @@ impl ClientError {
         } else {
             format!("HTTP status {status}: {text}")
         };
-        ClientError::Transport {
+        Repr::Transport {
             message,
             status: Some(status),
             source: None,
         }
+        .into()
+    }
+
+    pub(crate) fn rpc(error: Error, status: Option<u16>) -> Self {
+        Repr::Rpc { error, status }.into()
+    }
+
+    pub(crate) fn timeout(kind: TimeoutKind, elapsed: Duration) -> Self {
+        Repr::Timeout { kind, elapsed }.into()
     }
 
     pub(crate) fn protocol(kind: ProtocolErrorKind, message: impl Into<String>) -> Self {
-        ClientError::Protocol {
+        Repr::Protocol {
             kind,
             message: message.into(),
         }
+        .into()
     }
 
     pub(crate) fn limit(limit: ClientLimit, max: usize, message: impl Into<String>) -> Self {
-        ClientError::LimitExceeded {
+        Repr::LimitExceeded {
             limit,
             max,
             message: message.into(),
         }
+        .into()
     }
 
     pub(crate) fn invalid_argument(message: impl Into<String>) -> Self {
-        ClientError::InvalidArgument(message.into())
+        Repr::InvalidArgument(message.into()).into()
     }
 
     pub(crate) fn handler(message: impl Into<String>, source: Option<crate::BoxError>) -> Self {
-        ClientError::Handler {
+        Repr::Handler {
             message: message.into(),
             source,
         }
+        .into()
     }
 
-    /// The kind of protocol breach, for a [`ClientError::Protocol`].
+    pub(crate) fn decode(what: impl Into<String>, source: serde_json::Error) -> Self {
+        Repr::Decode {
+            what: what.into(),
+            source,
+        }
+        .into()
+    }
+
+    /// Which kind of failure this is.
+    pub fn kind(&self) -> ClientErrorKind {
+        match self.repr() {
+            Repr::Rpc { .. } => ClientErrorKind::Rpc,
+            Repr::Transport { .. } => ClientErrorKind::Transport,
+            Repr::Timeout { .. } => ClientErrorKind::Timeout,
+            Repr::Protocol { .. } => ClientErrorKind::Protocol,
+            Repr::LimitExceeded { .. } => ClientErrorKind::LimitExceeded,
+            Repr::InvalidArgument(_) => ClientErrorKind::InvalidArgument,
+            Repr::Handler { .. } => ClientErrorKind::Handler,
+            Repr::ToolFailed { .. } => ClientErrorKind::ToolFailed,
+            Repr::Auth { .. } => ClientErrorKind::Auth,
+            Repr::TaskCancelled { .. } => ClientErrorKind::TaskCancelled,
+            Repr::TaskInput { .. } => ClientErrorKind::TaskInput,
+            Repr::Decode { .. } => ClientErrorKind::Decode,
+        }
+    }
+
+    /// The kind of protocol breach, for a [`ClientErrorKind::Protocol`] error.
     pub fn protocol_kind(&self) -> Option<ProtocolErrorKind> {
-        match self {
-            ClientError::Protocol { kind, .. } => Some(*kind),
+        match self.repr() {
+            Repr::Protocol { kind, .. } => Some(*kind),
             _ => None,
         }
     }
 
-    /// The limit an answer went past, for a [`ClientError::LimitExceeded`].
-    ///
-    /// ```
-    /// use snodo::client::{ClientError, ClientLimit};
-    /// let err = ClientError::LimitExceeded {
-    ///     limit: ClientLimit::ListingItems,
-    ///     max: 1000,
-    ///     message: "tools/list lists more than 1000 items".into(),
-    /// };
-    /// assert_eq!(err.exceeded_limit(), Some(ClientLimit::ListingItems));
-    /// assert_eq!(
-    ///     err.to_string(),
-    ///     "limit exceeded: tools/list lists more than 1000 items (max_listing_items = 1000)"
-    /// );
-    /// ```
+    /// The limit an answer went past, for a [`ClientErrorKind::LimitExceeded`]
+    /// error (its value is in the message).
     pub fn exceeded_limit(&self) -> Option<ClientLimit> {
-        match self {
-            ClientError::LimitExceeded { limit, .. } => Some(*limit),
+        match self.repr() {
+            Repr::LimitExceeded { limit, .. } => Some(*limit),
+            _ => None,
+        }
+    }
+
+    /// Which deadline expired and how long the request had been running, for
+    /// a [`ClientErrorKind::Timeout`] error.
+    pub fn timeout_after(&self) -> Option<(TimeoutKind, Duration)> {
+        match self.repr() {
+            Repr::Timeout { kind, elapsed } => Some((*kind, *elapsed)),
             _ => None,
         }
     }
 
     /// The peer's JSON-RPC error, if this is one.
     pub fn rpc_error(&self) -> Option<&Error> {
-        match self {
-            ClientError::Rpc { error, .. } => Some(error),
+        match self.repr() {
+            Repr::Rpc { error, .. } => Some(error),
             _ => None,
+        }
+    }
+
+    /// The peer's JSON-RPC error, taken out of the failure, if this is one.
+    pub fn into_rpc_error(self) -> Result<Error, Self> {
+        match *self.0 {
+            Repr::Rpc { error, .. } => Ok(error),
+            repr => Err(repr.into()),
         }
     }
 
     /// The JSON-RPC error code, if the peer answered with an error.
     ///
     /// ```
-    /// use snodo::client::{ClientError, ProtocolErrorKind};
-    /// let err = ClientError::Protocol { kind: ProtocolErrorKind::Pagination, message: "loop".into() };
-    /// assert_eq!(err.code(), None);
-    /// assert_eq!(err.protocol_kind(), Some(ProtocolErrorKind::Pagination));
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use snodo::client::Client;
+    /// let client = Client::connect(snodo::Server::builder("s", "1").build().unwrap()).await.unwrap();
+    /// let err = client.call_tool("missing", serde_json::json!({})).await.unwrap_err();
+    /// assert_eq!(err.code(), Some(-32601)); // a server without tools
+    /// assert_eq!(err.protocol_kind(), None);
+    /// # });
     /// ```
     pub fn code(&self) -> Option<i64> {
         self.rpc_error().map(Error::code)
     }
 
+    /// The HTTP status that carried the failure (Streamable HTTP only): the
+    /// status of a JSON-RPC error, of an HTTP error without one, or of an
+    /// authorization refusal.
+    pub fn status(&self) -> Option<u16> {
+        match self.repr() {
+            Repr::Rpc { status, .. } | Repr::Transport { status, .. } => *status,
+            Repr::Auth { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The server's first `WWW-Authenticate` value, for a
+    /// [`ClientErrorKind::Auth`] error that had one.
+    pub fn challenge(&self) -> Option<&str> {
+        match self.repr() {
+            Repr::Auth { challenge, .. } => challenge.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The text of a tool's `isError: true` result (its text blocks joined by
+    /// newlines), for a [`ClientErrorKind::ToolFailed`] error.
+    pub fn tool_failure(&self) -> Option<&str> {
+        match self.repr() {
+            Repr::ToolFailed { message } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The task's id, for a [`ClientErrorKind::TaskCancelled`] or
+    /// [`ClientErrorKind::TaskInput`] error.
+    pub fn task_id(&self) -> Option<&str> {
+        match self.repr() {
+            Repr::TaskCancelled { task_id } | Repr::TaskInput { task_id, .. } => Some(task_id),
+            _ => None,
+        }
+    }
+
+    /// The task's outstanding input requests, for a
+    /// [`ClientErrorKind::TaskInput`] error.
+    pub fn input_requests(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        match self.repr() {
+            Repr::TaskInput { requests, .. } => Some(requests),
+            _ => None,
+        }
+    }
+
     /// Whether the peer answered with a JSON-RPC error.
     pub fn is_rpc(&self) -> bool {
-        matches!(self, ClientError::Rpc { .. })
+        self.kind() == ClientErrorKind::Rpc
     }
 
     /// Whether the peer could not be reached or the connection failed.
     pub fn is_transport(&self) -> bool {
-        matches!(self, ClientError::Transport { .. })
+        self.kind() == ClientErrorKind::Transport
     }
 
     /// Whether the server refused for want of authorization.
     pub fn is_auth(&self) -> bool {
-        matches!(self, ClientError::Auth { .. })
+        self.kind() == ClientErrorKind::Auth
     }
 
     /// Whether a local deadline expired.
     pub fn is_timeout(&self) -> bool {
-        matches!(self, ClientError::Timeout { .. })
+        self.kind() == ClientErrorKind::Timeout
+    }
+
+    /// Whether the peer broke the protocol.
+    pub fn is_protocol(&self) -> bool {
+        self.kind() == ClientErrorKind::Protocol
+    }
+
+    /// Whether an answer went past one of the client's limits.
+    pub fn is_limit_exceeded(&self) -> bool {
+        self.kind() == ClientErrorKind::LimitExceeded
+    }
+}
+
+impl fmt::Debug for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.repr().fmt(f)
     }
 }
 
 impl fmt::Display for ClientError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ClientError::Rpc { error, .. } => {
+        match self.repr() {
+            Repr::Rpc { error, .. } => {
                 write!(f, "the server answered with an error: {error}")
             }
-            ClientError::Transport { message, .. } => write!(f, "transport failure: {message}"),
-            ClientError::Timeout {
+            Repr::Transport { message, .. } => write!(f, "transport failure: {message}"),
+            Repr::Timeout {
                 kind: TimeoutKind::Request,
                 elapsed,
             } => {
                 write!(f, "request timed out after {:.1} s", elapsed.as_secs_f64())
             }
-            ClientError::Timeout {
+            Repr::Timeout {
                 kind: TimeoutKind::MaxTotal,
                 elapsed,
             } => {
@@ -336,25 +517,25 @@ impl fmt::Display for ClientError {
                     elapsed.as_secs_f64()
                 )
             }
-            ClientError::Protocol { message, .. } => write!(f, "protocol violation: {message}"),
-            ClientError::LimitExceeded {
+            Repr::Protocol { message, .. } => write!(f, "protocol violation: {message}"),
+            Repr::LimitExceeded {
                 limit,
                 max,
                 message,
             } => write!(f, "limit exceeded: {message} ({limit} = {max})"),
-            ClientError::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
-            ClientError::Handler { message, .. } => write!(f, "handler failed: {message}"),
-            ClientError::ToolFailed { message } => write!(f, "the tool failed: {message}"),
-            ClientError::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
-            ClientError::TaskInput { task_id, requests } => write!(
+            Repr::InvalidArgument(message) => write!(f, "invalid argument: {message}"),
+            Repr::Handler { message, .. } => write!(f, "handler failed: {message}"),
+            Repr::ToolFailed { message } => write!(f, "the tool failed: {message}"),
+            Repr::TaskCancelled { task_id } => write!(f, "task {task_id} was cancelled"),
+            Repr::TaskInput { task_id, requests } => write!(
                 f,
                 "task {task_id} asks for input the client cannot give ({})",
                 requests.keys().cloned().collect::<Vec<_>>().join(", ")
             ),
-            ClientError::Decode { what, source } => {
+            Repr::Decode { what, source } => {
                 write!(f, "could not decode the {what}: {source}")
             }
-            ClientError::Auth {
+            Repr::Auth {
                 status, message, ..
             } => write!(f, "not authorized (HTTP {status}): {message}"),
         }
@@ -363,24 +544,86 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ClientError::Rpc { error, .. } => error
+        match self.repr() {
+            Repr::Rpc { error, .. } => error
                 .cause()
                 .map(|c| c as &(dyn std::error::Error + 'static)),
-            ClientError::Decode { source, .. } => Some(source),
-            ClientError::Auth {
+            Repr::Decode { source, .. } => Some(source),
+            Repr::Auth {
                 source: Some(source),
                 ..
             } => Some(source),
-            ClientError::Handler {
+            Repr::Handler {
                 source: Some(source),
                 ..
             } => Some(source.as_ref()),
-            ClientError::Transport {
+            Repr::Transport {
                 source: Some(source),
                 ..
             } => Some(source.as_ref()),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_names_its_setter_and_value() {
+        let err = ClientError::limit(
+            ClientLimit::ListingItems,
+            1000,
+            "tools/list lists more than 1000 items",
+        );
+        assert_eq!(err.kind(), ClientErrorKind::LimitExceeded);
+        assert!(err.is_limit_exceeded() && !err.is_rpc());
+        assert_eq!(err.exceeded_limit(), Some(ClientLimit::ListingItems));
+        assert_eq!(
+            err.to_string(),
+            "limit exceeded: tools/list lists more than 1000 items (max_listing_items = 1000)"
+        );
+    }
+
+    #[test]
+    fn each_kind_answers_its_own_accessors_only() {
+        let rpc = ClientError::rpc(Error::invalid_params("no"), Some(400));
+        assert_eq!(
+            (rpc.kind(), rpc.code(), rpc.status()),
+            (ClientErrorKind::Rpc, Some(-32602), Some(400))
+        );
+        assert_eq!(rpc.timeout_after(), None);
+        let timeout = ClientError::timeout(TimeoutKind::MaxTotal, Duration::from_secs(2));
+        assert_eq!(
+            timeout.timeout_after(),
+            Some((TimeoutKind::MaxTotal, Duration::from_secs(2)))
+        );
+        assert!(timeout.is_timeout() && timeout.code().is_none() && timeout.status().is_none());
+        let transport = ClientError::http_status(502, b"bad gateway");
+        assert_eq!(
+            (transport.kind(), transport.status()),
+            (ClientErrorKind::Transport, Some(502))
+        );
+        assert_eq!(
+            transport.to_string(),
+            "transport failure: HTTP status 502: bad gateway"
+        );
+        let protocol = ClientError::protocol(ProtocolErrorKind::Pagination, "loop");
+        assert_eq!(
+            protocol.protocol_kind(),
+            Some(ProtocolErrorKind::Pagination)
+        );
+        assert!(protocol.rpc_error().is_none());
+        assert_eq!(rpc.into_rpc_error().map(|e| e.code()).ok(), Some(-32602));
+        assert!(protocol.into_rpc_error().is_err_and(|e| e.is_protocol()));
+    }
+
+    #[test]
+    fn the_error_is_one_pointer_wide() {
+        assert_eq!(
+            std::mem::size_of::<ClientError>(),
+            std::mem::size_of::<usize>()
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The client handle: connecting, negotiating and every request it sends.
 
+use super::error::Repr;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -407,9 +408,9 @@ impl Client {
     }
 
     /// Calls a tool and decodes its `structuredContent` into `T`. A result with
-    /// `isError: true` is [`ClientError::ToolFailed`]; a result without
+    /// `isError: true` is a [`ClientErrorKind::ToolFailed`](super::ClientErrorKind::ToolFailed) error; a result without
     /// structured content, or one that does not fit `T`, is
-    /// [`ClientError::Decode`].
+    /// a [`ClientErrorKind::Decode`](super::ClientErrorKind::Decode) error.
     ///
     /// ```no_run
     /// # async fn run(client: snodo::Client) -> Result<(), snodo::client::ClientError> {
@@ -426,18 +427,19 @@ impl Client {
     ) -> Result<T, ClientError> {
         let result = self.call_tool(name, arguments).await?;
         if result.is_error() {
-            return Err(ClientError::ToolFailed {
+            return Err(Repr::ToolFailed {
                 message: result.text_content(),
-            });
+            }
+            .into());
         }
         let what = format!("structuredContent of tool {name:?}");
         let Some(structured) = result.structured_content() else {
-            return Err(ClientError::Decode {
+            return Err(ClientError::decode(
                 what,
-                source: serde::de::Error::custom("the result has no structuredContent"),
-            });
+                serde::de::Error::custom("the result has no structuredContent"),
+            ));
         };
-        T::deserialize(structured).map_err(|source| ClientError::Decode { what, source })
+        T::deserialize(structured).map_err(|source| ClientError::decode(what, source))
     }
 
     /// Calls a tool. `input_required` results are answered through the
@@ -476,10 +478,8 @@ impl Client {
                 }
                 other => other,
             }?;
-        serde_json::from_value(result).map_err(|source| ClientError::Decode {
-            what: format!("result of tool {name:?}"),
-            source,
-        })
+        serde_json::from_value(result)
+            .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
     }
 
     /// Reads a resource.

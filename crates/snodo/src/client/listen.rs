@@ -127,10 +127,7 @@ pub(crate) async fn listen(
     let acknowledged = loop {
         let msg = tokio::time::timeout(timeout, exchange.recv())
             .await
-            .map_err(|_| ClientError::Timeout {
-                kind: TimeoutKind::Request,
-                elapsed: timeout,
-            })?;
+            .map_err(|_| ClientError::timeout(TimeoutKind::Request, timeout))?;
         match msg {
             None => {
                 guard.disarm();

@@ -63,7 +63,7 @@ mod tasks;
 pub(crate) mod transport;
 mod version;
 
-pub use error::{ClientError, ClientLimit, ProtocolErrorKind, TimeoutKind};
+pub use error::{ClientError, ClientErrorKind, ClientLimit, ProtocolErrorKind, TimeoutKind};
 pub use handle::{Client, CompletionRef};
 pub use listen::{ChangeNotification, ListenFilter, Subscription};
 pub use mrtr::is_input_required;

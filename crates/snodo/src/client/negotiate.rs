@@ -16,6 +16,7 @@ use super::ProtocolErrorKind;
 use super::options::{LEGACY_VERSIONS, MODERN_VERSIONS, RequestOptions, VersionPolicy};
 use super::version::{Negotiated, Wire};
 use super::{ClientError, Shared, legacy};
+use crate::Error;
 use crate::error::code;
 
 /// The outcome of one probe.
@@ -44,10 +45,11 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
             Some(n) => Probe::Modern(Box::new(n)),
             None => Probe::Legacy,
         }),
-        Err(ClientError::Rpc { error, .. }) => match error.code() {
+        Err(e) if e.is_rpc() => match e.code().unwrap_or_default() {
             code::UNSUPPORTED_PROTOCOL_VERSION => {
-                let supported = error
-                    .data()
+                let supported = e
+                    .rpc_error()
+                    .and_then(Error::data)
                     .and_then(|d| d.get("supported"))
                     .and_then(Value::as_array)
                     .map(|list| {
@@ -65,9 +67,9 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
             ))),
             _ => Ok(Probe::Legacy),
         },
-        Err(ClientError::Timeout { .. }) => Ok(Probe::Legacy),
-        Err(e @ ClientError::Transport { status: None, .. }) => Err(e),
-        Err(ClientError::Transport { .. }) | Err(ClientError::Protocol { .. }) => Ok(Probe::Legacy),
+        Err(e) if e.is_timeout() => Ok(Probe::Legacy),
+        Err(e) if e.is_transport() && e.status().is_none() => Err(e),
+        Err(e) if e.is_transport() || e.is_protocol() => Ok(Probe::Legacy),
         Err(e) => Err(e),
     }
 }
@@ -82,7 +84,7 @@ async fn initialize_any(
     for version in versions {
         match legacy::initialize(shared, version).await {
             Ok(n) => return Ok(n),
-            Err(e @ ClientError::Rpc { .. }) => last = Some(e),
+            Err(e) if e.is_rpc() => last = Some(e),
             Err(e) => return Err(e),
         }
     }

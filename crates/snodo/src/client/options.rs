@@ -457,7 +457,7 @@ impl ClientBuilder {
     /// Most items one whole listing may hold, all its pages together
     /// ([`DEFAULT_MAX_LISTING_ITEMS`], 10 000): the list helpers
     /// ([`Client::list_tools`](super::Client::list_tools) and the others)
-    /// fail with [`ClientError::LimitExceeded`](super::ClientError::LimitExceeded)
+    /// fail with a [`ClientErrorKind::LimitExceeded`](super::ClientErrorKind::LimitExceeded) error
     /// at the page that goes past it, and ask for no further page.
     pub fn max_listing_items(mut self, items: usize) -> Self {
         self.config.max_listing_items = items;
@@ -494,7 +494,7 @@ impl ClientBuilder {
 
     /// The largest message accepted from a server (16 MiB). A larger answer
     /// fails the call it answers at once with
-    /// [`ClientError::LimitExceeded`](super::ClientError::LimitExceeded)
+    /// a [`ClientErrorKind::LimitExceeded`](super::ClientErrorKind::LimitExceeded) error
     /// (over stdio, when the answer's `id` comes in its first 4 KiB, as
     /// every common encoder writes it).
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {

@@ -2,6 +2,7 @@
 //! timeouts (reset on progress, capped in total), cancellation on drop, and
 //! the notifications and server requests that arrive before the response.
 
+use super::error::{ClientErrorKind, Repr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,7 +71,7 @@ pub(crate) fn header_value(text: &str) -> HeaderValue {
 pub(crate) fn parse_response(message: &Value, status: Option<u16>) -> Result<Value, ClientError> {
     if let Some(error) = message.get("error") {
         let error = Error::from_json(error);
-        return Err(ClientError::Rpc { error, status });
+        return Err(ClientError::rpc(error, status));
     }
     match message.get("result") {
         Some(result) => Ok(result.clone()),
@@ -251,8 +252,8 @@ impl Shared {
         match self.drive(out, opts).await {
             // On 2026-07-28 HTTP a broken response stream loses the request
             // (there is no resumption): it is re-issued once, under a new id.
-            Err(ClientError::Transport { message, .. })
-                if message == STREAM_LOST
+            Err(e)
+                if matches!(e.repr(), Repr::Transport { message, .. } if message == STREAM_LOST)
                     && !wire.legacy
                     && self.transport.kind() == TransportKind::Http =>
             {
@@ -301,10 +302,7 @@ impl Shared {
         out.long_lived = true;
         let sent = tokio::time::timeout(self.config.timeout, self.transport.request(out))
             .await
-            .map_err(|_| ClientError::Timeout {
-                kind: TimeoutKind::Request,
-                elapsed: self.config.timeout,
-            })
+            .map_err(|_| ClientError::timeout(TimeoutKind::Request, self.config.timeout))
             .and_then(|r| r);
         let exchange = match sent {
             Ok(exchange) => exchange,
@@ -338,13 +336,13 @@ impl Shared {
             .unwrap_or(self.config.reset_on_progress);
         let total_deadline = start + max_total;
         let mut deadline = (start + timeout).min(total_deadline);
-        let expired = |deadline: Instant| ClientError::Timeout {
-            kind: if deadline >= total_deadline {
+        let expired = |deadline: Instant| {
+            let kind = if deadline >= total_deadline {
                 TimeoutKind::MaxTotal
             } else {
                 TimeoutKind::Request
-            },
-            elapsed: start.elapsed(),
+            };
+            ClientError::timeout(kind, start.elapsed())
         };
         // Armed before sending: a call dropped (or timed out) while waiting
         // for the response headers is cancelled too.
@@ -469,16 +467,18 @@ fn outcome_of(result: &Result<Value, ClientError>) -> Outcome {
 
 /// How a failed request ended, as the request span records it.
 fn outcome_of_error(error: &ClientError) -> Outcome {
-    match error {
-        ClientError::Rpc { error, .. } => Outcome::Rpc {
+    if let Some(error) = error.rpc_error() {
+        return Outcome::Rpc {
             code: error.code(),
             message: error.message().to_owned(),
-        },
-        ClientError::Timeout { .. } => Outcome::Failed("timeout"),
-        ClientError::Transport { .. } => Outcome::Failed("transport"),
-        ClientError::Protocol { .. } => Outcome::Failed("protocol"),
-        ClientError::LimitExceeded { .. } => Outcome::Failed("limit"),
-        ClientError::ToolFailed { .. } => Outcome::ToolError,
+        };
+    }
+    match error.kind() {
+        ClientErrorKind::Timeout => Outcome::Failed("timeout"),
+        ClientErrorKind::Transport => Outcome::Failed("transport"),
+        ClientErrorKind::Protocol => Outcome::Failed("protocol"),
+        ClientErrorKind::LimitExceeded => Outcome::Failed("limit"),
+        ClientErrorKind::ToolFailed => Outcome::ToolError,
         _ => Outcome::Failed("client"),
     }
 }

@@ -1,6 +1,7 @@
 //! The Tasks extension in the client: calling a tool as a task, reading,
 //! answering and cancelling tasks, and waiting for a task's result.
 
+use super::error::Repr;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -47,10 +48,7 @@ pub struct Task {
 
 impl Task {
     fn from_wire(value: Value) -> Result<Self, ClientError> {
-        serde_json::from_value(value).map_err(|source| ClientError::Decode {
-            what: "task".into(),
-            source,
-        })
+        serde_json::from_value(value).map_err(|source| ClientError::decode("task", source))
     }
 }
 
@@ -96,7 +94,7 @@ impl TaskWait {
         self
     }
 
-    /// Gives up (a [`ClientError::Timeout`]) after this long.
+    /// Gives up (a [`ClientErrorKind::Timeout`](super::ClientErrorKind::Timeout) error) after this long.
     pub fn limit(mut self, limit: Duration) -> Self {
         self.limit = Some(limit);
         self
@@ -138,10 +136,7 @@ impl Client {
         }
         serde_json::from_value(result)
             .map(TaskCall::Done)
-            .map_err(|source| ClientError::Decode {
-                what: format!("result of tool {name:?}"),
-                source,
-            })
+            .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
     }
 
     /// `tasks/get`: the task as it is now.
@@ -175,10 +170,10 @@ impl Client {
     }
 
     /// Polls a task until it ends and returns its result: `failed` is the
-    /// task's JSON-RPC error, `cancelled` is [`ClientError::TaskCancelled`].
+    /// task's JSON-RPC error, `cancelled` is a [`ClientErrorKind::TaskCancelled`](super::ClientErrorKind::TaskCancelled) error.
     /// Input the task asks for is answered through the client's handlers
     /// (each key once); input no handler can give is
-    /// [`ClientError::TaskInput`]. `on_change` sees the task each time its
+    /// a [`ClientErrorKind::TaskInput`](super::ClientErrorKind::TaskInput) error. `on_change` sees the task each time its
     /// status or message changes.
     pub async fn wait_task(
         &self,
@@ -214,15 +209,13 @@ impl Client {
                 }
                 TaskStatus::Failed => {
                     let error = task.error.unwrap_or_default();
-                    return Err(ClientError::Rpc {
-                        error: Error::from_json(&error),
-                        status: None,
-                    });
+                    return Err(ClientError::rpc(Error::from_json(&error), None));
                 }
                 TaskStatus::Cancelled => {
-                    return Err(ClientError::TaskCancelled {
+                    return Err(Repr::TaskCancelled {
                         task_id: task.task_id,
-                    });
+                    }
+                    .into());
                 }
                 TaskStatus::InputRequired => {
                     let fresh: Map<String, Value> = task
@@ -233,10 +226,11 @@ impl Client {
                     if !fresh.is_empty() {
                         let handlers = &self.shared.config.handlers;
                         let Some(answers) = super::mrtr::answer_all(handlers, &fresh).await? else {
-                            return Err(ClientError::TaskInput {
+                            return Err(Repr::TaskInput {
                                 task_id: task.task_id,
                                 requests: fresh,
-                            });
+                            }
+                            .into());
                         };
                         answered.extend(answers.keys().cloned());
                         self.update_task(task_id, answers).await?;
@@ -248,10 +242,10 @@ impl Client {
             if let Some(limit) = wait.limit
                 && started.elapsed() + pause > limit
             {
-                return Err(ClientError::Timeout {
-                    kind: super::TimeoutKind::Request,
-                    elapsed: started.elapsed(),
-                });
+                return Err(ClientError::timeout(
+                    super::TimeoutKind::Request,
+                    started.elapsed(),
+                ));
             }
             tokio::time::sleep(pause).await;
         }

@@ -18,9 +18,9 @@ use crate::{Content, Error};
 /// backend is gone, timed out, broke the protocol) is an internal error
 /// naming the backend.
 pub(crate) fn error(id: &str, e: ClientError) -> HandlerError {
-    match e {
-        ClientError::Rpc { error, .. } => HandlerError::protocol(error),
-        other => HandlerError::protocol(Error::new(
+    match e.into_rpc_error() {
+        Ok(error) => HandlerError::protocol(error),
+        Err(other) => HandlerError::protocol(Error::new(
             code::INTERNAL_ERROR,
             format!("backend {id:?} failed: {other}"),
         )),
@@ -133,13 +133,7 @@ mod tests {
     #[test]
     fn rpc_errors_pass_through_and_other_failures_name_the_backend() {
         let sent = Error::new(-32602, "Unknown tool: nope").with_data(json!({"x": 1}));
-        let e = error(
-            "demo",
-            ClientError::Rpc {
-                error: sent,
-                status: None,
-            },
-        );
+        let e = error("demo", ClientError::rpc(sent, None));
         let e = e.as_protocol().expect("a protocol error");
         assert_eq!((e.code(), e.message()), (-32602, "Unknown tool: nope"));
         assert_eq!(e.data(), Some(&json!({"x": 1})));

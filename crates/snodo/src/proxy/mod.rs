@@ -207,7 +207,7 @@ impl Proxy {
 
     /// Why the components of backend `id` are withdrawn while it stays
     /// added: its last listing went past its client's listing limits
-    /// ([`ClientError::LimitExceeded`](crate::client::ClientError::LimitExceeded)).
+    /// (a [`ClientErrorKind::LimitExceeded`](crate::client::ClientErrorKind::LimitExceeded) error).
     /// `None` while they are served, or when there is no such backend. A
     /// later list change that lists it within the limits serves them again.
     pub fn withdrawn(&self, id: &str) -> Option<String> {
@@ -231,7 +231,7 @@ impl Proxy {
     /// [`Proxy::connect_backend`] for a backend that asks for input.
     ///
     /// A listing past the client's listing limits fails with
-    /// [`ClientError::LimitExceeded`](crate::client::ClientError::LimitExceeded)
+    /// a [`ClientErrorKind::LimitExceeded`](crate::client::ClientErrorKind::LimitExceeded) error
     /// (in [`ProxyError::client_error`]), and the backend is not added.
     pub async fn add_backend(&self, id: &str, client: Client) -> Result<Synced, ProxyError> {
         self.add_relayed_backend(id, client, Relay::new()).await

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use snodo::client::{Client, ClientError};
+use snodo::client::Client;
 
 use crate::client_support::{Reply, ScriptServer, event};
 use crate::complete;
@@ -28,10 +28,9 @@ async fn errors_are_told_apart() {
     })
     .await;
     let client = Client::connect(server.url.as_str()).await.unwrap();
-    match client.call_tool("boom", json!({})).await.unwrap_err() {
-        ClientError::Transport { status, .. } => assert_eq!(status, Some(500)),
-        other => panic!("{other:?}"),
-    }
+    let err = client.call_tool("boom", json!({})).await.unwrap_err();
+    assert!(err.is_transport(), "{err:?}");
+    assert_eq!(err.status(), Some(500));
     let err = client.call_tool("x", json!({})).await.unwrap_err();
     assert!(err.is_rpc());
     let rpc = err.rpc_error().unwrap();

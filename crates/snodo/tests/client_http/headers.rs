@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use snodo::client::{Client, ClientError};
+use snodo::client::Client;
 
 use crate::client_support::{Reply, ScriptServer, modern_meta};
 use crate::{client_support, complete};
@@ -176,9 +176,7 @@ async fn header_mismatch_relists_tools_and_retries_once() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Some(-32020), "only one retry");
-    match err {
-        ClientError::Rpc { status, .. } => assert_eq!(status, Some(400)),
-        other => panic!("{other:?}"),
-    }
+    assert!(err.is_rpc(), "{err:?}");
+    assert_eq!(err.status(), Some(400));
     assert_eq!(server.calls("tools/call").len(), 4);
 }

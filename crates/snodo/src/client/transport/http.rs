@@ -7,6 +7,7 @@
 //! `retry` delay, opens the standalone GET stream on demand, POSTs
 //! `notifications/cancelled`, and `DELETE`s the session on close.
 
+use crate::client::error::Repr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -223,11 +224,14 @@ impl Inner {
                 .collect();
             let challenges = challenge::parse_all(values.iter().map(String::as_str));
             let bearer = challenges.iter().find(|c| c.is("Bearer"));
-            let refused = |message: String, source| ClientError::Auth {
-                status: status.as_u16(),
-                message,
-                challenge: values.first().cloned(),
-                source,
+            let refused = |message: String, source| -> ClientError {
+                Repr::Auth {
+                    status: status.as_u16(),
+                    message,
+                    challenge: values.first().cloned(),
+                    source,
+                }
+                .into()
             };
             let Some(oauth) = &self.oauth else {
                 return Err(refused(
