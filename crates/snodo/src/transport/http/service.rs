@@ -558,6 +558,9 @@ where
     B::Error: Into<BoxError>,
 {
     let mut body = std::pin::pin!(body);
+    // A body of one frame (the usual request) is kept as it came, without a
+    // copy; a second frame starts the buffer.
+    let mut first: Option<Bytes> = None;
     let mut kept = bytes::BytesMut::new();
     let mut seen: u64 = 0;
     while let Some(frame) = body.frame().await {
@@ -570,8 +573,17 @@ where
             return Ok(Collected::TooLarge);
         }
         if seen <= limit {
-            kept.extend_from_slice(&data.copy_to_bytes(len));
+            let data = data.copy_to_bytes(len);
+            if first.is_none() && kept.is_empty() {
+                first = Some(data);
+            } else {
+                if let Some(held) = first.take() {
+                    kept.extend_from_slice(&held);
+                }
+                kept.extend_from_slice(&data);
+            }
         } else {
+            first = None;
             kept = bytes::BytesMut::new();
             data.advance(len);
         }
@@ -579,7 +591,7 @@ where
     Ok(if seen > limit {
         Collected::TooLarge
     } else {
-        Collected::Within(kept.freeze())
+        Collected::Within(first.unwrap_or_else(|| kept.freeze()))
     })
 }
 
@@ -665,5 +677,56 @@ fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
             headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
             response
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::{BodyExt as _, Full, StreamBody};
+
+    use super::*;
+
+    fn frames(parts: &[&'static str]) -> impl Body<Data = Bytes, Error = BoxError> {
+        let frames = parts
+            .iter()
+            .map(|p| Ok::<_, BoxError>(hyper::body::Frame::data(Bytes::from_static(p.as_bytes()))));
+        StreamBody::new(futures_util::stream::iter(frames.collect::<Vec<_>>()))
+    }
+
+    async fn within(collected: Collected) -> Bytes {
+        match collected {
+            Collected::Within(bytes) => bytes,
+            Collected::TooLarge => panic!("over the limit"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_is_collected_whole_in_one_frame_or_several() {
+        let one = Full::new(Bytes::from_static(b"{\"a\":1}")).map_err(|e| match e {});
+        assert_eq!(
+            within(collect(one, 64, 128).await.unwrap()).await,
+            "{\"a\":1}"
+        );
+        let several = frames(&["{\"a\"", "", ":1", "}"]);
+        assert_eq!(
+            within(collect(several, 64, 128).await.unwrap()).await,
+            "{\"a\":1}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_in_one_frame_or_several() {
+        for body in [frames(&["0123456789"]), frames(&["01234", "56789"])] {
+            assert!(matches!(
+                collect(body, 8, 64).await.unwrap(),
+                Collected::TooLarge
+            ));
+        }
+        // Past the ceiling, reading stops.
+        let body = frames(&["0123456789", "0123456789"]);
+        assert!(matches!(
+            collect(body, 4, 12).await.unwrap(),
+            Collected::TooLarge
+        ));
     }
 }
