@@ -369,6 +369,11 @@ impl ServerBuilder {
     }
 
     /// Checks every component and compiles the server.
+    ///
+    /// Called inside a Tokio runtime, it also starts the server's background
+    /// work (with tasks: the sweeper that recovers the tasks of a stopped
+    /// node and purges expired ones); a server built outside one starts it
+    /// when a transport starts serving it.
     pub fn build(self) -> Result<Server, BuildError> {
         if self.page_size == 0 {
             return Err(BuildError::Config("page size must be at least 1".into()));
@@ -462,7 +467,7 @@ impl ServerBuilder {
             Value::from(crate::protocol::keys::SERVER_INFO),
             info
         );
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(Inner {
                 info,
                 result_tail,
@@ -487,7 +492,9 @@ impl ServerBuilder {
                 capture: self.capture,
                 declared: self.declared,
             }),
-        })
+        };
+        server.start_background();
+        Ok(server)
     }
 }
 

@@ -118,7 +118,7 @@ impl Server {
         };
         let call = ServerCall::start(&request, &transport, Era::Modern, &self.inner.capture);
         let id = request.id.clone();
-        self.start_task_sweeper();
+        self.start_background();
         let mut admitted = match self.admit(request, &transport) {
             Ok(a) => a,
             Err(f) => {

@@ -229,6 +229,7 @@ impl Server {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
+        self.start_background();
         let max_line = options.max_line_bytes.unwrap_or(self.limits().max_bytes);
         let mut lines = LineReader::new(input, max_line);
         let mut out = BufWriter::new(output);

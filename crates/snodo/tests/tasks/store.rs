@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use snodo::prelude::*;
-use snodo::task::{MemoryTaskStore, TaskOptions, TaskStore, TaskSupport};
+use snodo::task::{MemoryTaskStore, TaskOptions, TaskStatus, TaskStore, TaskSupport};
 use snodo::tool::from_fn;
 
 use crate::requests::{DECLARED, poll_until, request, send, terminal};
@@ -167,6 +167,62 @@ async fn task_records_are_bounded_in_size() {
         "{done:.200}"
     );
     assert!(done.get("result").is_none(), "{done:.200}");
+}
+
+#[test]
+fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
+    let options = |node: &str| {
+        TaskOptions::shared(store.clone())
+            .node_id(node)
+            .lease(Duration::from_millis(150))
+            .sweep_every(Duration::from_millis(20))
+    };
+    let node_a = server_with(options("node-a"));
+    let rt_a = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let id = rt_a.block_on(async {
+        let r = send(
+            &node_a,
+            &request(
+                1,
+                "tools/call",
+                r#"{"name":"sleep","arguments":{"seconds":60}}"#,
+                DECLARED,
+            ),
+        )
+        .await;
+        r["result"]["taskId"].as_str().unwrap().to_string()
+    });
+    rt_a.shutdown_background();
+
+    let rt_b = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt_b.block_on(async {
+        // Built inside the runtime, node b sweeps at once: it is sent no
+        // request, and the store alone shows the task resolved.
+        let _node_b = server_with(options("node-b"));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let record = store.get(&id).await.unwrap().expect("the task is stored");
+            if record.status == TaskStatus::Failed {
+                let error = record.error.expect("a failed task keeps its error");
+                assert_eq!(error["message"], "The node running the task stopped");
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "still {:?} without a request",
+                record.status
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
 }
 
 #[test]

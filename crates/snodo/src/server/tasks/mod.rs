@@ -81,9 +81,16 @@ impl Server {
         self.inner.tasks.as_ref()
     }
 
-    /// Starts the node's sweeper (recovery of tasks whose node stopped, and
-    /// purging of expired ones) once, from inside the runtime.
-    pub(crate) fn start_task_sweeper(&self) {
+    /// Starts the node's background work once, when a Tokio runtime is there
+    /// to run it: the task sweeper (recovery of tasks whose node stopped,
+    /// purging of expired ones) and the watcher of cancellations.
+    ///
+    /// [`ServerBuilder::build`](super::ServerBuilder::build) calls it, and so
+    /// does every transport as it starts serving: a node recovers the tasks
+    /// of a stopped node before its first request. A server built outside a
+    /// runtime and driven through [`Server::handle`] starts it on its first
+    /// request.
+    pub(crate) fn start_background(&self) {
         if let Some(engine) = self.task_engine()
             && !engine.sweeping.load(Ordering::Relaxed)
             && tokio::runtime::Handle::try_current().is_ok()
@@ -105,7 +112,6 @@ impl Server {
         let Some(engine) = self.task_engine() else {
             return Err(Error::internal("tasks are not enabled").into());
         };
-        self.start_task_sweeper();
         let options = &engine.options;
         let work = Work::from_request(cx);
         let new = NewTask::new(owner_of(cx), tool, work.to_value())

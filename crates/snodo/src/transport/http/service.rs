@@ -161,6 +161,7 @@ impl std::fmt::Debug for McpService {
 
 impl McpService {
     fn new(server: Server, options: &HttpOptions) -> Self {
+        server.start_background();
         let sessions: Arc<dyn SessionStore> = options
             .sessions
             .clone()
