@@ -67,6 +67,11 @@ impl Server {
     /// authorized transport: those of the tool, resource or prompt it
     /// names, else the server's [default scopes](super::ServerBuilder::default_scopes).
     ///
+    /// `params` are the params as sent; a decoded
+    /// [`wire::Request`](crate::wire::Request) holds its target apart (check
+    /// it with [`Server::check_request_scopes`], or give
+    /// [`Request::into_params`](crate::wire::Request::into_params)).
+    ///
     /// ```
     /// use snodo::prelude::*;
     ///
@@ -87,7 +92,8 @@ impl Server {
 
     /// Whether `principal`'s grant covers what the request needs; `Err`
     /// carries every scope the request needs (what a `403
-    /// insufficient_scope` challenge names).
+    /// insufficient_scope` challenge names). `params` are the params as
+    /// sent, as for [`Server::required_scopes`].
     pub fn check_scopes(
         &self,
         principal: &Principal,
@@ -97,10 +103,27 @@ impl Server {
         self.covers(principal, self.required_scopes(method, params))
     }
 
-    /// [`Server::check_scopes`] for a decoded request (its target read out
-    /// of its params).
-    #[cfg(feature = "auth")]
-    pub(crate) fn check_request_scopes(
+    /// [`Server::check_scopes`] for a decoded request, whose target (the
+    /// tool's or prompt's name, the resource's URI) was read out of its
+    /// params into [`Request::target`](crate::wire::Request::target): what a
+    /// transport that decodes before it checks calls.
+    ///
+    /// ```
+    /// use snodo::prelude::*;
+    /// use snodo::wire::{Limits, Message, decode};
+    ///
+    /// #[snodo::tool(description = "Delete a file", scopes = ["files:write"])]
+    /// async fn delete() -> &'static str { "deleted" }
+    ///
+    /// let server = Server::builder("s", "1").tool(delete).default_scopes(["demo:read"]).build().unwrap();
+    /// let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete"}}"#;
+    /// let Ok(Message::Request(request)) = decode(bytes, &Limits::default()) else { unreachable!() };
+    /// let reader = snodo::Principal::new("ann").with_scopes(["demo:read"]);
+    /// assert_eq!(server.check_request_scopes(&reader, &request), Err(vec!["files:write".to_string()]));
+    /// let writer = snodo::Principal::new("bob").with_scopes(["files:write"]);
+    /// assert_eq!(server.check_request_scopes(&writer, &request), Ok(()));
+    /// ```
+    pub fn check_request_scopes(
         &self,
         principal: &Principal,
         request: &crate::wire::Request,

@@ -169,16 +169,10 @@ async fn task_records_are_bounded_in_size() {
     assert!(done.get("result").is_none(), "{done:.200}");
 }
 
-#[test]
-fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
-    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
-    let options = |node: &str| {
-        TaskOptions::shared(store.clone())
-            .node_id(node)
-            .lease(Duration::from_millis(150))
-            .sweep_every(Duration::from_millis(20))
-    };
-    let node_a = server_with(options("node-a"));
+/// The id of a 60 s task started on a node whose runtime then stops (its
+/// workers and heartbeats die with it).
+fn a_task_on_a_stopped_node(options: TaskOptions) -> String {
+    let node_a = server_with(options);
     let rt_a = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -198,6 +192,77 @@ fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
         r["result"]["taskId"].as_str().unwrap().to_string()
     });
     rt_a.shutdown_background();
+    id
+}
+
+#[test]
+fn a_node_built_in_a_runtime_that_ends_sweeps_again_where_it_serves() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
+    let options = |node: &str| {
+        TaskOptions::shared(store.clone())
+            .node_id(node)
+            .lease(Duration::from_millis(150))
+            .sweep_every(Duration::from_millis(20))
+    };
+    let id = a_task_on_a_stopped_node(options("node-a"));
+    // Node b is built inside a runtime that ends at once (as a program that
+    // sets up in one `block_on` and serves in another): its sweeper ends
+    // with it, and the runtime that serves starts it again.
+    let node_b = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async { server_with(options("node-b")) });
+    let rt_b = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt_b.block_on(async {
+        // Served over stdio with no line to read: no request reaches it
+        // (a `tasks/get` would resolve the task itself), the store alone
+        // shows the sweeper at work.
+        node_b
+            .serve_lines(
+                tokio::io::empty(),
+                tokio::io::sink(),
+                snodo::transport::StdioOptions::new(),
+            )
+            .await
+            .unwrap();
+        resolved_without_a_request(&store, &id).await;
+    });
+}
+
+/// Waits (10 s at most) until the store shows task `id` failed for its
+/// stopped node, reading the store only.
+async fn resolved_without_a_request(store: &Arc<dyn TaskStore>, id: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let record = store.get(id).await.unwrap().expect("the task is stored");
+        if record.status == TaskStatus::Failed {
+            let error = record.error.expect("a failed task keeps its error");
+            assert_eq!(error["message"], "The node running the task stopped");
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "still {:?} without a request",
+            record.status
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[test]
+fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
+    let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
+    let options = |node: &str| {
+        TaskOptions::shared(store.clone())
+            .node_id(node)
+            .lease(Duration::from_millis(150))
+            .sweep_every(Duration::from_millis(20))
+    };
+    let id = a_task_on_a_stopped_node(options("node-a"));
 
     let rt_b = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -207,21 +272,7 @@ fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
         // Built inside the runtime, node b sweeps at once: it is sent no
         // request, and the store alone shows the task resolved.
         let _node_b = server_with(options("node-b"));
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            let record = store.get(&id).await.unwrap().expect("the task is stored");
-            if record.status == TaskStatus::Failed {
-                let error = record.error.expect("a failed task keeps its error");
-                assert_eq!(error["message"], "The node running the task stopped");
-                break;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "still {:?} without a request",
-                record.status
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        resolved_without_a_request(&store, &id).await;
     });
 }
 
@@ -234,27 +285,7 @@ fn a_task_whose_node_stops_is_resolved_by_another_node() {
             .lease(Duration::from_millis(150))
             .sweep_every(Duration::from_millis(20))
     };
-    let node_a = server_with(options("node-a"));
-    let rt_a = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let id = rt_a.block_on(async {
-        let r = send(
-            &node_a,
-            &request(
-                1,
-                "tools/call",
-                r#"{"name":"sleep","arguments":{"seconds":60}}"#,
-                DECLARED,
-            ),
-        )
-        .await;
-        r["result"]["taskId"].as_str().unwrap().to_string()
-    });
-    // The node stops: its workers and heartbeats die with its runtime.
-    rt_a.shutdown_background();
+    let id = a_task_on_a_stopped_node(options("node-a"));
 
     let node_b = server_with(options("node-b"));
     let rt_b = tokio::runtime::Builder::new_current_thread()

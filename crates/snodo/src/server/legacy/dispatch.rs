@@ -245,6 +245,7 @@ impl Server {
         transport: TransportInfo,
         cancel: CancelSignal,
     ) -> Dispatched {
+        self.start_background();
         session.touch();
         let request = match message {
             Message::Request(request) => request,

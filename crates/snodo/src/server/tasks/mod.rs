@@ -88,8 +88,9 @@ impl Server {
     /// [`ServerBuilder::build`](super::ServerBuilder::build) calls it, and so
     /// does every transport as it starts serving: a node recovers the tasks
     /// of a stopped node before its first request. A server built outside a
-    /// runtime and driven through [`Server::handle`] starts it on its first
-    /// request.
+    /// runtime and driven through [`Server::handle`] or
+    /// [`Server::handle_legacy`] starts it on its first request, and so does
+    /// a server whose runtime ended (the sweeper ends with it).
     pub(crate) fn start_background(&self) {
         if let Some(engine) = self.task_engine()
             && !engine.sweeping.load(Ordering::Relaxed)

@@ -2,6 +2,7 @@
 //! cancellation grace, the time limit), resuming a task whose input was
 //! answered, and the sweeper that recovers tasks whose node stopped.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -263,6 +264,19 @@ pub(super) fn resume(server: Server, task_id: String) {
 /// Orphaned tasks claimed at once.
 const ORPHAN_BATCH: usize = 256;
 
+/// Marks the background work stopped when the sweeper ends or is dropped
+/// with its runtime (a server built inside one runtime and served on
+/// another), so that the next start runs it again.
+struct Sweeping(Weak<Engine>);
+
+impl Drop for Sweeping {
+    fn drop(&mut self) {
+        if let Some(engine) = self.0.upgrade() {
+            engine.sweeping.store(false, Ordering::Release);
+        }
+    }
+}
+
 /// Recovers orphaned tasks and purges expired ones every
 /// `sweep_every`, for as long as the server lives.
 pub(super) fn spawn_sweeper(server: &Server) {
@@ -270,7 +284,9 @@ pub(super) fn spawn_sweeper(server: &Server) {
     let every = server
         .task_engine()
         .map_or(Duration::from_secs(1), |e| e.options.sweep_every);
+    let sweeping = Sweeping(server.task_engine().map_or_else(Weak::new, Arc::downgrade));
     tokio::spawn(async move {
+        let _sweeping = sweeping;
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
