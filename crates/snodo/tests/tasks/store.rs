@@ -169,6 +169,23 @@ async fn task_records_are_bounded_in_size() {
     assert!(done.get("result").is_none(), "{done:.200}");
 }
 
+/// Node `node`'s options on `store`, with a lease short enough that a
+/// stopped node's task is taken over within a test.
+fn short_leases(store: &Arc<dyn TaskStore>, node: &str) -> TaskOptions {
+    TaskOptions::shared(store.clone())
+        .node_id(node)
+        .lease(Duration::from_millis(150))
+        .sweep_every(Duration::from_millis(20))
+}
+
+/// A current-thread runtime with its timer and I/O drivers.
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// The id of a 60 s task started on a node whose runtime then stops (its
 /// workers and heartbeats die with it).
 fn a_task_on_a_stopped_node(options: TaskOptions) -> String {
@@ -198,25 +215,13 @@ fn a_task_on_a_stopped_node(options: TaskOptions) -> String {
 #[test]
 fn a_node_built_in_a_runtime_that_ends_sweeps_again_where_it_serves() {
     let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
-    let options = |node: &str| {
-        TaskOptions::shared(store.clone())
-            .node_id(node)
-            .lease(Duration::from_millis(150))
-            .sweep_every(Duration::from_millis(20))
-    };
+    let options = |node: &str| short_leases(&store, node);
     let id = a_task_on_a_stopped_node(options("node-a"));
     // Node b is built inside a runtime that ends at once (as a program that
     // sets up in one `block_on` and serves in another): its sweeper ends
     // with it, and the runtime that serves starts it again.
-    let node_b = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(async { server_with(options("node-b")) });
-    let rt_b = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let node_b = current_thread().block_on(async { server_with(options("node-b")) });
+    let rt_b = current_thread();
     rt_b.block_on(async {
         // Served over stdio with no line to read: no request reaches it
         // (a `tasks/get` would resolve the task itself), the store alone
@@ -256,18 +261,10 @@ async fn resolved_without_a_request(store: &Arc<dyn TaskStore>, id: &str) {
 #[test]
 fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
     let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
-    let options = |node: &str| {
-        TaskOptions::shared(store.clone())
-            .node_id(node)
-            .lease(Duration::from_millis(150))
-            .sweep_every(Duration::from_millis(20))
-    };
+    let options = |node: &str| short_leases(&store, node);
     let id = a_task_on_a_stopped_node(options("node-a"));
 
-    let rt_b = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt_b = current_thread();
     rt_b.block_on(async {
         // Built inside the runtime, node b sweeps at once: it is sent no
         // request, and the store alone shows the task resolved.
@@ -279,19 +276,11 @@ fn a_node_recovers_a_stopped_nodes_task_before_its_first_request() {
 #[test]
 fn a_task_whose_node_stops_is_resolved_by_another_node() {
     let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new());
-    let options = |node: &str| {
-        TaskOptions::shared(store.clone())
-            .node_id(node)
-            .lease(Duration::from_millis(150))
-            .sweep_every(Duration::from_millis(20))
-    };
+    let options = |node: &str| short_leases(&store, node);
     let id = a_task_on_a_stopped_node(options("node-a"));
 
     let node_b = server_with(options("node-b"));
-    let rt_b = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt_b = current_thread();
     rt_b.block_on(async {
         // Any request starts node b's sweeper.
         let r = send(
