@@ -84,10 +84,7 @@ impl Server {
     /// assert_eq!(server.required_scopes("tools/list", &Default::default()), ["demo:read"]);
     /// ```
     pub fn required_scopes(&self, method: &str, params: &Map<String, Value>) -> Vec<String> {
-        let target = crate::wire::target_member(method)
-            .and_then(|key| params.get(key))
-            .and_then(Value::as_str);
-        self.scopes_for(item(method, target, params))
+        self.scopes_for(item(method, crate::wire::target_in(method, params), params))
     }
 
     /// Whether `principal`'s grant covers what the request needs; `Err`

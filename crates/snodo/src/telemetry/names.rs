@@ -24,10 +24,7 @@ impl<'a> Names<'a> {
         method: &str,
         params: &'a serde_json::Map<String, serde_json::Value>,
     ) -> Self {
-        let target = crate::wire::target_member(method)
-            .and_then(|key| params.get(key))
-            .and_then(serde_json::Value::as_str);
-        Self::of(method, target)
+        Self::of(method, crate::wire::target_in(method, params))
     }
 
     /// What a request for `method` names, given its target (read out of its

@@ -22,4 +22,5 @@ pub use encode::{encode_error, encode_notification, encode_raw_result, encode_re
 pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
 pub use meta::{Meta, MetaParts};
+pub(crate) use target::target_in;
 pub use target::target_member;

@@ -27,6 +27,14 @@ pub fn target_member(method: &str) -> Option<&'static str> {
     }
 }
 
+/// The target of a request for `method` in its params as sent (before
+/// decoding read it out), when a string.
+pub(crate) fn target_in<'a>(method: &str, params: &'a Map<String, Value>) -> Option<&'a str> {
+    target_member(method)
+        .and_then(|key| params.get(key))
+        .and_then(Value::as_str)
+}
+
 /// Whether `method`'s `params` may carry `arguments` for a tool or a prompt.
 pub(crate) fn takes_arguments(method: &str) -> bool {
     matches!(method, "tools/call" | "prompts/get")
