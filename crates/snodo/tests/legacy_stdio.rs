@@ -704,3 +704,47 @@ async fn a_request_gets_eight_rounds_of_client_input_and_fails_on_a_ninth() {
     }
     pipe.close().await;
 }
+
+#[tokio::test]
+async fn both_eras_pass_one_admission_and_are_refused_alike() {
+    let server = || {
+        snodo::Server::builder("admission", "1")
+            .tool(from_fn("echo", |_, _cx: Context| async {
+                Ok(ToolResult::text("echoed"))
+            }))
+            .build()
+            .unwrap()
+    };
+    // Each refused request as 2026-07-28 sends it and as a session does,
+    // and the error both eras give.
+    let refused = [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"prompts/list"}"#,
+            json!({"code": -32601, "message": "Method not found: prompts/list",
+                   "data": {"reason": "Server does not support the prompts capability"}}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope"}}"#,
+            json!({"code": -32602, "message": "Unknown tool: nope"}),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":[1],"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":[1]}}"#,
+            json!({"code": -32602, "message": "Tool arguments must be an object"}),
+        ),
+    ];
+    let mut modern = Pipe::start(server());
+    let mut legacy = initialized_on(server(), "2025-11-25", json!({})).await;
+    for (new_line, old_line, error) in &refused {
+        modern.send(new_line).await;
+        legacy.send(old_line).await;
+        let (new, old) = (modern.recv().await, legacy.recv().await);
+        assert_eq!(new["error"], *error, "{new}");
+        assert_eq!(old["error"], *error, "{old}");
+        assert_eq!(new["id"], old["id"]);
+    }
+    modern.close().await;
+    legacy.close().await;
+}

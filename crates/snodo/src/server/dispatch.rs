@@ -22,13 +22,13 @@ use super::list::{self, Listing};
 use super::registry::ToolEntry;
 use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
-use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo, TransportKind};
-use crate::protocol::{self, Method, RequestMeta, Revision, headers};
+use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo};
+use crate::protocol::{self, Method, RequestMeta, Revision};
 use crate::telemetry::entered::in_span;
 use crate::telemetry::metrics::Gauge;
 use crate::telemetry::server::{Era, ServerCall};
 use crate::tool::ToolResult;
-use crate::wire::{self, Message, Request, RequestId};
+use crate::wire::{self, Message, RequestId};
 use crate::{Context, Error};
 
 /// Records how a routed request ended on its observation.
@@ -251,105 +251,6 @@ impl Server {
         Err(Error::from_json(
             response.get("error").unwrap_or(&Value::Null),
         ))
-    }
-
-    fn admit(&self, request: Request, transport: &TransportInfo) -> Result<Admitted, Failure> {
-        let Request {
-            id,
-            method,
-            params,
-            meta,
-            target,
-            arguments,
-            ..
-        } = request;
-        if protocol::is_removed(&method) {
-            return Err(Failure::not_found(Error::method_not_found(&method)));
-        }
-        let meta = RequestMeta::from_meta(meta).map_err(Failure::bad_request)?;
-        let known = Method::parse(&method);
-        let http_headers = match (transport.kind, &transport.headers) {
-            (TransportKind::Http, Some(h)) => Some(h),
-            _ => None,
-        };
-        if let Some(h) = http_headers {
-            let name = known.and(target.as_deref());
-            headers::check_standard(h, &method, name, &meta.protocol_version)
-                .map_err(Failure::bad_request)?;
-        }
-        if !protocol::SUPPORTED_VERSIONS.contains(&meta.protocol_version.as_str())
-            || !self.serves(Revision::V2026_07_28)
-        {
-            return Err(Failure::bad_request(Error::unsupported_version(
-                &meta.protocol_version,
-                protocol::SUPPORTED_VERSIONS,
-            )));
-        }
-        let catalog = self.catalog();
-        let route = match known {
-            Some(m) => {
-                if let Some(cap) = m.capability()
-                    && catalog.capabilities.get(cap).is_none()
-                {
-                    return Err(Failure::not_found(Error::method_not_found(&method).with_data(
-                        json!({"reason": format!("Server does not support the {cap} capability")}),
-                    )));
-                }
-                if m.is_task_method() {
-                    if self.task_engine().is_none() {
-                        return Err(Failure::not_found(Error::method_not_found(&method)));
-                    }
-                    if !crate::task::declared(&meta.client_capabilities) {
-                        return Err(Failure::bad_request(
-                            super::tasks::engine::missing_extension(),
-                        ));
-                    }
-                }
-                Route::Known(m)
-            }
-            None => match catalog.extension_methods.get(&method) {
-                Some(&i) => {
-                    let name = catalog.extensions[i].name();
-                    let declared = meta
-                        .client_capabilities
-                        .get("extensions")
-                        .and_then(|e| e.get(name))
-                        .is_some();
-                    if !declared {
-                        return Err(Failure::bad_request(Error::missing_client_capability(
-                            json!({"extensions": {name: {}}}),
-                        )));
-                    }
-                    Route::Extension(i)
-                }
-                None => return Err(Failure::not_found(Error::method_not_found(&method))),
-            },
-        };
-        if let Route::Known(Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead) = route
-        {
-            check_retry_envelope(&params)?;
-        }
-        let tool = match route {
-            Route::Known(Method::ToolsCall) => Some(self.admit_call(
-                &catalog,
-                target.as_deref(),
-                &params,
-                arguments.as_ref(),
-                http_headers,
-            )?),
-            _ => None,
-        };
-        Ok(Admitted {
-            id,
-            method,
-            route,
-            params,
-            target,
-            arguments,
-            meta,
-            catalog,
-            tool,
-        })
     }
 
     /// Builds the handler's context, moving what it needs out of the
@@ -603,17 +504,5 @@ impl Server {
 
     pub(super) fn policy(&self) -> Option<&dyn super::Policy> {
         self.inner.policy.as_deref()
-    }
-}
-
-/// `inputResponses` must be an object (or absent/null); `requestState` a string.
-fn check_retry_envelope(params: &Map<String, Value>) -> Result<(), Failure> {
-    match params.get("inputResponses") {
-        None | Some(Value::Null | Value::Object(_)) => {}
-        Some(_) => return Err(Error::invalid_params("inputResponses must be an object").into()),
-    }
-    match params.get("requestState") {
-        None | Some(Value::String(_)) => Ok(()),
-        Some(_) => Err(Error::invalid_params("requestState must be a string").into()),
     }
 }

@@ -7,10 +7,12 @@
 //! through [`Server::add_tool`] and its siblings, which build a new catalog,
 //! swap it in, and announce the change to listeners.
 
+mod admission;
 mod builder;
 mod call;
 mod catalog;
 mod complete;
+pub(crate) mod connection;
 mod dispatch;
 mod error;
 mod extension;

@@ -21,7 +21,6 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -31,7 +30,7 @@ use futures_util::{FutureExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
-use crate::server::legacy::Session;
+use crate::server::connection::{Carried, Connection, Framing, Speaks};
 use crate::server::{Dispatched, Reply, ResponseStream};
 use crate::wire::lines::{Line, LineReader, trim_line};
 use crate::wire::{self, Message, RequestId};
@@ -238,7 +237,8 @@ impl Server {
         let max_in_flight = options.max_in_flight.max(1);
         let mut deadline: Option<tokio::time::Instant> = None;
         let mut waiting: Option<RequestFrames> = None;
-        let mut era = Era::default();
+        let mut connection = Connection::new(Framing::Lines);
+        let mut unsolicited = Unsolicited::default();
         loop {
             if deadline.is_some() && in_flight.is_empty() && waiting.is_none() {
                 break;
@@ -266,7 +266,7 @@ impl Server {
                 }
                 // An initialize-era session keeps reading at capacity: the
                 // requests in flight may be waiting for the client's answers.
-                line = lines.next(), if deadline.is_none() && (waiting.is_none() || era.session.is_some()) => {
+                line = lines.next(), if deadline.is_none() && (waiting.is_none() || connection.session().is_some()) => {
                     let line = match line? {
                         Line::Eof => {
                             deadline = Some(tokio::time::Instant::now() + options.shutdown_grace);
@@ -291,46 +291,50 @@ impl Server {
                             continue;
                         }
                     };
-                    let request = match message {
-                        Message::Notification(n) => {
-                            if let Some(signal) = crate::protocol::cancelled_request(&n)
-                                .and_then(|id| signals.get(&id))
-                            {
-                                signal.cancel();
+                    if let Message::Notification(n) = &message
+                        && let Some(signal) = crate::protocol::cancelled_request(n)
+                            .and_then(|id| signals.get(&id))
+                    {
+                        signal.cancel();
+                    }
+                    let legacy = match connection.route(self, &message, Carried::default) {
+                        Speaks::Session(session) => Some(session),
+                        Speaks::Modern => None,
+                        Speaks::Initialize => {
+                            let Message::Request(request) = &message else { continue };
+                            match self.initialize(request, String::new(), None) {
+                                Ok(done) => {
+                                    let (tx, rx) = tokio::sync::mpsc::channel(LEGACY_OUTBOX);
+                                    done.session.attach_outbox(tx);
+                                    unsolicited.outbox = Some(rx);
+                                    unsolicited.events = Some(self.events().receiver());
+                                    connection.pin_session(done.session);
+                                    write_frame(&mut out, &done.reply.body).await?;
+                                }
+                                Err(reply) => write_frame(&mut out, &reply.body).await?,
                             }
-                            if let Some(session) = &era.session {
+                            continue;
+                        }
+                        refused @ (Speaks::Ping | Speaks::NotInitialized | Speaks::Named) => {
+                            if let Message::Request(request) = &message {
+                                write_frame(&mut out, &before_initialize(request, &refused)).await?;
+                            }
+                            continue;
+                        }
+                    };
+                    let request = match message {
+                        Message::Request(request) => request,
+                        Message::Notification(_) => {
+                            if let Some(session) = legacy {
                                 let _ = self
-                                    .handle_legacy(Message::Notification(n), session, stdio_info(), CancelSignal::new())
+                                    .handle_legacy(message, &session, stdio_info(), CancelSignal::new())
                                     .now_or_never();
                             }
                             continue;
                         }
                         Message::Response(response) => {
-                            if let Some(session) = &era.session {
+                            if let Some(session) = legacy {
                                 session.resolve(&response);
-                            }
-                            continue;
-                        }
-                        Message::Request(request) => request,
-                    };
-                    let legacy = match era.route(self, &request) {
-                        Routing::Modern => None,
-                        Routing::Legacy(session) => Some(session),
-                        Routing::Answer(frame) => {
-                            write_frame(&mut out, &frame).await?;
-                            continue;
-                        }
-                        Routing::Initialize => {
-                            match self.initialize(&request, String::new(), None) {
-                                Ok(done) => {
-                                    let (tx, rx) = tokio::sync::mpsc::channel(LEGACY_OUTBOX);
-                                    done.session.attach_outbox(tx);
-                                    era.outbox = Some(rx);
-                                    era.events = Some(self.events().receiver());
-                                    era.session = Some(done.session);
-                                    write_frame(&mut out, &done.reply.body).await?;
-                                }
-                                Err(reply) => write_frame(&mut out, &reply.body).await?,
                             }
                             continue;
                         }
@@ -365,11 +369,11 @@ impl Server {
                         waiting = Some(frames);
                     }
                 }
-                Some(frame) = next_outbox(&mut era.outbox), if era.outbox.is_some() => {
+                Some(frame) = next_outbox(&mut unsolicited.outbox), if unsolicited.outbox.is_some() => {
                     write_frame(&mut out, &frame).await?;
                 }
-                event = next_event(&mut era.events), if era.events.is_some() => {
-                    if let (Some(event), Some(session)) = (event, &era.session) {
+                event = next_event(&mut unsolicited.events), if unsolicited.events.is_some() => {
+                    if let (Some(event), Some(session)) = (event, connection.session()) {
                         let caps = self.capabilities();
                         if let Some(frame) = crate::server::legacy::notification_for(&event, session, &caps) {
                             write_frame(&mut out, &frame).await?;
@@ -400,54 +404,26 @@ fn stdio_info() -> TransportInfo {
     }
 }
 
-/// Which revision the connection speaks. The first `initialize` pins the
-/// initialize era for the life of the process; the first request carrying
-/// the 2026-07-28 `_meta` claim pins 2026-07-28; `server/discover` answers
-/// without pinning, so a client may still fall back to `initialize`.
+/// What an initialize-era session sends that answers no request: its
+/// queued messages and the server's events it turns into notifications.
 #[derive(Default)]
-struct Era {
-    session: Option<Arc<Session>>,
-    modern: bool,
+struct Unsolicited {
     outbox: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
     events: Option<tokio::sync::broadcast::Receiver<crate::server::Event>>,
 }
 
-/// Where one request goes.
-enum Routing {
-    Modern,
-    Legacy(Arc<Session>),
-    Initialize,
-    /// Answered on the spot (a request before `initialize`).
-    Answer(Vec<u8>),
-}
-
-impl Era {
-    fn route(&mut self, server: &Server, request: &wire::Request) -> Routing {
-        if let Some(session) = &self.session {
-            return Routing::Legacy(session.clone());
-        }
-        let claims = request.meta.claims_modern();
-        if self.modern || claims {
-            if claims && request.method != "server/discover" {
-                self.modern = true;
-            }
-            return Routing::Modern;
-        }
-        if !server.serves_legacy() || request.meta.is_present() && request.method != "initialize" {
-            return Routing::Modern;
-        }
-        match request.method.as_str() {
-            "initialize" => Routing::Initialize,
-            "ping" => Routing::Answer(wire::encode_raw_result(&request.id, b"{}")),
-            "server/discover" => Routing::Modern,
-            _ => Routing::Answer(wire::encode_error(
-                Some(&request.id),
-                &Error::invalid_request(
-                    "Invalid Request: the session is not initialized; send initialize first",
-                ),
-            )),
-        }
+/// The answer to a request sent before `initialize` on a connection that
+/// may still open a session: `{}` for `ping`, -32600 for anything else.
+fn before_initialize(request: &wire::Request, speaks: &Speaks) -> Vec<u8> {
+    if let Speaks::Ping = speaks {
+        return wire::encode_raw_result(&request.id, b"{}");
     }
+    wire::encode_error(
+        Some(&request.id),
+        &Error::invalid_request(
+            "Invalid Request: the session is not initialized; send initialize first",
+        ),
+    )
 }
 
 async fn next_outbox(outbox: &mut Option<tokio::sync::mpsc::Receiver<Vec<u8>>>) -> Option<Vec<u8>> {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::super::Server;
+use super::super::admission::Lowered;
 use super::super::dispatch::{Admitted, Route, Routed};
 use super::super::reply::{Dispatched, Failure, Reply};
 use super::super::stream::ResponseStream;
@@ -338,24 +339,19 @@ impl Server {
             }
             Some(m) => m,
         };
-        let catalog = self.catalog();
-        if let Some(cap) = known.capability()
-            && catalog.capabilities.get(cap).is_none()
-        {
-            return reject(&observed, &id, &Error::method_not_found(&method));
-        }
-        let tool = match known {
-            Method::ToolsCall => match self.admit_call(
-                &catalog,
-                target.as_deref(),
-                &params,
-                arguments.as_ref(),
-                None,
-            ) {
-                Ok(entry) => Some(entry),
-                Err(f) => return reject(&observed, &id, &f.error),
-            },
-            _ => None,
+        // Lowered to the 2026-07-28 form: the retry members mean nothing
+        // here (the shim supplies them), the capabilities are the session's.
+        params.remove("inputResponses");
+        params.remove("requestState");
+        let lowered = Lowered {
+            target: target.as_deref(),
+            params: &params,
+            arguments: arguments.as_ref(),
+            client_capabilities: session.client_capabilities(),
+        };
+        let tool = match self.admit_known(&self.catalog(), known, lowered, None) {
+            Ok(tool) => tool,
+            Err(f) => return reject(&observed, &id, &f.error),
         };
         let meta = match meta.into_value() {
             Some(Value::Object(meta)) => meta,
@@ -368,9 +364,6 @@ impl Server {
                 );
             }
         };
-        // The 2026 retry members mean nothing here: the shim supplies them.
-        params.remove("inputResponses");
-        params.remove("requestState");
         let progress_token = match meta.get(keys::PROGRESS_TOKEN) {
             None => None,
             Some(v @ Value::String(_)) => Some(v.clone()),

@@ -1,19 +1,17 @@
 //! The initialize-era side of the endpoint: the 2025 Streamable HTTP
 //! transport with sessions.
 //!
-//! Which side a POST takes (the rule the official fixtures use):
+//! Which side a POST takes is the connection rule (`server::connection`),
+//! each POST a connection of its own; what HTTP adds:
 //!
-//! 1. a request whose `_meta` carries `io.modelcontextprotocol/protocolVersion`
-//!    is 2026-07-28, whatever its headers;
-//! 2. otherwise an `Mcp-Session-Id` names an initialize-era session: 404 when
-//!    the id is unknown, expired, ended or another principal's, 400 when
-//!    `MCP-Protocol-Version` names a revision the session cannot speak;
-//! 3. otherwise `initialize` opens a session (503 when the store is full, or
-//!    when the operating system's random source gives no session id) and
-//!    the response carries its `Mcp-Session-Id`;
-//! 4. otherwise an `MCP-Protocol-Version: 2026-07-28` header, or a
-//!    notification or response, goes to 2026-07-28; a request gets 400
-//!    (its session id is missing).
+//! - an `Mcp-Session-Id` names an initialize-era session: 404 when the id
+//!   is unknown, expired, ended or another principal's, 400 when
+//!   `MCP-Protocol-Version` names a revision the session cannot speak;
+//! - `initialize` opens a session (503 when the store is full, or when the
+//!   operating system's random source gives no session id) and the
+//!   response carries its `Mcp-Session-Id`;
+//! - any other request without a session id and without a 2026-07-28 claim
+//!   (in `_meta` or in `MCP-Protocol-Version`) gets 400.
 //!
 //! `GET` opens the session's standalone SSE stream (list changes and
 //! resource updates; one per session, 409 for a second) or, with
@@ -42,8 +40,9 @@ use super::session::SessionStore;
 use super::shared::Shared;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
 use crate::context::Share;
-use crate::protocol::{Revision, claims_modern, headers};
+use crate::protocol::{Revision, headers};
 use crate::server::Event;
+use crate::server::connection::{Carried, Connection, Framing, Speaks};
 use crate::server::legacy::{
     MAX_REPLAY_EVENTS, ReplayBudget, Session, new_session_id, notification_for, resync_for,
 };
@@ -125,41 +124,36 @@ fn find_session(
     Ok(session)
 }
 
-/// Whether a message claims 2026-07-28 through its `_meta`.
-pub(super) fn claims_modern_message(message: &Message) -> bool {
-    match message {
-        Message::Request(r) => r.meta.claims_modern(),
-        Message::Notification(n) => claims_modern(&n.params),
-        Message::Response(_) => false,
-    }
+/// Where a decoded POST goes, by the connection rule (see
+/// `server::connection`): each POST is a connection of its own.
+pub(super) fn speaks(server: &Server, headers: &HeaderMap, message: &Message) -> Speaks {
+    Connection::new(Framing::Http).route(server, message, || Carried {
+        names_session: headers.contains_key(SESSION_ID),
+        version_header: header(headers, headers::PROTOCOL_VERSION),
+    })
 }
 
-/// Classifies a decoded POST (see the module docs).
-pub(super) fn classify(
+/// The side a POST takes: the session a request names is looked up here
+/// (see the module docs).
+pub(super) fn side(
+    speaks: Speaks,
     store: &dyn SessionStore,
     shared: Option<&Shared>,
     headers: &HeaderMap,
     principal: Option<&Principal>,
-    message: &Message,
 ) -> Side {
-    if claims_modern_message(message) {
-        return Side::Modern;
-    }
-    let version = header(headers, headers::PROTOCOL_VERSION);
-    if headers.contains_key(SESSION_ID) {
-        return match find_session(store, shared, headers, principal) {
+    match speaks {
+        Speaks::Modern => Side::Modern,
+        Speaks::Session(session) => Side::Session(session),
+        Speaks::Named => match find_session(store, shared, headers, principal) {
             Ok(session) => Side::Session(session),
             Err((code, message)) => Side::Refused(reject(code, message)),
-        };
-    }
-    let modern_header = version == Some(Revision::V2026_07_28.as_str());
-    match message {
-        Message::Request(r) if r.method == "initialize" && !modern_header => Side::Initialize,
-        Message::Request(_) if !modern_header => Side::Refused(reject(
+        },
+        Speaks::Initialize => Side::Initialize,
+        Speaks::Ping | Speaks::NotInitialized => Side::Refused(reject(
             StatusCode::BAD_REQUEST,
             "Bad Request: Mcp-Session-Id header is required (send initialize first)",
         )),
-        _ => Side::Modern,
     }
 }
 

@@ -24,6 +24,7 @@ use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
+use crate::server::connection::Speaks;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
 use crate::server::{Dispatched, Reply};
 use crate::wire::{self, Message};
@@ -354,23 +355,24 @@ where
         return response;
     }
     match decoded {
-        Ok(message) if sessions => {
+        Ok(message) => {
             let store = config.sessions.as_ref();
             let empty = HeaderMap::new();
             let headers = transport.headers.as_ref().unwrap_or(&empty);
-            if let Some(shared) = &config.shared
-                && !legacy::claims_modern_message(&message)
+            let speaks = legacy::speaks(&server, headers, &message);
+            if let Speaks::Named = speaks
+                && let Some(shared) = &config.shared
                 && let Some(id) = named_session(headers)
                 && let Err(response) = shared.refresh(store, id).await
             {
                 return response;
             }
-            let side = legacy::classify(
+            let side = legacy::side(
+                speaks,
                 store,
                 config.shared.as_deref(),
                 headers,
                 transport.principal.as_ref(),
-                &message,
             );
             match side {
                 Side::Modern => run(&server, message, transport, config.request_timeout).await,
@@ -441,7 +443,6 @@ where
                 Side::Refused(response) => response,
             }
         }
-        Ok(message) => run(&server, message, transport, config.request_timeout).await,
         // Worded (and given its status) where every transport's are.
         Err(e) => {
             let deadline = Deadline {
