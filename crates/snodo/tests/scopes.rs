@@ -138,8 +138,9 @@ async fn lists_can_hide_what_the_grant_does_not_cover() {
     );
 }
 
-/// Accepts `reader-token` (demo:read), `writer-token` (both scopes) and
-/// any token of more than 1 000 `a`s (demo:read).
+/// Accepts `reader-token` (demo:read), `writer-token` (both scopes),
+/// `guest-token` (no scope) and any token of more than 1 000 `a`s
+/// (demo:read).
 #[derive(Debug)]
 struct Fixed;
 
@@ -149,6 +150,7 @@ impl TokenVerifier for Fixed {
             match token {
                 "reader-token" => Ok(Principal::new("r").with_scopes(["demo:read"])),
                 "writer-token" => Ok(Principal::new("w").with_scopes(["demo:read", "files:write"])),
+                "guest-token" => Ok(Principal::new("g")),
                 t if t.len() > 1000 && t.bytes().all(|b| b == b'a') => {
                     Ok(Principal::new("long").with_scopes(["demo:read"]))
                 }
@@ -193,14 +195,15 @@ async fn post(url: &str, auth: Option<&str>, name: &str) -> (StatusCode, String,
     )
 }
 
-#[tokio::test]
-async fn the_listener_answers_401_403_and_serves_the_metadata() {
+/// Serves `builder()` on loopback behind a resource server with the
+/// [`Fixed`] verifier (and `challenge` in its 401 challenges): the origin,
+/// and the sender whose drop stops the listener.
+async fn serve(challenge: &[&str]) -> (String, tokio::sync::oneshot::Sender<()>) {
     let bound = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", bound.local_addr().unwrap());
-    let url = format!("{origin}/mcp");
-    let rs = ResourceServer::builder(&url)
+    let rs = ResourceServer::builder(&format!("{origin}/mcp"))
         .authorization_server("http://127.0.0.1:1")
-        .challenge_scopes(["demo:read"])
+        .challenge_scopes(challenge.iter().copied())
         .verifier(Fixed)
         .build()
         .unwrap();
@@ -214,6 +217,13 @@ async fn the_listener_answers_401_403_and_serves_the_metadata() {
     tokio::spawn(listener.run(async move {
         let _ = stopped.await;
     }));
+    (origin, stop)
+}
+
+#[tokio::test]
+async fn the_listener_answers_401_403_and_serves_the_metadata() {
+    let (origin, stop) = serve(&["demo:read"]).await;
+    let url = format!("{origin}/mcp");
     let prm = format!("{origin}/.well-known/oauth-protected-resource/mcp");
 
     let (status, challenge, _) = post(&url, None, "read").await;
@@ -253,23 +263,8 @@ async fn the_listener_answers_401_403_and_serves_the_metadata() {
 async fn an_authorization_header_of_8192_bytes_is_served_and_one_of_8193_is_400_invalid_request() {
     use snodo::transport::http::oauth::MAX_AUTHORIZATION_BYTES;
     assert_eq!(MAX_AUTHORIZATION_BYTES, 8192);
-    let bound = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", bound.local_addr().unwrap());
-    let rs = ResourceServer::builder(&url)
-        .authorization_server("http://127.0.0.1:1")
-        .verifier(Fixed)
-        .build()
-        .unwrap();
-    let listener = HttpListener::from_listener(
-        &builder().build().unwrap(),
-        bound,
-        HttpOptions::new().oauth(rs),
-    )
-    .unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(listener.run(async move {
-        let _ = stopped.await;
-    }));
+    let (origin, stop) = serve(&[]).await;
+    let url = format!("{origin}/mcp");
 
     // "Bearer " is 7 bytes: 8 185 `a`s make a header value of 8 192 bytes.
     let longest = format!("Bearer {}", "a".repeat(8185));
@@ -294,5 +289,104 @@ async fn an_authorization_header_of_8192_bytes_is_served_and_one_of_8193_is_400_
         challenge.contains(r#"error="invalid_request""#),
         "{challenge}"
     );
+    drop(stop);
+}
+
+/// One POST of `body` with `token` and `headers`: the status, the
+/// `WWW-Authenticate` challenge, the body and the session id the answer
+/// carries.
+async fn post_raw(
+    url: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (StatusCode, String, String, Option<String>) {
+    use http_body_util::BodyExt;
+    let mut req = http::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {token}"));
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let resp = client
+        .request(req.body(body.to_string().into()).unwrap())
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        resp.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    let (status, challenge, session) = (
+        resp.status(),
+        header("www-authenticate").unwrap_or_default(),
+        header("mcp-session-id"),
+    );
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        challenge,
+        String::from_utf8_lossy(&body).into_owned(),
+        session,
+    )
+}
+
+#[tokio::test]
+async fn admission_refuses_what_the_grant_does_not_cover_in_both_eras() {
+    let (origin, stop) = serve(&[]).await;
+    let url = format!("{origin}/mcp");
+    let forbidden = |challenge: &str, scope: &str| {
+        assert!(
+            challenge.contains(r#"error="insufficient_scope""#)
+                && challenge.contains(&format!(r#"scope="{scope}""#)),
+            "{challenge}"
+        );
+    };
+
+    // 2026-07-28: a request that names no component needs the defaults.
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let modern = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    let (status, challenge, body, _) = post_raw(&url, "guest-token", &modern, list).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    forbidden(&challenge, "demo:read");
+    let (status, _, body, _) = post_raw(&url, "reader-token", &modern, list).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    // The initialize era: the handshake needs the defaults, and a session's
+    // call the tool's own scopes, refused as a 2026-07-28 call is.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let (status, challenge, body, _) = post_raw(&url, "guest-token", &[], init).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    forbidden(&challenge, "demo:read");
+    let (status, _, body, session) = post_raw(&url, "reader-token", &[], init).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let session = session.expect("a session id");
+    let session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let (status, _, _, _) = post_raw(&url, "reader-token", &session, initialized).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let write = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"admin"}}"#;
+    let (status, challenge, body, _) = post_raw(&url, "reader-token", &session, write).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    forbidden(&challenge, "files:write admin");
+    let read = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read"}}"#;
+    let (status, _, body, _) = post_raw(&url, "reader-token", &session, read).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["result"]["content"][0]["text"],
+        "read"
+    );
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    let (status, _, body, _) = post_raw(&url, "reader-token", &session, ping).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
     drop(stop);
 }

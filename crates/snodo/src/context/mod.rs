@@ -172,6 +172,14 @@ impl TransportInfo {
     }
 }
 
+/// Put in a request's extensions by an authenticator that asks the server
+/// to enforce its principal's scopes (the OAuth resource server does):
+/// admission then refuses a request whose component, or the server's
+/// defaults, need scopes the grant lacks.
+#[cfg(feature = "auth")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EnforceScopes;
+
 /// The connection that carried an HTTP request, as the built-in listener
 /// sees it (in [`TransportInfo::extensions`]; absent when the service is
 /// mounted elsewhere).

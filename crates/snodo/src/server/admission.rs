@@ -2,7 +2,9 @@
 //! order the Streamable HTTP rules assume: removed methods, `_meta`,
 //! standard headers (HTTP only), version, method and capability, then the
 //! method's own checks (for `tools/call`: the tool and its `Mcp-Param-*`
-//! headers).
+//! headers), then the OAuth scopes the request needs, where the transport's
+//! authenticator asks for them to be enforced (the tool's own, read off the
+//! tool found once; else the component's or the server's defaults).
 //!
 //! An initialize-era request is lowered to its 2026-07-28 form first (its
 //! `_meta` and capabilities come from the session) and passes the same
@@ -91,8 +93,12 @@ impl Server {
                     client_capabilities: &meta.client_capabilities,
                 },
                 http_headers,
+                transport,
             )?,
-            Route::Extension(_) => None,
+            Route::Extension(_) => {
+                self.admit_scopes(transport, |s| s.scopes_of(&method, None, &params))?;
+                None
+            }
         };
         Ok(Admitted {
             id,
@@ -110,14 +116,16 @@ impl Server {
     /// The checks of a known method that every revision passes (an
     /// initialize-era request lowered to its 2026-07-28 form): the
     /// capability, the Tasks extension for the task methods, the retry
-    /// envelope, and for `tools/call` the tool (found once, here) and its
-    /// `Mcp-Param-*` headers.
+    /// envelope, for `tools/call` the tool (found once, here) and its
+    /// `Mcp-Param-*` headers, then the scopes the request needs where the
+    /// transport asks for them to be enforced.
     pub(super) fn admit_known(
         &self,
         catalog: &Catalog,
         method: Method,
         request: Lowered<'_>,
         http_headers: Option<&http::HeaderMap>,
+        transport: &TransportInfo,
     ) -> Result<Option<Arc<ToolEntry>>, Failure> {
         if let Some(cap) = method.capability()
             && catalog.capabilities.get(cap).is_none()
@@ -141,16 +149,21 @@ impl Server {
         if let Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead = method {
             check_retry_envelope(request.params)?;
         }
-        match method {
-            Method::ToolsCall => Ok(Some(self.admit_call(
+        let tool = match method {
+            Method::ToolsCall => Some(self.admit_call(
                 catalog,
                 request.target,
                 request.params,
                 request.arguments,
                 http_headers,
-            )?)),
-            _ => Ok(None),
-        }
+            )?),
+            _ => None,
+        };
+        self.admit_scopes(transport, |s| match &tool {
+            Some(entry) => s.scopes_of_tool(entry),
+            None => s.scopes_of(method.as_str(), request.target, request.params),
+        })?;
+        Ok(tool)
     }
 }
 

@@ -123,7 +123,7 @@ impl Server {
             Ok(a) => a,
             Err(f) => {
                 call.error(&f.error);
-                return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error));
+                return f.refuse(&id);
             }
         };
         let listen = matches!(admitted.route, Route::Known(Method::Listen));
@@ -224,7 +224,9 @@ impl Server {
         };
         match self.dispatch(&bytes, TransportInfo::default()).await {
             Dispatched::Nothing => Vec::new(),
-            Dispatched::Reply(reply) => serde_json::from_slice(&reply.body).into_iter().collect(),
+            Dispatched::Reply(reply) | Dispatched::Forbidden(super::Forbidden { reply, .. }) => {
+                serde_json::from_slice(&reply.body).into_iter().collect()
+            }
             Dispatched::Stream(stream) => {
                 stream
                     .filter_map(|frame| async move { serde_json::from_slice(&frame).ok() })

@@ -121,19 +121,19 @@ impl Server {
                     "too many open subscriptions for one client (at most {max} each; 503)"
                 ),
             );
-            Failure {
-                status: http::StatusCode::SERVICE_UNAVAILABLE,
-                error: Error::internal("Too many open subscriptions for one client")
+            Failure::with_status(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                Error::internal("Too many open subscriptions for one client")
                     .with_data(json!({"retryable": true, "limit": max})),
-            }
+            )
         })?;
         let (slot, events) = self.inner.events.try_open().ok_or_else(|| {
             crate::telemetry::refusals::note("listen", &"too many open subscriptions (503)");
-            Failure {
-                status: http::StatusCode::SERVICE_UNAVAILABLE,
-                error: Error::internal("Too many open subscriptions")
+            Failure::with_status(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                Error::internal("Too many open subscriptions")
                     .with_data(json!({"retryable": true})),
-            }
+            )
         })?;
         Ok(Opened {
             filter,

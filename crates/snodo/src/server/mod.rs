@@ -45,7 +45,7 @@ pub(crate) use instance::Inner;
 pub use instance::Server;
 pub use listen::{MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS};
 pub use policy::{Item, Policy};
-pub use reply::{Dispatched, Reply};
+pub use reply::{Dispatched, Forbidden, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};
 pub use shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE;
 pub use stream::{ABANDON_GRACE, ResponseStream};

@@ -19,6 +19,23 @@ pub enum Dispatched {
     /// they come (SSE over HTTP, lines over stdio); dropping the stream
     /// cancels the request.
     Stream(super::ResponseStream),
+    /// Refused at admission: the request's principal lacks scopes it
+    /// needs, where the transport's authenticator asked the server to
+    /// enforce them (an OAuth resource server does). HTTP answers `403
+    /// insufficient_scope` naming [`Forbidden::scopes`]; any other framing
+    /// sends [`Forbidden::reply`].
+    Forbidden(Forbidden),
+}
+
+/// A request refused for want of scopes (see [`Dispatched::Forbidden`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Forbidden {
+    /// Every scope the request needs: what a `403 insufficient_scope`
+    /// challenge names.
+    pub scopes: Vec<String>,
+    /// The refusal as a JSON-RPC error (-32600), HTTP status 403.
+    pub reply: Reply,
 }
 
 /// One encoded JSON-RPC response and the HTTP status it maps to.
@@ -66,6 +83,8 @@ impl Reply {
 pub(crate) struct Failure {
     pub(crate) status: StatusCode,
     pub(crate) error: Error,
+    /// The scopes the request needs, when its principal's grant lacks them.
+    pub(crate) scopes: Option<Vec<String>>,
 }
 
 impl Failure {
@@ -83,20 +102,46 @@ impl Failure {
             code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
             _ => StatusCode::OK,
         };
-        Self { status, error }
+        Self::with_status(status, error)
     }
 
-    pub(crate) fn bad_request(error: Error) -> Self {
+    /// `error` with the HTTP status a transport answers with.
+    pub(crate) fn with_status(status: StatusCode, error: Error) -> Self {
         Self {
-            status: StatusCode::BAD_REQUEST,
+            status,
             error,
+            scopes: None,
         }
     }
 
+    pub(crate) fn bad_request(error: Error) -> Self {
+        Self::with_status(StatusCode::BAD_REQUEST, error)
+    }
+
     pub(crate) fn not_found(error: Error) -> Self {
+        Self::with_status(StatusCode::NOT_FOUND, error)
+    }
+
+    /// The principal's grant lacks scopes the request needs: 403.
+    #[cfg(feature = "auth")]
+    pub(crate) fn insufficient_scope(needed: Vec<String>) -> Self {
+        let error = Error::invalid_request(format!(
+            "Forbidden: this request needs scope {:?}",
+            needed.join(" ")
+        ));
         Self {
-            status: StatusCode::NOT_FOUND,
+            status: StatusCode::FORBIDDEN,
             error,
+            scopes: Some(needed),
+        }
+    }
+
+    /// The answer to a request refused with this failure.
+    pub(crate) fn refuse(self, id: &RequestId) -> Dispatched {
+        let reply = Reply::error(self.status, Some(id), &self.error);
+        match self.scopes {
+            Some(scopes) => Dispatched::Forbidden(Forbidden { scopes, reply }),
+            None => Dispatched::Reply(reply),
         }
     }
 }

@@ -125,9 +125,53 @@ impl Server {
         principal: &Principal,
         request: &crate::wire::Request,
     ) -> Result<(), Vec<String>> {
-        let (method, target) = (request.method.as_str(), request.target.as_deref());
-        let needed = self.scopes_for(item(method, target, &request.params));
+        let needed = self.scopes_of(&request.method, request.target.as_deref(), &request.params);
         self.covers(principal, needed)
+    }
+
+    /// Admission's scope check, where the transport's authenticator asks
+    /// for it: the principal's grant must cover what `needed` gives (a
+    /// component's own scopes, else the defaults); 403 otherwise.
+    pub(super) fn admit_scopes(
+        &self,
+        transport: &crate::TransportInfo,
+        needed: impl FnOnce(&Self) -> Vec<String>,
+    ) -> Result<(), super::reply::Failure> {
+        #[cfg(feature = "auth")]
+        if let Some(principal) = &transport.principal
+            && transport
+                .extensions
+                .get::<crate::context::EnforceScopes>()
+                .is_some()
+        {
+            return self
+                .covers(principal, needed(self))
+                .map_err(super::reply::Failure::insufficient_scope);
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = (transport, needed);
+        Ok(())
+    }
+
+    /// The scopes a request for `method` needs, its target read out of its
+    /// params.
+    pub(super) fn scopes_of(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        params: &Map<String, Value>,
+    ) -> Vec<String> {
+        self.scopes_for(item(method, target, params))
+    }
+
+    /// The scopes a call of the tool `entry` needs: its own, else the
+    /// defaults (the tool found at admission, not looked up again).
+    pub(super) fn scopes_of_tool(&self, entry: &super::registry::ToolEntry) -> Vec<String> {
+        if entry.scopes.is_empty() {
+            self.inner.scopes.default.clone()
+        } else {
+            entry.scopes.clone()
+        }
     }
 
     /// The scopes `item` needs: its own, else the server's defaults.

@@ -31,7 +31,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
 use crate::server::connection::{Carried, Connection, Framing, Speaks};
-use crate::server::{Dispatched, Reply, ResponseStream};
+use crate::server::{Dispatched, Forbidden, Reply, ResponseStream};
 use crate::wire::lines::{Line, LineReader, trim_line};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
@@ -147,7 +147,9 @@ impl Stream for RequestFrames {
                         return Poll::Pending;
                     }
                     Poll::Ready(Dispatched::Nothing) => this.state = State::Finishing,
-                    Poll::Ready(Dispatched::Reply(reply)) => {
+                    Poll::Ready(
+                        Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. }),
+                    ) => {
                         this.state = State::Finishing;
                         return Poll::Ready(Some(Event::Frame(reply.body)));
                     }

@@ -10,7 +10,7 @@ use crate::Server;
 use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::context::{CancelSignal, TransportInfo};
-use crate::server::Dispatched;
+use crate::server::{Dispatched, Forbidden};
 use crate::wire::envelope::envelope;
 use crate::wire::{self, RequestId};
 
@@ -52,7 +52,7 @@ async fn run(server: Server, body: Vec<u8>, tx: mpsc::Sender<Incoming>, max: usi
     };
     match dispatched {
         Dispatched::Nothing => {}
-        Dispatched::Reply(reply) => {
+        Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. }) => {
             if let Some(msg) = incoming(&reply.body, max) {
                 let _ = tx.send(msg).await;
             }

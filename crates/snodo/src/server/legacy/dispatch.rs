@@ -63,6 +63,16 @@ fn reject(observed: &ServerCall, id: &RequestId, error: &Error) -> Dispatched {
     error_reply(id, error)
 }
 
+/// A refusal at admission, recorded on the request's observation: a JSON-RPC
+/// error, or the scopes the principal lacks.
+fn refuse(observed: &ServerCall, id: &RequestId, failure: Failure) -> Dispatched {
+    observed.error(&failure.error);
+    match failure.scopes {
+        Some(_) => failure.refuse(id),
+        None => error_reply(id, &failure.error),
+    }
+}
+
 fn empty_result(id: &RequestId) -> Dispatched {
     Dispatched::Reply(Reply::ok(wire::encode_raw_result(id, b"{}")))
 }
@@ -299,6 +309,16 @@ impl Server {
             arguments,
             ..
         } = request;
+        // The methods of this era alone pass the same scope check as the
+        // rest (the defaults; a subscription's resource its own).
+        if let legacy::PING | legacy::SET_LEVEL | legacy::SUBSCRIBE | legacy::UNSUBSCRIBE =
+            method.as_str()
+            && let Err(f) = self.admit_scopes(&transport, |s| {
+                s.scopes_of(&method, target.as_deref(), &params)
+            })
+        {
+            return refuse(&observed, &id, f);
+        }
         match method.as_str() {
             legacy::INITIALIZE => {
                 let error =
@@ -349,9 +369,9 @@ impl Server {
             arguments: arguments.as_ref(),
             client_capabilities: session.client_capabilities(),
         };
-        let tool = match self.admit_known(&self.catalog(), known, lowered, None) {
+        let tool = match self.admit_known(&self.catalog(), known, lowered, None, &transport) {
             Ok(tool) => tool,
-            Err(f) => return reject(&observed, &id, &f.error),
+            Err(f) => return refuse(&observed, &id, f),
         };
         let meta = match meta.into_value() {
             Some(Value::Object(meta)) => meta,

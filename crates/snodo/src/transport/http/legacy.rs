@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 
 use super::body::McpBody;
-use super::response::{json, reject, status};
+use super::response::{Challenger, json, reject, status};
 use super::session::SessionStore;
 use super::shared::Shared;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
@@ -232,9 +232,11 @@ pub(super) async fn post(
     };
     let at = Instant::now() + timeout;
     let cancel = CancelSignal::new();
+    let challenger = Challenger::of(&transport);
     let handled = server.handle_legacy(message, &session, transport, cancel.clone());
     match tokio::time::timeout_at(at, handled).await {
         Ok(Dispatched::Nothing) => status(StatusCode::ACCEPTED),
+        Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
         Ok(Dispatched::Reply(reply)) => json(reply.status, reply.body),
         Ok(Dispatched::Stream(stream)) => {
             let prime = session.revision().has_sse_polling();

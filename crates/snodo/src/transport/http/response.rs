@@ -6,7 +6,7 @@ use http::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{Response, StatusCode};
 
 use super::body::McpBody;
-use crate::{Error, wire};
+use crate::{Error, TransportInfo, wire};
 
 /// A JSON response. A 503 says when to try again (`Retry-After: 1`) unless
 /// its maker sets a better time.
@@ -34,4 +34,36 @@ pub(super) fn status(code: StatusCode) -> Response<McpBody> {
     let mut response = Response::new(McpBody::empty());
     *response.status_mut() = code;
     response
+}
+
+/// What answers a request refused for want of scopes: the resource server
+/// that authenticated it (the only authenticator that asks for scopes to be
+/// enforced).
+pub(super) struct Challenger {
+    #[cfg(feature = "auth")]
+    rs: Option<super::oauth::ResourceServer>,
+}
+
+impl Challenger {
+    /// The challenger of a request about to be handled.
+    pub(super) fn of(transport: &TransportInfo) -> Self {
+        #[cfg(not(feature = "auth"))]
+        let _ = transport;
+        Self {
+            #[cfg(feature = "auth")]
+            rs: transport
+                .extensions
+                .get::<super::oauth::ResourceServer>()
+                .cloned(),
+        }
+    }
+
+    /// `403 insufficient_scope` naming the scopes the request needs.
+    pub(super) fn forbidden(self, refused: crate::server::Forbidden) -> Response<McpBody> {
+        #[cfg(feature = "auth")]
+        if let Some(rs) = self.rs {
+            return rs.insufficient_scope(&refused.scopes);
+        }
+        json(refused.reply.status, refused.reply.body)
+    }
 }

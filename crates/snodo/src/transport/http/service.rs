@@ -20,13 +20,13 @@ use super::body::McpBody;
 use super::guard::Allowlist;
 use super::legacy::{self, Side};
 use super::options::HttpOptions;
-use super::response::{json, reject, status};
+use super::response::{Challenger, json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
 use crate::server::connection::Speaks;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
-use crate::server::{Dispatched, Reply};
+use crate::server::{Dispatched, Forbidden, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
 
@@ -348,12 +348,6 @@ where
         extensions: parts.extensions,
     };
     let decoded = wire::decode(&bytes, server.limits());
-    #[cfg(feature = "auth")]
-    if let Ok(Message::Request(request)) = &decoded
-        && let Some(response) = scope_refusal(&server, &transport, request)
-    {
-        return response;
-    }
     match decoded {
         Ok(message) => {
             let store = config.sessions.as_ref();
@@ -420,6 +414,14 @@ where
                     }
                 },
                 Side::Initialize => {
+                    // The handshake reaches no admission: its scopes (the
+                    // server's defaults) are checked here.
+                    #[cfg(feature = "auth")]
+                    if let Message::Request(request) = &message
+                        && let Some(response) = scope_refusal(&server, &transport, request)
+                    {
+                        return response;
+                    }
                     let share = transport.share();
                     let response = legacy::initialize(
                         &server,
@@ -454,8 +456,9 @@ where
     }
 }
 
-/// `403 insufficient_scope` for a request whose component needs scopes the
-/// OAuth principal lacks (only when a resource server authenticated it).
+/// `403 insufficient_scope` for an `initialize` whose principal lacks the
+/// server's default scopes (only when a resource server authenticated it;
+/// every other request is checked at admission).
 #[cfg(feature = "auth")]
 fn scope_refusal(
     server: &Server,
@@ -625,6 +628,7 @@ async fn run(
     let at = tokio::time::Instant::now() + timeout;
     let cancel = CancelSignal::new();
     let guard = CancelOnDrop(Some(cancel.clone()));
+    let challenger = Challenger::of(&transport);
     let handled = server.handle(message, transport, cancel.clone());
     // The server's own request timeout already bounds the handler; a second
     // timer is armed only when `HttpOptions` asks for a tighter one.
@@ -635,6 +639,7 @@ async fn run(
     };
     guard.disarm();
     match outcome {
+        Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
         Ok(dispatched) => respond(dispatched, Deadline { at, id }),
         Err(_) => {
             cancel.cancel();
@@ -670,7 +675,9 @@ impl Drop for CancelOnDrop {
 fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
     match dispatched {
         Dispatched::Nothing => status(StatusCode::ACCEPTED),
-        Dispatched::Reply(reply) => json(reply.status, reply.body),
+        Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. }) => {
+            json(reply.status, reply.body)
+        }
         Dispatched::Stream(stream) => {
             let mut response = Response::new(McpBody::new(SseBody::new(stream, deadline)));
             let headers = response.headers_mut();

@@ -104,6 +104,7 @@ impl ResourceServer {
         let principal = self.authenticate(&parts.uri, &parts.headers).await?;
         parts.extensions.insert(principal);
         parts.extensions.insert(self.clone());
+        parts.extensions.insert(crate::context::EnforceScopes);
         Ok(())
     }
 }
