@@ -96,7 +96,7 @@ impl Server {
                 transport,
             )?,
             Route::Extension(_) => {
-                self.admit_scopes(transport, |s| s.scopes_of(&method, None, &params))?;
+                self.admit_scopes(transport, || self.scopes_of(&method, None, &params))?;
                 None
             }
         };
@@ -159,9 +159,9 @@ impl Server {
             )?),
             _ => None,
         };
-        self.admit_scopes(transport, |s| match &tool {
-            Some(entry) => s.scopes_of_tool(entry),
-            None => s.scopes_of(method.as_str(), request.target, request.params),
+        self.admit_scopes(transport, || match &tool {
+            Some(entry) => self.scopes_of_tool(entry),
+            None => self.scopes_of(method.as_str(), request.target, request.params),
         })?;
         Ok(tool)
     }

@@ -193,6 +193,17 @@ mod tests {
     const PING: &str = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
     const NOTE: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
+    /// A session opened by the `initialize` vector.
+    fn open_session(server: &Server) -> Arc<Session> {
+        let Message::Request(request) = message(INITIALIZE) else {
+            unreachable!()
+        };
+        server
+            .initialize(&request, String::new(), None)
+            .unwrap()
+            .session
+    }
+
     fn route(connection: &mut Connection, server: &Server, text: &str) -> &'static str {
         route_with(connection, server, text, Carried::default())
     }
@@ -230,11 +241,7 @@ mod tests {
     fn a_line_connection_pinned_to_a_session_stays_in_it_whatever_a_message_claims() {
         let server = both();
         let mut lines = Connection::new(Framing::Lines);
-        let Message::Request(request) = message(INITIALIZE) else {
-            unreachable!()
-        };
-        let opened = server.initialize(&request, String::new(), None).unwrap();
-        lines.pin_session(opened.session);
+        lines.pin_session(open_session(&server));
         for text in [CLAIMING, BARE_LIST, PING, NOTE, INITIALIZE] {
             assert_eq!(route(&mut lines, &server, text), "session", "{text}");
         }
@@ -290,15 +297,7 @@ mod tests {
             "not initialized"
         );
         // A session pinned to a POST is ignored: the session id is the state.
-        let Message::Request(request) = message(INITIALIZE) else {
-            unreachable!()
-        };
-        post.pin_session(
-            server
-                .initialize(&request, String::new(), None)
-                .unwrap()
-                .session,
-        );
+        post.pin_session(open_session(&server));
         assert!(post.session().is_none());
     }
 

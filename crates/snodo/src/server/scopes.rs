@@ -135,7 +135,7 @@ impl Server {
     pub(super) fn admit_scopes(
         &self,
         transport: &crate::TransportInfo,
-        needed: impl FnOnce(&Self) -> Vec<String>,
+        needed: impl FnOnce() -> Vec<String>,
     ) -> Result<(), super::reply::Failure> {
         #[cfg(feature = "auth")]
         if let Some(principal) = &transport.principal
@@ -145,7 +145,7 @@ impl Server {
                 .is_some()
         {
             return self
-                .covers(principal, needed(self))
+                .covers(principal, needed())
                 .map_err(super::reply::Failure::insufficient_scope);
         }
         #[cfg(not(feature = "auth"))]
@@ -167,19 +167,23 @@ impl Server {
     /// The scopes a call of the tool `entry` needs: its own, else the
     /// defaults (the tool found at admission, not looked up again).
     pub(super) fn scopes_of_tool(&self, entry: &super::registry::ToolEntry) -> Vec<String> {
-        if entry.scopes.is_empty() {
-            self.inner.scopes.default.clone()
-        } else {
-            entry.scopes.clone()
-        }
+        self.own_else_default(&entry.scopes).to_vec()
     }
 
     /// The scopes `item` needs: its own, else the server's defaults.
     fn scopes_for(&self, item: Option<Item<'_>>) -> Vec<String> {
         let catalog = self.catalog();
-        match item.map(|i| declared(&catalog, i)) {
-            Some(own) if !own.is_empty() => own.to_vec(),
-            _ => self.inner.scopes.default.clone(),
+        let own = item.map_or(&[][..], |i| declared(&catalog, i));
+        self.own_else_default(own).to_vec()
+    }
+
+    /// A component's own scopes, else (when it declares none) the server's
+    /// defaults: the one rule of what a request needs.
+    fn own_else_default<'s>(&'s self, own: &'s [String]) -> &'s [String] {
+        if own.is_empty() {
+            &self.inner.scopes.default
+        } else {
+            own
         }
     }
 
@@ -208,9 +212,7 @@ impl Server {
         let Some(principal) = principal.filter(|_| rules.hide) else {
             return true;
         };
-        let own = declared(catalog, item);
-        let needed = if own.is_empty() { &rules.default } else { own };
-        needed
+        self.own_else_default(declared(catalog, item))
             .iter()
             .all(|s| rules.policy.satisfies(&principal.scopes, s))
     }

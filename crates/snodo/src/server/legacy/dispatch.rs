@@ -309,16 +309,6 @@ impl Server {
             arguments,
             ..
         } = request;
-        // The methods of this era alone pass the same scope check as the
-        // rest (the defaults; a subscription's resource its own).
-        if let legacy::PING | legacy::SET_LEVEL | legacy::SUBSCRIBE | legacy::UNSUBSCRIBE =
-            method.as_str()
-            && let Err(f) = self.admit_scopes(&transport, |s| {
-                s.scopes_of(&method, target.as_deref(), &params)
-            })
-        {
-            return refuse(&observed, &id, f);
-        }
         match method.as_str() {
             legacy::INITIALIZE => {
                 let error =
@@ -326,26 +316,33 @@ impl Server {
                 observed.error(&error);
                 return Dispatched::Reply(Reply::error(StatusCode::BAD_REQUEST, Some(&id), &error));
             }
-            legacy::PING => {
-                observed.ok();
-                return empty_result(&id);
-            }
-            legacy::SET_LEVEL => {
-                return match params
-                    .get("level")
-                    .and_then(Value::as_str)
-                    .and_then(LogLevel::parse)
-                {
-                    Some(level) => {
-                        session.set_log_level(level);
+            // The methods of this era alone pass the same scope check as the
+            // rest (the defaults; a subscription's resource its own).
+            legacy::PING | legacy::SET_LEVEL | legacy::SUBSCRIBE | legacy::UNSUBSCRIBE => {
+                if let Err(f) = self.admit_scopes(&transport, || {
+                    self.scopes_of(&method, target.as_deref(), &params)
+                }) {
+                    return refuse(&observed, &id, f);
+                }
+                return match method.as_str() {
+                    legacy::PING => {
                         observed.ok();
                         empty_result(&id)
                     }
-                    None => reject(&observed, &id, &Error::invalid_params("Invalid log level")),
+                    legacy::SET_LEVEL => match params
+                        .get("level")
+                        .and_then(Value::as_str)
+                        .and_then(LogLevel::parse)
+                    {
+                        Some(level) => {
+                            session.set_log_level(level);
+                            observed.ok();
+                            empty_result(&id)
+                        }
+                        None => reject(&observed, &id, &Error::invalid_params("Invalid log level")),
+                    },
+                    _ => self.subscription(&id, &method, target.as_deref(), session, &observed),
                 };
-            }
-            legacy::SUBSCRIBE | legacy::UNSUBSCRIBE => {
-                return self.subscription(&id, &method, target.as_deref(), session, &observed);
             }
             _ => {}
         }
