@@ -3,6 +3,8 @@
 use serde_json::{Map, Value};
 use snodo::Error;
 use snodo::prelude::*;
+use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
 
 use crate::fixtures::PNG;
 

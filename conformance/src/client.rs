@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use serde_json::{Map, Value, json};
 use snodo::client::oauth::{ClientCredentials, OAuth, SigningKey};
 use snodo::client::{Client, ClientError, ElicitRequest, Root};
-use snodo::mrtr::{ElicitAction, ElicitResponse};
+use snodo::handler::{ElicitAction, ElicitResponse};
 
 /// A sample value for a schema property.
 fn sample(schema: &Value, counter: &mut i64) -> Value {

@@ -1,6 +1,7 @@
 //! Constants and plain content tools of the fixture contract.
 
 use serde_json::json;
+use snodo::model::LogLevel;
 use snodo::prelude::*;
 use snodo::tool::{FnTool, from_fn};
 

@@ -18,9 +18,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use snodo::Server;
-use snodo::mrtr::StateSealer;
-use snodo::protocol::{CacheHints, CacheScope};
+use snodo::model::{CacheHints, CacheScope};
 use snodo::schema::Full;
+use snodo::server::StateSealer;
 use snodo::transport::http::{HttpListener, HttpOptions};
 
 /// A per-process random secret for sealing request state.

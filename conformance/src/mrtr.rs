@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use snodo::Error;
-use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
 use snodo::prompt::PromptArguments;
+use snodo::prompt::{Prompt, PromptMessage, PromptResult};
+use snodo::server::StateSealer;
 
 use crate::fixtures::simple;
 

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use snodo::wire::{Limits, Message, decode, encode_error};
+use snodo::{fuzzing::encode_error, model::{Limits, Message, decode}};
 
 fn check(data: &[u8], limits: &Limits) {
     match decode(data, limits) {

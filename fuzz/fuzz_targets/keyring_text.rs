@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use libfuzzer_sys::fuzz_target;
 use snodo::fuzzing::keyring_keys;
-use snodo::keyring::{MAX_KEYRING_BYTES, MAX_KEYS, MAX_SECRET, MIN_SECRET};
+use snodo::server::keyring::{MAX_KEYRING_BYTES, MAX_KEYS, MAX_SECRET, MIN_SECRET};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use snodo::fuzzing::{jwks_answer, registration_answer, token_answer};
-use snodo::protocol::auth::metadata::{ResourceMetadata, ServerMetadata};
+use snodo::model::auth::metadata::{ResourceMetadata, ServerMetadata};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, body)) = data.split_first() else {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use snodo::protocol::headers::{decode_value, encode_value};
+use snodo::model::headers::{decode_value, encode_value};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use snodo::fuzzing::decode_by_value;
-use snodo::wire::{Limits, decode};
+use snodo::model::{Limits, decode};
 
 fuzz_target!(|data: &[u8]| {
     let tight = Limits::default().max_bytes(4096).max_depth(4).max_digits(8);

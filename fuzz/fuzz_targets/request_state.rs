@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
-use snodo::mrtr::StateSealer;
+use snodo::server::StateSealer;
 use snodo::prelude::*;
 use snodo::tool::from_fn;
 

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use snodo::protocol::auth::challenge::{self, MAX_CHALLENGES, MAX_PARAMS};
+use snodo::model::auth::challenge::{self, MAX_CHALLENGES, MAX_PARAMS};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

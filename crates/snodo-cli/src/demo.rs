@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use snodo::State;
-use snodo::mrtr::StateSealer;
 use snodo::prelude::*;
+use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
+use snodo::schema::Basic;
+use snodo::server::StateSealer;
 use snodo::server::legacy::SessionRecords;
 use snodo::task::TaskOptions;
 
@@ -214,7 +217,7 @@ async fn confirm_delete(args: Arguments, cx: Context, sealer: State<StateSealer>
     let path = args.str("path")?;
     if let (Some(_), Some(answer)) = (sealer.open(&cx)?, cx.elicitation("confirm")) {
         return Ok(match (answer.action, answer.bool("confirm")) {
-            (snodo::mrtr::ElicitAction::Accept, Some(true)) => {
+            (snodo::handler::ElicitAction::Accept, Some(true)) => {
                 ToolResult::text(format!("Deleted {path} (not really: this is a demo)"))
             }
             _ => ToolResult::text(format!("Kept {path}")),
@@ -367,10 +370,10 @@ pub(crate) async fn task_options(spec: &str) -> Result<TaskOptions, String> {
 /// joins it to other nodes, its keys, its page size.
 pub(crate) struct Setup {
     pub(crate) tasks: TaskOptions,
-    pub(crate) events: Option<snodo::events::EventHub>,
+    pub(crate) events: Option<snodo::server::events::EventHub>,
     /// The keys that seal request state: the service's, or one made for
     /// this process.
-    pub(crate) keys: snodo::keyring::Keyring,
+    pub(crate) keys: snodo::server::keyring::Keyring,
     pub(crate) page_size: Option<usize>,
 }
 
@@ -409,9 +412,9 @@ pub(crate) fn server(setup: Setup) -> Server {
 pub(crate) async fn bus(
     url: &str,
     channel: Option<&str>,
-    keys: &snodo::keyring::Keyring,
-) -> Result<(snodo::events::EventHub, SessionRecords), String> {
-    use snodo::events::EventHub;
+    keys: &snodo::server::keyring::Keyring,
+) -> Result<(snodo::server::events::EventHub, SessionRecords), String> {
+    use snodo::server::events::EventHub;
     use snodo::transport::http::DEFAULT_SESSION_IDLE;
     const MAX_LISTENERS: usize = 4096;
     if url.starts_with("redis://") || url.starts_with("rediss://") {

@@ -131,13 +131,15 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         .map_err(std::io::Error::other)?;
     let keys = match &args.keys {
         Some(path) => {
-            let ring = snodo::keyring::Keyring::from_file(path).map_err(std::io::Error::other)?;
+            let ring =
+                snodo::server::keyring::Keyring::from_file(path).map_err(std::io::Error::other)?;
             ring.watch_file(path, std::time::Duration::from_secs(1));
             Some(ring)
         }
-        None if std::env::var_os("SNODO_KEYS").is_some() => {
-            Some(snodo::keyring::Keyring::from_env("SNODO_KEYS").map_err(std::io::Error::other)?)
-        }
+        None if std::env::var_os("SNODO_KEYS").is_some() => Some(
+            snodo::server::keyring::Keyring::from_env("SNODO_KEYS")
+                .map_err(std::io::Error::other)?,
+        ),
         None => None,
     };
     let (events, records) = match (&args.bus, &keys) {
@@ -163,7 +165,7 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     }
     let keys = match keys {
         Some(keys) => keys,
-        None => snodo::keyring::Keyring::generate("demo").map_err(std::io::Error::other)?,
+        None => snodo::server::keyring::Keyring::generate("demo").map_err(std::io::Error::other)?,
     };
     let server = demo::server(demo::Setup {
         tasks,

@@ -307,7 +307,7 @@ pub(crate) fn rule_error(node: &Node, key: &str, e: &snodo_rules::RuleError) -> 
 /// A checked function signature.
 pub(crate) struct FnSignature {
     /// The parameters' types, in the order the function takes them; each is
-    /// produced by `snodo::extract::FromCall`.
+    /// produced by `snodo::handler::FromCall`.
     pub(crate) params: Vec<Type>,
     /// The declared return type.
     pub(crate) output: Type,
@@ -554,7 +554,7 @@ pub(crate) fn extract_params(
         .map(|(i, ty)| {
             let var = format_ident!("__snodo_p{i}");
             let extract = quote_spanned! {ty.span()=>
-                let #var = match <#ty as ::snodo::extract::FromCall<#input_ty>>::from_call(
+                let #var = match <#ty as ::snodo::handler::FromCall<#input_ty>>::from_call(
                     &#input_var,
                     &#cx_var,
                 ) {
@@ -575,11 +575,11 @@ pub(crate) fn state_needs(sig: &FnSignature, input_ty: &TokenStream) -> TokenStr
     }
     let each = sig.params.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            __snodo_needs.extend(<#ty as ::snodo::extract::FromCall<#input_ty>>::state_needs());
+            __snodo_needs.extend(<#ty as ::snodo::handler::FromCall<#input_ty>>::state_needs());
         }
     });
     quote! {
-        fn state_needs(&self) -> ::std::vec::Vec<::snodo::extract::StateNeed> {
+        fn state_needs(&self) -> ::std::vec::Vec<::snodo::handler::StateNeed> {
             let mut __snodo_needs = ::std::vec::Vec::new();
             #(#each)*
             __snodo_needs

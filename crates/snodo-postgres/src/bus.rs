@@ -15,7 +15,7 @@ use std::fmt;
 use std::time::Duration;
 
 use bytes::Bytes;
-use snodo::events::bus::{BUS_QUEUE, Delivery, EventBus, MAX_BUS_PAYLOAD};
+use snodo::server::events::bus::{BUS_QUEUE, Delivery, EventBus, MAX_BUS_PAYLOAD};
 use snodo::task::StoreError;
 use tokio::sync::{broadcast, mpsc};
 

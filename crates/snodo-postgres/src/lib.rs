@@ -36,7 +36,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use snodo::error::BackendError;
-use snodo::future::BoxFuture;
+use snodo::handler::BoxFuture;
 use snodo::task::transition::{self, Orphan};
 use snodo::task::{
     Answered, Cancelled, Lease, NewTask, Renewal, Settle, StoreError, TaskRecord, TaskStore,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use snodo::future::BoxFuture;
+use snodo::handler::BoxFuture;
 use snodo::server::legacy::{
     Changed, Delta, DirectoryError, Loaded, MAX_RECORD_BYTES, MAX_RECORD_MEMBERS, SessionDirectory,
     StoredRecord,

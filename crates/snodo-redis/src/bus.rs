@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use redis::Client;
 use snodo::error::BackendError;
-use snodo::events::bus::{BUS_QUEUE, Delivery, EventBus, MAX_BUS_PAYLOAD};
+use snodo::server::events::bus::{BUS_QUEUE, Delivery, EventBus, MAX_BUS_PAYLOAD};
 use tokio::sync::mpsc;
 
 use crate::connection::{CONNECT_TIMEOUT, Link, RedisError, client};

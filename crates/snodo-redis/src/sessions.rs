@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use snodo::future::BoxFuture;
+use snodo::handler::BoxFuture;
 use snodo::server::legacy::{
     Changed, Delta, DirectoryError, Loaded, MAX_RECORD_BYTES, MAX_RECORD_MEMBERS, SessionDirectory,
     StoredRecord,

@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! # async fn example() {
-//! use snodo::events::bus::MemoryBus;
+//! use snodo::server::events::bus::MemoryBus;
 //! let bus = MemoryBus::new();
 //! snodo_test::event_bus::run(|| std::future::ready(bus.clone())).await;
 //! # }
@@ -25,9 +25,9 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout};
 
-use snodo::events::bus::{Delivery, EventBus, MAX_BUS_PAYLOAD};
-use snodo::events::{Event, EventHub};
-use snodo::keyring::Keyring;
+use snodo::server::events::bus::{Delivery, EventBus, MAX_BUS_PAYLOAD};
+use snodo::server::events::{Event, EventHub};
+use snodo::server::keyring::Keyring;
 
 /// How long one delivery may take before the suite gives up.
 const PATIENCE: Duration = Duration::from_secs(20);

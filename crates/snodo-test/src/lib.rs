@@ -5,7 +5,7 @@
 //!   ([`request`], [`meta`]) and assertions on what it answers
 //!   ([`assert_text`], [`assert_tool_error`], [`assert_error_code`]).
 //! - [`task_store::run`]: the rules every [`TaskStore`](snodo::task::TaskStore) keeps.
-//! - [`event_bus::run`]: the rules every [`EventBus`](snodo::events::bus::EventBus) keeps.
+//! - [`event_bus::run`]: the rules every [`EventBus`](snodo::server::events::bus::EventBus) keeps.
 //! - [`session_directory::run`]: the rules every
 //!   [`SessionDirectory`](snodo::server::legacy::SessionDirectory) keeps.
 //! - [`skip`]: how a test that needs an outside service is told to skip,
@@ -25,13 +25,13 @@ pub mod task_store;
 
 /// The `_meta` a well-behaved 2026-07-28 client sends with no capabilities.
 pub fn meta() -> Value {
-    snodo::protocol::in_process_meta()
+    snodo::model::in_process_meta()
 }
 
 /// A complete 2026-07-28 request: a fresh integer id, `params` with `_meta`
 /// filled in (keys already in `params._meta` win).
 pub fn request(method: &str, params: Value) -> Value {
-    snodo::protocol::in_process_request(method, params)
+    snodo::model::in_process_request(method, params)
 }
 
 /// Asserts that a `tools/call` result is a success whose first text block is `text`.

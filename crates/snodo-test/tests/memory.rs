@@ -1,7 +1,7 @@
 //! The suites against the parts snodo ships in memory: they pass there, so a
 //! failure elsewhere is the other part's.
 
-use snodo::events::bus::MemoryBus;
+use snodo::server::events::bus::MemoryBus;
 use snodo::task::MemoryTaskStore;
 
 #[tokio::test]

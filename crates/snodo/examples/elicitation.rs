@@ -5,8 +5,8 @@
 //! Run with `cargo run -p snodo --example elicitation`.
 
 use serde_json::{Value, json};
-use snodo::mrtr::{ElicitAction, StateSealer};
 use snodo::prelude::*;
+use snodo::{handler::ElicitAction, server::StateSealer};
 use snodo_test::request;
 
 struct DeleteFile {

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use snodo::prelude::*;
+use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
 use snodo_test::request;
 
 const NAMES: &[&str] = &["Ada", "Alan", "Grace", "Margaret"];

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 use snodo::prelude::*;
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
 use snodo_test::request;
 
 struct Greetings;

@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use snodo::prelude::*;
+use snodo::schema::Basic;
 use snodo::transport::stdio::StdioOptions;
 
 /// Greets someone

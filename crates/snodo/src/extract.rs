@@ -58,7 +58,7 @@ use crate::{Context, Error};
 /// for `Input` generically to make an extractor every kind of handler accepts.
 ///
 /// ```
-/// use snodo::extract::{FromCall, Rejection};
+/// use snodo::handler::{FromCall, Rejection};
 /// use snodo::Context;
 ///
 /// /// The caller's subject, or `"anonymous"`.
@@ -77,7 +77,7 @@ use crate::{Context, Error};
     label = "not an extractor for this kind of handler",
     note = "a tool takes `Arguments`, `Args<T>`, `Context` and `State<S>`; a resource `ReadRequest`, \
             `Context` and `State<S>`; a prompt `PromptArguments`, `Context` and `State<S>`",
-    note = "or implement `snodo::extract::FromCall<{I}>` for `{Self}`"
+    note = "or implement `snodo::handler::FromCall<{I}>` for `{Self}`"
 )]
 pub trait FromCall<I>: Sized {
     /// Produces the parameter, or rejects the call.
@@ -128,8 +128,8 @@ impl StateNeed {
 /// your own implements it with the default body.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not say whether it describes the tool's input schema",
-    label = "this parameter needs `snodo::extract::InputSchema` when the tool has no `input_schema`",
-    note = "write `input_schema = {{ ... }}` in the attribute, or `impl snodo::extract::InputSchema for {Self} {{}}`"
+    label = "this parameter needs `snodo::handler::InputSchema` when the tool has no `input_schema`",
+    note = "write `input_schema = {{ ... }}` in the attribute, or `impl snodo::handler::InputSchema for {Self} {{}}`"
 )]
 pub trait InputSchema {
     /// The input schema this parameter implies, if any.

@@ -115,7 +115,7 @@ pub fn open_record(
 /// both paths must agree on.
 ///
 /// ```
-/// use snodo::wire::{Limits, decode};
+/// use snodo::model::{Limits, decode};
 /// let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"m"}"#;
 /// let by_value = snodo::fuzzing::decode_by_value(bytes, &Limits::default());
 /// assert_eq!(by_value.ok(), decode(bytes, &Limits::default()).ok());
@@ -310,4 +310,10 @@ pub fn keyring_keys(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
         .iter()
         .map(|k| (k.id.clone(), k.secret.clone()))
         .collect())
+}
+
+/// The JSON-RPC error response the transports send for `error` (with the
+/// request's `id` when it was read).
+pub fn encode_error(id: Option<&crate::model::RequestId>, error: &crate::Error) -> Vec<u8> {
+    crate::wire::encode_error(id, error)
 }

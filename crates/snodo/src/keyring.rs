@@ -17,7 +17,7 @@
 //! state has passed, remove the old one.
 //!
 //! ```
-//! use snodo::keyring::Keyring;
+//! use snodo::server::keyring::Keyring;
 //! let (old, new) = (Keyring::generate_secret()?, Keyring::generate_secret()?);
 //! let ring = Keyring::parse(&format!("old={old}\nnew={new}\n")).unwrap();
 //! assert_eq!(ring.sealing_id(), "new");

@@ -45,14 +45,21 @@
 //! | `http-client` | no | the HTTP client building block `client`, `auth` and `otlp` share (a rustls keep-alive pool); turned on by them |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
-//! ## Layers
+//! ## Modules
 //!
-//! - [`wire`]: the JSON-RPC 2.0 envelope (bounded decoding, ids, encoding);
-//! - [`protocol`]: the 2026-07-28 revision's rules (`_meta`, versions, headers);
-//! - [`server`]: the immutable registry and the dispatch pipeline;
-//! - [`tool`](mod@tool), [`resource`](mod@resource), [`prompt`](mod@prompt),
-//!   [`schema`]: the component behaviours and validation;
-//! - [`transport`]: stdio, the Streamable HTTP listener and the tower `Service`.
+//! - [`tool`](mod@tool), [`resource`](mod@resource), [`prompt`](mod@prompt):
+//!   the component behaviours;
+//! - [`handler`]: what a handler works with (the [`Context`], extractors, input
+//!   asked for mid-call);
+//! - [`schema`]: pluggable JSON Schema validation;
+//! - [`server`]: the immutable registry, its settings, events and keys;
+//! - [`transport`]: stdio, the Streamable HTTP listener and the tower `Service`;
+//! - [`task`]: durable tasks and their stores;
+//! - [`model`]: the protocol's data (the JSON-RPC envelope, revisions, `_meta`);
+//! - [`error`]: the JSON-RPC error and a handler's error;
+//! - [`telemetry`]: spans, metrics and trace context;
+//! - `client` and `proxy` (feature `client`): a client for any MCP server, and a
+//!   server that fronts others.
 //!
 //! ## Macros
 //!
@@ -65,6 +72,7 @@
 //!
 //! ```
 //! use snodo::prelude::*;
+//! use snodo::prompt::PromptArguments;
 //!
 //! /// The project's readme.
 //! #[snodo::resource(uri = "docs://readme", mime_type = "text/markdown")]
@@ -86,16 +94,18 @@
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
-pub mod context;
+mod context;
 pub mod error;
-pub mod events;
-pub mod extract;
-pub mod future;
+mod events;
+mod extract;
+mod future;
 #[cfg(feature = "fuzzing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fuzzing")))]
 pub mod fuzzing;
-pub mod keyring;
-pub mod mrtr;
+pub mod handler;
+mod keyring;
+pub mod model;
+mod mrtr;
 #[cfg(any(
     feature = "client",
     feature = "otlp",
@@ -103,7 +113,7 @@ pub mod mrtr;
 ))]
 mod net;
 pub mod prompt;
-pub mod protocol;
+mod protocol;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod proxy;
@@ -115,7 +125,7 @@ pub mod task;
 pub mod telemetry;
 pub mod tool;
 pub mod transport;
-pub mod wire;
+mod wire;
 
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -140,16 +150,10 @@ pub use tool::{
 #[cfg_attr(docsrs, doc(cfg(feature = "macros")))]
 pub use snodo_macros::{prompt, resource, tool};
 
-/// The names most programs need.
+/// The names a tool needs: the server, the tool behaviour and what a tool
+/// receives and returns. Resources, prompts and validators are named through
+/// their modules (`snodo::resource::ReadResult`, `snodo::schema::Basic`).
 pub mod prelude {
-    pub use crate::prompt::{
-        IntoPromptResult, Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult,
-    };
-    pub use crate::protocol::LogLevel;
-    pub use crate::resource::{
-        IntoReadResult, ReadRequest, ReadResult, Resource, ResourceContents,
-    };
-    pub use crate::schema::{Basic, PassThrough};
     // `Args`, `Json`, `State` and `Error` stay out: axum, clap and anyhow
     // export the same names. Write `snodo::Args` and so on.
     pub use crate::{

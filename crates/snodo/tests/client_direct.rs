@@ -90,8 +90,8 @@ async fn direct_calls_answer_input_and_report_progress() {
         .on_elicit_form(|_req| async move {
             let mut content = serde_json::Map::new();
             content.insert("name".into(), json!("Ada"));
-            Ok(snodo::mrtr::ElicitResponse {
-                action: snodo::mrtr::ElicitAction::Accept,
+            Ok(snodo::handler::ElicitResponse {
+                action: snodo::handler::ElicitAction::Accept,
                 content,
             })
         })

@@ -202,7 +202,7 @@ async fn subscriptions_are_demultiplexed_on_one_channel() {
         .listen(ListenFilter::new().resource("file:///a"))
         .await
         .unwrap();
-    assert_eq!(tools.id(), Some(&snodo::wire::RequestId::Number(2)));
+    assert_eq!(tools.id(), Some(&snodo::model::RequestId::Number(2)));
     assert_eq!(
         resources.acknowledged(),
         &json!({"resourceSubscriptions": ["file:///a"]})

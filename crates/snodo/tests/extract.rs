@@ -1,4 +1,4 @@
-//! Handler parameters resolved by `snodo::extract::FromCall`: shared state for
+//! Handler parameters resolved by `snodo::handler::FromCall`: shared state for
 //! tools, resources and prompts, aliases and extractors of one's own, typed
 //! arguments and output with derived schemas. Requests are literal JSON sent
 //! through the server; responses are checked against the official schema.
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use snodo::extract::{FromCall, InputSchema, Rejection};
+use snodo::handler::{FromCall, InputSchema, Rejection};
 use snodo::prompt::PromptArguments;
 use snodo::resource::ReadRequest;
 use snodo::{Args, Arguments, Context, Json, Server, State};

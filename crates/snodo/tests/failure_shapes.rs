@@ -8,6 +8,8 @@ mod common;
 use serde_json::{Value, json};
 use snodo::error::ResultExt;
 use snodo::prelude::*;
+use snodo::prompt::PromptArguments;
+use snodo::resource::ReadRequest;
 use snodo::{Error, HandlerError};
 
 use common::{assert_response, meta_with};

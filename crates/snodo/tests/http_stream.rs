@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use snodo::prelude::*;
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
 use snodo::tool::from_fn;
 use snodo::transport::http::{HttpListener, HttpOptions};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -371,7 +372,7 @@ async fn a_subscription_watches_at_most_one_thousand_uris() {
 
 #[tokio::test]
 async fn a_request_sends_at_most_one_thousand_progress_updates_of_at_most_4_kib() {
-    use snodo::context::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
+    use snodo::handler::{MAX_PROGRESS_MESSAGE, MAX_PROGRESS_UPDATES, ProgressError};
     assert_eq!(
         (MAX_PROGRESS_UPDATES, MAX_PROGRESS_MESSAGE),
         (1000, 4096),

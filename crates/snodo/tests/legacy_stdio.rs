@@ -556,7 +556,7 @@ async fn a_2026_first_request_pins_the_modern_era_and_discover_does_not() {
 #[tokio::test]
 async fn a_modern_only_server_refuses_initialize() {
     let server = snodo::Server::builder("modern", "1")
-        .revisions([snodo::protocol::Revision::V2026_07_28])
+        .revisions([snodo::model::Revision::V2026_07_28])
         .build()
         .unwrap();
     let mut pipe = Pipe::start(server);

@@ -20,7 +20,7 @@ use snodo::client::Client;
 use snodo::client::oauth::{
     AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, LoopbackBrowser, OAuth,
 };
-use snodo::future::BoxFuture;
+use snodo::handler::BoxFuture;
 use snodo::transport::http::oauth::{Introspection, JwtVerifier, ResourceServer, TokenVerifier};
 use snodo::transport::http::{HttpListener, HttpOptions};
 use snodo::{Context, Server, ToolResult, tool::from_fn};

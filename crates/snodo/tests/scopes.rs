@@ -6,7 +6,7 @@
 
 use http::StatusCode;
 use serde_json::{Map, Value, json};
-use snodo::future::BoxFuture;
+use snodo::handler::BoxFuture;
 use snodo::server::ScopePolicy;
 use snodo::transport::http::oauth::{ResourceServer, TokenVerifier, VerifyError};
 use snodo::transport::http::{HttpListener, HttpOptions};

@@ -16,10 +16,10 @@ use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 use snodo::Principal;
-use snodo::events::EventHub;
-use snodo::events::bus::MemoryBus;
-use snodo::future::BoxFuture;
-use snodo::keyring::Keyring;
+use snodo::handler::BoxFuture;
+use snodo::server::events::EventHub;
+use snodo::server::events::bus::MemoryBus;
+use snodo::server::keyring::Keyring;
 use snodo::server::legacy::{
     Changed, Delta, DirectoryError, Loaded, MAX_RECORD_BYTES, MAX_SUBSCRIPTION_URI,
     MemoryDirectory, SessionDirectory, SessionRecords,

@@ -7,9 +7,12 @@ mod common;
 
 use serde_json::{Map, Value, json};
 use snodo::Error;
-use snodo::mrtr::StateSealer;
+use snodo::model::LogLevel;
 use snodo::prelude::*;
 use snodo::prompt::PromptArguments;
+use snodo::prompt::{Prompt, PromptArgument, PromptMessage, PromptResult};
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
+use snodo::server::StateSealer;
 use snodo::server::{Event, Extension, Item, Policy};
 use snodo::tool::{BoxFuture, from_fn};
 use snodo::{Principal, TransportInfo};

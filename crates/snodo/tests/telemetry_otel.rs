@@ -18,6 +18,7 @@ use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData
 use serde_json::{Value, json};
 use snodo::client::Client;
 use snodo::prelude::*;
+use snodo::prompt::{Prompt, PromptMessage, PromptResult};
 use snodo::task::TaskSupport;
 use snodo::tool::from_fn;
 use snodo::{Dispatched, TransportInfo};

@@ -2,7 +2,7 @@
 //! and never panics.
 
 use proptest::prelude::*;
-use snodo::wire::{Limits, Message, decode};
+use snodo::model::{Limits, Message, decode};
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![

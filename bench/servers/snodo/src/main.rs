@@ -18,6 +18,7 @@
 //! and OTLP export (`SNODO_BENCH_OTLP`).
 
 use snodo::prelude::*;
+use snodo::schema::Basic;
 #[cfg(feature = "full")]
 use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
 use snodo::transport::http::{HttpListener, HttpOptions};

@@ -32,7 +32,7 @@ use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
-use snodo::prelude::*;
+use snodo::schema::Basic;
 use snodo::{Dispatched, TransportInfo};
 
 /// Requests of the short run.
@@ -279,7 +279,7 @@ async fn serve_all(
             .header("host", "127.0.0.1")
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", snodo::protocol::LATEST_VERSION)
+            .header("mcp-protocol-version", snodo::model::LATEST_VERSION)
             .header("mcp-method", method);
         if let Some(name) = name {
             request = request.header("mcp-name", name);

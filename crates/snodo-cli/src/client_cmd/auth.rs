@@ -9,8 +9,8 @@ use snodo::client::oauth::{
     AuthorizationSession, Authorizer, ClientCredentials, FileStore, LoopbackBrowser, OAuth,
     OAuthError, TokenStore,
 };
-use snodo::future::BoxFuture;
-use snodo::protocol::auth::metadata::resource_covers;
+use snodo::handler::BoxFuture;
+use snodo::model::auth::metadata::resource_covers;
 
 use super::args::{AuthOptions, LoginArgs, LogoutArgs};
 use super::failure::{EXIT_AUTH, EXIT_USAGE, Failure};

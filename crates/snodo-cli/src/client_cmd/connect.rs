@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::Map;
 use snodo::client::{Client, ClientBuilder, Root, StderrMode, StdioCommand, Target};
-use snodo::mrtr::{ElicitAction, ElicitResponse};
-use snodo::protocol::LogLevel;
+use snodo::handler::{ElicitAction, ElicitResponse};
+use snodo::model::LogLevel;
 
 use super::args::Options;
 use super::failure::Failure;

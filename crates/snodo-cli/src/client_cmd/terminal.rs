@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 use snodo::BoxError;
 use snodo::client::{ElicitMode, ElicitRequest, LogMessage, Progress};
-use snodo::mrtr::{ElicitAction, ElicitResponse};
+use snodo::handler::{ElicitAction, ElicitResponse};
 
 use super::render::{Style, json_text};
 use crate::escape;

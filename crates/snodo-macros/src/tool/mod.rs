@@ -53,7 +53,7 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
         Some(node) => json_expr(node),
         None => {
             let implied = sig.params.iter().map(|ty| {
-                quote_spanned! {ty.span()=> <#ty as ::snodo::extract::InputSchema>::input_schema() }
+                quote_spanned! {ty.span()=> <#ty as ::snodo::handler::InputSchema>::input_schema() }
             });
             quote! { ::snodo::__private::input_schema(&[#(#implied),*]) }
         }
@@ -230,7 +230,7 @@ mod tests {
             quote! { async fn add(Args(Sum { a, b }): Args<Sum>) -> String { todo!() } },
         );
         assert!(
-            out.contains("< Args < Sum > as :: snodo :: extract :: FromCall < :: snodo :: Arguments >> :: from_call"),
+            out.contains("< Args < Sum > as :: snodo :: handler :: FromCall < :: snodo :: Arguments >> :: from_call"),
             "{out}"
         );
         assert!(
@@ -239,7 +239,7 @@ mod tests {
         );
         assert!(
             out.contains(
-                "< Args < Sum > as :: snodo :: extract :: InputSchema > :: input_schema ()"
+                "< Args < Sum > as :: snodo :: handler :: InputSchema > :: input_schema ()"
             ),
             "{out}"
         );

@@ -7,7 +7,7 @@ pub(crate) const TOOL: Macro = Macro {
     kind: "tool",
     params_help: "a tool function takes, in any order, extractors such as `snodo::Arguments`, \
          `snodo::Args<T>`, `snodo::Context` and `snodo::State<S>` (any type implementing \
-         `snodo::extract::FromCall<Arguments>`)",
+         `snodo::handler::FromCall<Arguments>`)",
     returns_help: "`CallResult`, `String`, `Json<T>`, `Result<String, E>`... \
          (any type implementing `snodo::IntoCallResult`)",
 };

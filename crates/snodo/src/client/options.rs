@@ -8,7 +8,7 @@ use http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use crate::BoxError;
-use crate::mrtr::{ElicitAction, ElicitResponse};
+use crate::context::{ElicitAction, ElicitResponse};
 use crate::protocol::LogLevel;
 
 pub use crate::future::BoxFuture;
@@ -186,7 +186,7 @@ impl ElicitRequest {
 /// The JSON form of an elicitation answer (`ElicitResult`).
 ///
 /// ```
-/// use snodo::mrtr::{ElicitAction, ElicitResponse};
+/// use snodo::handler::{ElicitAction, ElicitResponse};
 /// let answer = ElicitResponse { action: ElicitAction::Decline, content: Default::default() };
 /// assert_eq!(snodo::client::elicit_result(&answer), serde_json::json!({"action": "decline"}));
 /// ```

@@ -27,7 +27,7 @@ impl ElicitResponse {
     /// Reads an answer; `None` when it does not have the `ElicitResult` shape.
     ///
     /// ```
-    /// use snodo::mrtr::{ElicitAction, ElicitResponse};
+    /// use snodo::handler::{ElicitAction, ElicitResponse};
     /// let r = ElicitResponse::from_value(&serde_json::json!({"action": "accept", "content": {"ok": true}})).unwrap();
     /// assert_eq!(r.action, ElicitAction::Accept);
     /// assert!(ElicitResponse::from_value(&serde_json::json!(12345)).is_none());

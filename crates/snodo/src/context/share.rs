@@ -17,7 +17,7 @@ use std::net::IpAddr;
 ///
 /// ```
 /// use snodo::Principal;
-/// use snodo::context::Share;
+/// use snodo::handler::Share;
 /// let a = Share::of(Some(&Principal::new("alice").key()), None);
 /// let b = Share::of(None, Some("127.0.0.2".parse().unwrap()));
 /// assert_ne!(a, b);

@@ -62,7 +62,7 @@ impl<T: EventBus + ?Sized> EventBus for std::sync::Arc<T> {
 /// every payload.
 ///
 /// ```
-/// use snodo::events::bus::{Delivery, EventBus, MemoryBus};
+/// use snodo::server::events::bus::{Delivery, EventBus, MemoryBus};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let bus = MemoryBus::new();
 /// let mut rx = bus.subscribe();

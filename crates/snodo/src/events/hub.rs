@@ -274,7 +274,7 @@ impl EventHub {
     ///
     /// Every envelope is sealed with `keys`' sealing key and every envelope
     /// received must open with one of its keys (the nodes share one keyring,
-    /// see [`keyring`](crate::keyring)); what does not is dropped and
+    /// see [`keyring`](crate::server::keyring)); what does not is dropped and
     /// counted ([`EventHub::refused`]). A reload of the keyring is seen at
     /// once.
     ///
@@ -287,9 +287,9 @@ impl EventHub {
     /// node's envelopes for its own, so no hub joins the bus without one.
     ///
     /// ```
-    /// use snodo::events::bus::MemoryBus;
-    /// use snodo::events::{Event, EventHub};
-    /// use snodo::keyring::Keyring;
+    /// use snodo::server::events::bus::MemoryBus;
+    /// use snodo::server::events::{Event, EventHub};
+    /// use snodo::server::keyring::Keyring;
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// let (bus, keys) = (MemoryBus::new(), Keyring::single("k1", [7u8; 32]).unwrap());
     /// let a = EventHub::with_bus(16, bus.clone(), keys.clone()).unwrap();

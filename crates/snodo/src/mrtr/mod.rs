@@ -100,9 +100,8 @@ impl InputRequired {
 mod elicit;
 mod state;
 
-pub use crate::context::{ElicitAction, ElicitResponse};
 pub use elicit::check_form_schema;
-pub use state::{DEFAULT_TTL, MAX_TTL, StateError, StateSealer};
+pub use state::{DEFAULT_STATE_TTL, MAX_STATE_TTL, StateError, StateSealer};
 
 /// The client capability an input request needs, as a `ClientCapabilities`
 /// fragment; `None` when the client declared it.

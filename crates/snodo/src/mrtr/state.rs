@@ -23,9 +23,9 @@ type HmacSha256 = Hmac<Sha256>;
 
 const PREFIX: &str = "mrtr2";
 /// Default lifetime of sealed state.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(300);
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(300);
 /// Longest lifetime allowed.
-pub const MAX_TTL: Duration = Duration::from_secs(900);
+pub const MAX_STATE_TTL: Duration = Duration::from_secs(900);
 const MAX_TOKEN: usize = 16 * 1024;
 
 /// Why a sealer could not be configured.
@@ -43,13 +43,13 @@ impl std::error::Error for StateError {}
 /// Seals and opens `requestState` with a [`Keyring`] of HMAC-SHA256 keys.
 ///
 /// The keyring's sealing key seals; every key opens, so keys rotate with no
-/// downtime (see [`keyring`](crate::keyring)). Built from one key with
+/// downtime (see [`keyring`](crate::server::keyring)). Built from one key with
 /// [`StateSealer::new`], or sharing a configured keyring with
 /// [`StateSealer::from_keyring`] (then a reload of the keyring is seen at
 /// once, and every node given the same keys opens what any node sealed).
 ///
 /// ```
-/// use snodo::mrtr::StateSealer;
+/// use snodo::server::StateSealer;
 /// use snodo::Context;
 /// let sealer = StateSealer::new("k1", [7u8; 32]).unwrap();
 /// let cx = Context::detached();
@@ -91,7 +91,7 @@ impl StateSealer {
     pub fn from_keyring(keys: Keyring) -> Self {
         Self {
             keys,
-            ttl: DEFAULT_TTL,
+            ttl: DEFAULT_STATE_TTL,
         }
     }
 
@@ -104,7 +104,7 @@ impl StateSealer {
 
     /// Sets the lifetime of sealed state (at most 900 s).
     pub fn with_ttl(mut self, ttl: Duration) -> Result<Self, StateError> {
-        if ttl.is_zero() || ttl > MAX_TTL {
+        if ttl.is_zero() || ttl > MAX_STATE_TTL {
             return Err(StateError("the TTL must be between 1 s and 900 s".into()));
         }
         self.ttl = ttl;

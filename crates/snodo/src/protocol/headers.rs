@@ -5,7 +5,7 @@
 //! `=?base64?...?=` sentinel; header names are case-insensitive, values are not.
 //!
 //! ```
-//! use snodo::protocol::headers::{decode_value, encode_value};
+//! use snodo::model::headers::{decode_value, encode_value};
 //! assert_eq!(encode_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
 //! assert_eq!(decode_value(" =?base64?SGVsbG8sIOS4lueVjA==?= ").unwrap(), "Hello, 世界");
 //! assert_eq!(decode_value("us-west1").unwrap(), "us-west1");

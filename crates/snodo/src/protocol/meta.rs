@@ -100,9 +100,9 @@ impl RequestMeta {
     ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     ///     "io.modelcontextprotocol/clientCapabilities": {}
     /// }});
-    /// let meta = snodo::protocol::RequestMeta::from_params(params.as_object().unwrap()).unwrap();
+    /// let meta = snodo::model::RequestMeta::from_params(params.as_object().unwrap()).unwrap();
     /// assert_eq!(meta.protocol_version, "2026-07-28");
-    /// let err = snodo::protocol::RequestMeta::from_params(&Default::default()).unwrap_err();
+    /// let err = snodo::model::RequestMeta::from_params(&Default::default()).unwrap_err();
     /// assert_eq!(err.code(), -32602);
     /// ```
     pub fn from_params(params: &Map<String, Value>) -> Result<Self, Error> {
@@ -211,7 +211,7 @@ impl RequestMeta {
 
 /// Whether request params carry the 2026-07-28 claim,
 /// `_meta["io.modelcontextprotocol/protocolVersion"]`.
-pub fn claims_modern(params: &serde_json::Map<String, serde_json::Value>) -> bool {
+pub(crate) fn claims_modern(params: &serde_json::Map<String, serde_json::Value>) -> bool {
     params
         .get("_meta")
         .and_then(|m| m.get(keys::PROTOCOL_VERSION))
@@ -219,7 +219,7 @@ pub fn claims_modern(params: &serde_json::Map<String, serde_json::Value>) -> boo
 }
 
 /// The request a `notifications/cancelled` notification cancels, if it names one.
-pub fn cancelled_request(
+pub(crate) fn cancelled_request(
     notification: &crate::wire::Notification,
 ) -> Option<crate::wire::RequestId> {
     if notification.method != "notifications/cancelled" {
@@ -249,7 +249,7 @@ pub fn in_process_meta() -> Value {
 ///
 /// ```
 /// use serde_json::json;
-/// let request = snodo::protocol::in_process_request("tools/list", json!({}));
+/// let request = snodo::model::in_process_request("tools/list", json!({}));
 /// assert_eq!(request["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
 /// ```
 pub fn in_process_request(method: &str, params: Value) -> Value {

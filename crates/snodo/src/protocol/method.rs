@@ -98,8 +98,8 @@ impl Method {
     }
 
     /// Where the `Mcp-Name` header's value lives in the params as sent, for the methods that
-    /// need it (the member [`wire::target_member`](crate::wire::target_member) names; a decoded
-    /// request holds it in [`Request::target`](crate::wire::Request::target)).
+    /// need it (a decoded request holds it in
+    /// [`Request::target`](crate::model::Request::target)).
     pub fn name_param(self) -> Option<&'static str> {
         crate::wire::target_member(self.as_str())
     }

@@ -3,8 +3,8 @@
 
 pub mod auth;
 pub mod headers;
-pub mod keys;
-pub mod legacy;
+pub(crate) mod keys;
+pub(crate) mod legacy;
 mod meta;
 mod method;
 mod revision;
@@ -12,7 +12,8 @@ mod shape;
 mod subscription;
 
 pub use meta::{LogLevel, RequestMeta};
-pub use meta::{cancelled_request, claims_modern, in_process_meta, in_process_request};
+pub(crate) use meta::{cancelled_request, claims_modern};
+pub use meta::{in_process_meta, in_process_request};
 pub use method::Method;
 pub use revision::{LATEST_VERSION, Revision, SUPPORTED_VERSIONS, UnknownRevision};
 pub use shape::{CacheHints, CacheScope};

@@ -22,7 +22,7 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_VERSION];
 /// One MCP protocol revision.
 ///
 /// ```
-/// use snodo::protocol::Revision;
+/// use snodo::model::Revision;
 /// let r: Revision = "2025-06-18".parse().unwrap();
 /// assert!(r.is_legacy());
 /// assert_eq!(Revision::negotiate("2024-11-05", Revision::ALL), Some(Revision::V2025_11_25));

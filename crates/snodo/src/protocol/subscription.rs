@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 /// What a subscription asks for (`SubscriptionFilter`).
 ///
 /// ```
-/// use snodo::protocol::SubscriptionFilter;
+/// use snodo::model::SubscriptionFilter;
 /// let filter = SubscriptionFilter::new().tools().resource("file:///log.txt").task("t-1");
 /// assert_eq!(filter.to_json()["toolsListChanged"], true);
 /// assert_eq!(filter.to_json()["resourceSubscriptions"][0], "file:///log.txt");

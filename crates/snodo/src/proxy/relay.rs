@@ -20,8 +20,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::RandomUnavailable;
 use crate::client::{ClientBuilder, ClientError, LogMessage, Progress};
+use crate::context::ElicitResponse;
 use crate::error::BoxError;
-use crate::mrtr::ElicitResponse;
 
 /// How long a parked request waits for its caller's answer.
 pub const PARKED_TTL: Duration = Duration::from_secs(600);

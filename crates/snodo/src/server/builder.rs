@@ -329,7 +329,7 @@ impl ServerBuilder {
     /// does.
     ///
     /// ```
-    /// use snodo::{Server, protocol::Revision};
+    /// use snodo::{Server, model::Revision};
     /// let modern_only = Server::builder("s", "1").revisions([Revision::V2026_07_28]).build().unwrap();
     /// assert!(!modern_only.serves_legacy());
     /// ```

@@ -34,6 +34,8 @@ mod stream;
 mod tasks;
 
 pub use crate::events::{Event, EventHub, LISTENER_QUEUE};
+pub use crate::keyring::{Keyring, KeyringError};
+pub use crate::mrtr::{DEFAULT_STATE_TTL, MAX_STATE_TTL, StateError, StateSealer};
 pub use builder::{DEFAULT_REQUEST_TIMEOUT, ServerBuilder};
 pub use catalog::Capability;
 pub use complete::MAX_COMPLETION_VALUES;
@@ -49,3 +51,18 @@ pub use reply::{Dispatched, Forbidden, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};
 pub use shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE;
 pub use stream::{ABANDON_GRACE, ResponseStream};
+
+/// Events: what changed ([`Event`]), the hub that fans events
+/// out to the open listen streams and session streams
+/// ([`EventHub`]), and the bus that carries them between the
+/// nodes of one service ([`bus`](events::bus)).
+pub mod events {
+    pub use crate::events::*;
+}
+
+/// One keyring for everything a server seals, loadable from configuration so
+/// that every node of a service agrees, and reloadable so that a key rotates
+/// with no downtime.
+pub mod keyring {
+    pub use crate::keyring::*;
+}

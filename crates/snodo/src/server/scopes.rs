@@ -107,7 +107,7 @@ impl Server {
     ///
     /// ```
     /// use snodo::prelude::*;
-    /// use snodo::wire::{Limits, Message, decode};
+    /// use snodo::model::{Limits, Message, decode};
     ///
     /// #[snodo::tool(description = "Delete a file", scopes = ["files:write"])]
     /// async fn delete() -> &'static str { "deleted" }

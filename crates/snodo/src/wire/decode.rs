@@ -69,7 +69,7 @@ pub struct Request {
     /// `params._meta`, read in parts.
     pub meta: Meta,
     /// The string that names what the request acts on, moved out of
-    /// `params`: the member [`target_member`](super::target_member) names
+    /// `params`: the member that names it
     /// for the method (a tool's or prompt's `name`, a resource's `uri`, a
     /// task's `taskId`), when it is a string.
     pub target: Option<String>,
@@ -84,7 +84,7 @@ impl Request {
     ///
     /// ```
     /// use serde_json::json;
-    /// use snodo::wire::{Request, RequestId};
+    /// use snodo::model::{Request, RequestId};
     /// let params = json!({"name": "add", "arguments": {"a": 1}, "_meta": {"progressToken": 1}});
     /// let request = Request::new(RequestId::Number(1), "tools/call", params.as_object().unwrap().clone());
     /// assert!(request.params.is_empty());
@@ -177,11 +177,10 @@ impl DecodeError {
 
 /// Decodes one message from bytes, within `limits`. Never panics.
 ///
-/// One leading UTF-8 byte-order mark is ignored, whatever the transport (see
-/// [`strip_bom`]).
+/// One leading UTF-8 byte-order mark is ignored, whatever the transport.
 ///
 /// ```
-/// use snodo::wire::{decode, Limits, Message};
+/// use snodo::model::{decode, Limits, Message};
 /// let msg = decode(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}"#, &Limits::default()).unwrap();
 /// assert!(matches!(msg, Message::Request(r) if r.method == "tools/list"));
 /// let err = decode(b"[]", &Limits::default()).unwrap_err();
@@ -433,17 +432,12 @@ mod fast {
 /// The one rule for every transport: some Windows tools write a mark before
 /// JSON text; RFC 8259 lets a parser ignore it, and snodo does, once, on
 /// stdio lines, HTTP bodies and in-process messages alike.
-///
-/// ```
-/// assert_eq!(snodo::wire::strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
-/// assert_eq!(snodo::wire::strip_bom(b"{}"), b"{}");
-/// ```
-pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// Decodes one message from an already parsed JSON value.
-pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
+pub(crate) fn decode_value(value: Value) -> Result<Message, DecodeError> {
     let mut map = match value {
         Value::Object(map) => map,
         Value::Array(_) => {
@@ -499,6 +493,12 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strip_bom_drops_one_mark() {
+        assert_eq!(strip_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(strip_bom(b"{}"), b"{}");
+    }
 
     fn code(bytes: &[u8]) -> i64 {
         decode(bytes, &Limits::default()).unwrap_err().error.code()

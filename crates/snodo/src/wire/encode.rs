@@ -29,7 +29,7 @@ struct NotificationFrame<'a, P: Serialize> {
 }
 
 /// Encodes a successful response.
-pub fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
+pub(crate) fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     let frame = ResultFrame {
         jsonrpc: "2.0",
         id,
@@ -69,7 +69,7 @@ pub(crate) fn encode_result_with_tail<R: Serialize + ?Sized>(
 }
 
 /// Encodes a successful response around an already encoded result object.
-pub fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
+pub(crate) fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
     let id = serde_json::to_vec(id).unwrap_or_default();
     let mut out = Vec::with_capacity(result.len() + id.len() + 32);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -81,7 +81,7 @@ pub fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
 }
 
 /// Encodes an error response; `id` is omitted when it could not be read.
-pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
+pub(crate) fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
     let frame = ErrorFrame {
         jsonrpc: "2.0",
         id,
@@ -91,7 +91,7 @@ pub fn encode_error(id: Option<&RequestId>, error: &Error) -> Vec<u8> {
 }
 
 /// Encodes a notification.
-pub fn encode_notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
+pub(crate) fn encode_notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
     let frame = NotificationFrame {
         jsonrpc: "2.0",
         method,

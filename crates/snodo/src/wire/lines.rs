@@ -85,7 +85,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 }
 
 /// A line without its trailing `\r` (a byte-order mark is the decoder's
-/// business: [`strip_bom`](super::strip_bom)).
+/// business: [`strip_bom`](super::decode::strip_bom)).
 pub(crate) fn trim_line(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }

@@ -9,26 +9,13 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 /// The request's protocol revision.
-pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The client's declared capabilities.
-pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// The client's name and version.
-pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub(crate) const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// A request's `params._meta`, as sent.
-///
-/// ```
-/// use serde_json::json;
-/// use snodo::wire::Meta;
-/// let meta = Meta::from_value(json!({
-///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-///     "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-/// }));
-/// let Meta::Object(parts) = &meta else { unreachable!() };
-/// assert_eq!(parts.protocol_version.as_deref(), Some("2026-07-28"));
-/// assert!(parts.rest.contains_key("traceparent"));
-/// assert_eq!(meta.into_value().unwrap()["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
-/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Meta {
     /// The request has no `_meta`.
@@ -168,9 +155,25 @@ impl Meta {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use serde_json::json;
 
-    use super::*;
+    #[test]
+    fn meta_keeps_the_revision_and_the_rest() {
+        let meta = Meta::from_value(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        }));
+        let Meta::Object(parts) = &meta else {
+            unreachable!()
+        };
+        assert_eq!(parts.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(parts.rest.contains_key("traceparent"));
+        assert_eq!(
+            meta.into_value().unwrap()["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+    }
 
     /// Whatever is sent comes back unchanged, a standard member of the
     /// wrong type staying among the rest.

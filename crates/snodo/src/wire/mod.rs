@@ -15,12 +15,12 @@ pub(crate) mod meta;
 mod scan;
 mod target;
 
-pub use decode::{
-    DecodeError, Limits, Message, Notification, Request, decode, decode_value, strip_bom,
-};
-pub use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
+#[cfg(feature = "client")]
+pub(crate) use decode::strip_bom;
+pub use decode::{DecodeError, Limits, Message, Notification, Request, decode};
+pub(crate) use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
 pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
 pub use meta::{Meta, MetaParts};
 pub(crate) use target::target_in;
-pub use target::target_member;
+pub(crate) use target::target_member;

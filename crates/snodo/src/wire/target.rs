@@ -10,15 +10,7 @@
 use serde_json::{Map, Value};
 
 /// The `params` member that names what `method` acts on.
-///
-/// ```
-/// use snodo::wire::target_member;
-/// assert_eq!(target_member("tools/call"), Some("name"));
-/// assert_eq!(target_member("resources/read"), Some("uri"));
-/// assert_eq!(target_member("tasks/get"), Some("taskId"));
-/// assert_eq!(target_member("tools/list"), None);
-/// ```
-pub fn target_member(method: &str) -> Option<&'static str> {
+pub(crate) fn target_member(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some(NAME),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some(URI),
@@ -152,9 +144,16 @@ pub(crate) fn put_back(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use serde_json::json;
 
-    use super::*;
+    #[test]
+    fn target_member_names_what_a_method_acts_on() {
+        assert_eq!(target_member("tools/call"), Some("name"));
+        assert_eq!(target_member("resources/read"), Some("uri"));
+        assert_eq!(target_member("tasks/get"), Some("taskId"));
+        assert_eq!(target_member("tools/list"), None);
+    }
 
     fn settle(method: &str, params: Value) -> (Option<String>, Option<Value>, Value) {
         let Value::Object(mut params) = params else {

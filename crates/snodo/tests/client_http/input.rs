@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use snodo::client::{Client, RequestOptions};
-use snodo::mrtr::{ElicitAction, ElicitResponse};
+use snodo::handler::{ElicitAction, ElicitResponse};
 
 use crate::client_support::{Reply, ScriptServer, event};
 use crate::complete;

@@ -269,7 +269,7 @@ async fn verbs_other_than_post_get_and_delete_get_405() {
 
     // A server of 2026-07-28 alone has no sessions: only POST.
     let modern = Server::builder("t", "1")
-        .revisions([snodo::protocol::Revision::V2026_07_28])
+        .revisions([snodo::model::Revision::V2026_07_28])
         .build()
         .unwrap();
     let listener = HttpListener::bind(

@@ -6,8 +6,11 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use snodo::model::LogLevel;
 use snodo::prelude::*;
 use snodo::prompt::PromptArguments;
+use snodo::prompt::{Prompt, PromptArgument, PromptMessage, PromptResult};
+use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
 use snodo::tool::from_fn;
 
 /// A resource whose updates the tests announce.

@@ -3,6 +3,8 @@
 
 use serde_json::json;
 use snodo::prelude::*;
+use snodo::prompt::PromptArguments;
+use snodo::resource::ReadRequest;
 
 #[snodo::tool(
     description = "Returns its text",
@@ -62,8 +64,8 @@ async fn hello(args: PromptArguments) -> String {
     input_schema = {"type": "object", "properties": {}}
 )]
 async fn chatty(_args: Arguments, cx: Context) -> CallResult {
-    cx.log(snodo::protocol::LogLevel::Info, "first").await;
-    cx.log(snodo::protocol::LogLevel::Warning, json!({"second": true}))
+    cx.log(snodo::model::LogLevel::Info, "first").await;
+    cx.log(snodo::model::LogLevel::Warning, json!({"second": true}))
         .await;
     Ok("said".into())
 }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use snodo::client::{Client, ListenFilter};
 use snodo::prelude::*;
 use snodo::proxy::Proxy;
+use snodo::resource::ReadRequest;
 
 use crate::backend::CANCELLED;
 use crate::host::{META, gateway, names, send, two_backends};

@@ -109,7 +109,7 @@ pub struct UrlParts<'a> {
 /// `http` or `https` URL with a host.
 ///
 /// ```
-/// use snodo::protocol::auth::metadata::split_url;
+/// use snodo::model::auth::metadata::split_url;
 /// let p = split_url("http://localhost:3000/tenant1?x#y").unwrap();
 /// assert_eq!((p.origin, p.path), ("http://localhost:3000", "/tenant1"));
 /// assert_eq!(split_url("http://h").unwrap().path, "");
@@ -157,7 +157,7 @@ pub fn is_loopback(url: &str) -> bool {
 /// challenge names none: the path-inserted one, then the root one.
 ///
 /// ```
-/// use snodo::protocol::auth::metadata::resource_metadata_urls;
+/// use snodo::model::auth::metadata::resource_metadata_urls;
 /// assert_eq!(
 ///     resource_metadata_urls("http://h:1/public/mcp/"),
 ///     ["http://h:1/.well-known/oauth-protected-resource/public/mcp",
@@ -182,7 +182,7 @@ pub fn resource_metadata_urls(endpoint: &str) -> Vec<String> {
 /// endpoint at `endpoint_path` (the path-inserted form).
 ///
 /// ```
-/// use snodo::protocol::auth::metadata::resource_metadata_path;
+/// use snodo::model::auth::metadata::resource_metadata_path;
 /// assert_eq!(resource_metadata_path("/mcp"), "/.well-known/oauth-protected-resource/mcp");
 /// assert_eq!(resource_metadata_path("/"), "/.well-known/oauth-protected-resource");
 /// ```
@@ -200,7 +200,7 @@ pub fn resource_metadata_path(endpoint_path: &str) -> String {
 /// path-appended (an issuer without a path: RFC 8414, then OpenID).
 ///
 /// ```
-/// use snodo::protocol::auth::metadata::server_metadata_urls;
+/// use snodo::model::auth::metadata::server_metadata_urls;
 /// assert_eq!(server_metadata_urls("http://h/tenant1"), [
 ///     "http://h/.well-known/oauth-authorization-server/tenant1",
 ///     "http://h/.well-known/openid-configuration/tenant1",
@@ -237,7 +237,7 @@ pub fn server_metadata_urls(issuer: &str) -> Vec<String> {
 /// boundary.
 ///
 /// ```
-/// use snodo::protocol::auth::metadata::resource_covers;
+/// use snodo::model::auth::metadata::resource_covers;
 /// assert!(resource_covers("http://h:1", "http://h:1/mcp"));
 /// assert!(resource_covers("http://h:1/mcp", "http://h:1/mcp"));
 /// assert!(!resource_covers("http://h:1/mc", "http://h:1/mcp"));

@@ -146,8 +146,8 @@ impl Server {
     /// let server = Server::builder("demo", "1.0.0").build().unwrap();
     /// let params = serde_json::json!({"protocolVersion": "2024-11-05", "capabilities": {},
     ///     "clientInfo": {"name": "c", "version": "1"}});
-    /// let request = snodo::wire::Request::new(
-    ///     snodo::wire::RequestId::Number(1),
+    /// let request = snodo::model::Request::new(
+    ///     snodo::model::RequestId::Number(1),
     ///     "initialize",
     ///     params.as_object().unwrap().clone(),
     /// );

@@ -121,7 +121,7 @@ impl Refusals {
 /// sealed: their clients get 404 and initialize again.
 ///
 /// ```
-/// use snodo::keyring::Keyring;
+/// use snodo::server::keyring::Keyring;
 /// use snodo::server::legacy::{MemoryDirectory, SessionRecords};
 /// let keys = Keyring::single("k1", [7u8; 32]).unwrap();
 /// let dir = MemoryDirectory::new(100, std::time::Duration::from_secs(60));

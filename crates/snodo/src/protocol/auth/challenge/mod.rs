@@ -7,7 +7,7 @@
 //! are tokens or quoted strings with `\` escapes.
 //!
 //! ```
-//! use snodo::protocol::auth::challenge::{Challenge, parse};
+//! use snodo::model::auth::challenge::{Challenge, parse};
 //!
 //! let header = r#"Bearer error="insufficient_scope", scope="files:write", resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp""#;
 //! let found = parse(header).unwrap();
