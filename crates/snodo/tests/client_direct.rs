@@ -235,6 +235,31 @@ async fn a_mistyped_url_runs_nothing_and_says_why() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("scheme `htp`"), "{err}");
+    let err = snodo::Client::connect(snodo::client::Target::command("localhost:3000/mcp"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("looks like an address"), "{err}");
+}
+
+/// A string is a URL: a command line given as one is refused, not run
+/// (`touch` would leave its file behind).
+#[tokio::test]
+async fn a_string_target_is_never_run() {
+    let dir = std::env::temp_dir().join(format!("snodo-target-{}", std::process::id()));
+    let marker = dir.join("ran");
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = format!("touch {}", marker.display());
+    let err = snodo::Client::connect(line.as_str()).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("is not an http:// or https:// URL"),
+        "{err}"
+    );
+    assert!(!marker.exists(), "the command ran");
+    // Named as a command, the same line runs (and fails the handshake).
+    let _ = snodo::Client::connect(snodo::client::Target::command(line)).await;
+    assert!(marker.exists(), "the command did not run");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema, Debug, PartialEq)]

@@ -319,9 +319,11 @@ async fn a_server_that_exits_fails_pending_calls_as_transport_errors() {
     .await;
     let err = client.unwrap_err();
     assert_eq!(err.kind(), ClientErrorKind::Transport, "{err:?}");
-    let err = Client::connect("/nonexistent/mcp-server --stdio")
-        .await
-        .unwrap_err();
+    let err = Client::connect(snodo::client::Target::command(
+        "/nonexistent/mcp-server --stdio",
+    ))
+    .await
+    .unwrap_err();
     assert!(err.is_transport(), "{err:?}");
 }
 

@@ -111,12 +111,7 @@ impl Client {
     /// Connects to a Streamable HTTP endpoint (default options); never runs
     /// a program, whatever `url` holds.
     pub async fn http(url: &str) -> Result<Client, ClientError> {
-        if !Target::is_url(url) {
-            return Err(ClientError::transport(format!(
-                "`{url}` is not an http:// or https:// URL"
-            )));
-        }
-        Client::connect(Target::Http(url.trim().to_string())).await
+        Client::connect(Target::from(url)).await
     }
 
     /// Starts `command` (split like a shell would) and speaks to it over
@@ -139,6 +134,17 @@ impl Client {
         let max = config.max_message_bytes;
         let peer = super::target::peer_of(&target);
         let transport: Arc<dyn Transport> = match target {
+            Target::Http(url) if !Target::is_url(&url) => {
+                // An address without its scheme is told how to write it.
+                let hint = if !url.contains("://") && Target::mistyped_url(&url).is_some() {
+                    format!(": write http://{url}")
+                } else {
+                    String::new()
+                };
+                return Err(ClientError::transport(format!(
+                    "`{url}` is not an http:// or https:// URL{hint}"
+                )));
+            }
             Target::Http(url) => Arc::new(transport::http::HttpTransport::new(
                 &url,
                 config.headers.clone(),

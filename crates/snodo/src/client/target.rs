@@ -92,13 +92,16 @@ impl StdioCommand {
 
 /// Where a [`Client`](super::Client) connects.
 ///
-/// A string converts by its shape: `http://` and `https://` URLs are HTTP
-/// endpoints, anything else is a command line for a stdio server.
+/// A string is a URL: `Target::from("http://127.0.0.1:3000/mcp")` is an
+/// HTTP endpoint, and connecting to a string that is not an `http://` or
+/// `https://` URL fails without running anything. A command line is named
+/// as one, with [`Target::command`] (or a [`StdioCommand`]).
 ///
 /// ```
 /// use snodo::client::Target;
 /// assert!(matches!(Target::from("http://127.0.0.1:3000/mcp"), Target::Http(_)));
-/// assert!(matches!(Target::from("python server.py"), Target::Command(_)));
+/// assert!(matches!(Target::from("python server.py"), Target::Http(_)));
+/// assert!(matches!(Target::command("python server.py"), Target::Command(_)));
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -114,6 +117,12 @@ pub enum Target {
 }
 
 impl Target {
+    /// A command line for a stdio server, split like a shell would when
+    /// connecting (a program that looks like a mistyped URL is refused).
+    pub fn command(line: impl Into<String>) -> Self {
+        Target::Command(line.into())
+    }
+
     /// Whether `text` looks like an HTTP(S) URL.
     pub fn is_url(text: &str) -> bool {
         let lower = text.trim_start().to_ascii_lowercase();
@@ -159,12 +168,9 @@ impl Target {
 }
 
 impl From<&str> for Target {
+    /// An HTTP endpoint: whatever `text` holds, it is never run.
     fn from(text: &str) -> Self {
-        if Target::is_url(text) {
-            Target::Http(text.trim().to_string())
-        } else {
-            Target::Command(text.to_string())
-        }
+        Target::Http(text.trim().to_string())
     }
 }
 

@@ -49,9 +49,8 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use snodo::client::Client;
+//! use snodo::client::{Client, Target};
 //! use snodo::proxy::Proxy;
-//!
 //! use snodo::server::Capability;
 //!
 //! let server = snodo::Server::builder("gateway", "1.0.0")
@@ -60,7 +59,7 @@
 //!     .declare(Capability::Prompts)
 //!     .build()?;
 //! let proxy = Proxy::namespaced(server, ".")?;
-//! proxy.connect_backend("files", Client::builder(), "my-files-server --stdio").await?;
+//! proxy.connect_backend("files", Client::builder(), Target::command("my-files-server --stdio")).await?;
 //! proxy.add_backend("search", Client::http("http://127.0.0.1:8080/mcp").await?).await?;
 //! // `files.read`, `search.query`, ... on every transport:
 //! proxy.server().serve_stdio().await?;
