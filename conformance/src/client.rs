@@ -77,7 +77,7 @@ fn accept(req: &ElicitRequest) -> ElicitResponse {
 async fn exercise(client: &Client, context: &Value) -> Vec<String> {
     let mut failures = Vec::new();
     let caps = client.server_capabilities();
-    let mut note = |what: String, result: Result<Value, ClientError>| match result {
+    let mut note = |what: String, result: Result<(), ClientError>| match result {
         Ok(_) => eprintln!("ok: {what}"),
         Err(e) => {
             eprintln!("failed: {what}: {e}");
@@ -109,7 +109,7 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
                     };
                 for (name, args) in calls {
                     let result = client.call_tool(&name, args).await;
-                    note(format!("call {name}"), result.map(|r| r.to_wire()));
+                    note(format!("call {name}"), result.map(drop));
                 }
             }
             Err(e) => note("list tools".into(), Err(e)),
@@ -120,7 +120,7 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
             Ok(resources) => {
                 for uri in resources.iter().filter_map(|r| r.get("uri")?.as_str()) {
                     let result = client.read_resource(uri).await;
-                    note(format!("read {uri}"), result);
+                    note(format!("read {uri}"), result.map(drop));
                 }
             }
             Err(e) => note("list resources".into(), Err(e)),
@@ -147,7 +147,7 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
                         }
                     }
                     let result = client.get_prompt(name, Value::Object(args)).await;
-                    note(format!("get prompt {name}"), result);
+                    note(format!("get prompt {name}"), result.map(drop));
                 }
             }
             Err(e) => note("list prompts".into(), Err(e)),

@@ -117,11 +117,8 @@ async fn direct_calls_answer_input_and_report_progress() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = seen.clone();
     let result = client
-        .call_tool_with(
-            "steps",
-            json!({}),
-            RequestOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress)),
-        )
+        .call_tool("steps", json!({}))
+        .options(RequestOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress)))
         .await
         .unwrap();
     assert_eq!(result.text_content(), "stepped");
@@ -135,11 +132,8 @@ async fn direct_calls_answer_input_and_report_progress() {
 async fn direct_timeouts_cancel_the_handler() {
     let client = Client::connect(server()).await.unwrap();
     let err = client
-        .call_tool_with(
-            "wait",
-            json!({}),
-            RequestOptions::new().timeout(Duration::from_millis(100)),
-        )
+        .call_tool("wait", json!({}))
+        .options(RequestOptions::new().timeout(Duration::from_millis(100)))
         .await
         .unwrap_err();
     assert!(err.is_timeout());
@@ -363,4 +357,53 @@ fn results_and_definitions_decode_from_literal_json() {
     assert_eq!(def.name, "add");
     assert_eq!(def.extra["execution"]["taskSupport"], "optional");
     assert!(serde_json::from_str::<snodo::ToolDefinition>(r#"{"inputSchema":{}}"#).is_err());
+}
+
+/// The project's readme.
+#[snodo::resource(uri = "docs://readme", mime_type = "text/markdown")]
+async fn readme() -> &'static str {
+    "# Hello"
+}
+
+#[snodo::prompt(description = "Greets", arguments = [{ "name": "who", "required": true }])]
+async fn greeting(args: snodo::prompt::PromptArguments) -> snodo::prompt::PromptResult {
+    let who = args.get("who").unwrap_or_default();
+    snodo::prompt::PromptResult::new([snodo::prompt::PromptMessage::user_text(format!(
+        "Hello, {who}"
+    ))])
+    .with_description("A greeting")
+}
+
+/// Reads and prompts come back typed, and give back the members received.
+#[tokio::test]
+async fn reads_and_prompts_are_typed() {
+    let server = Server::builder("typed", "1.0.0")
+        .resource(readme)
+        .prompt(greeting)
+        .build()
+        .unwrap();
+    let client = Client::connect(server).await.unwrap();
+    let read = client.read_resource("docs://readme").await.unwrap();
+    let [contents] = read.items() else {
+        panic!("{read:?}")
+    };
+    assert_eq!(
+        (contents.uri(), contents.as_text(), contents.mime_type()),
+        ("docs://readme", Some("# Hello"), Some("text/markdown"))
+    );
+    assert_eq!(
+        serde_json::to_value(&read).unwrap()["contents"][0]["text"],
+        "# Hello"
+    );
+    let prompt = client
+        .get_prompt("greeting", json!({"who": "Ada"}))
+        .await
+        .unwrap();
+    assert_eq!(prompt.description(), Some("A greeting"));
+    assert_eq!(
+        prompt.messages(),
+        [snodo::prompt::PromptMessage::user_text("Hello, Ada")]
+    );
+    let err = client.read_resource("docs://missing").await.unwrap_err();
+    assert!(err.code().is_some(), "{err:?}");
 }

@@ -122,7 +122,8 @@ async fn progress_is_routed_by_token_and_timeouts_send_cancelled() {
     let sink = seen.clone();
     let opts = RequestOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress));
     let result = client
-        .call_tool_with("work", json!({"n": 1}), opts)
+        .call_tool("work", json!({"n": 1}))
+        .options(opts)
         .await
         .unwrap();
     assert_eq!(result.text_content(), "ok");
@@ -134,11 +135,8 @@ async fn progress_is_routed_by_token_and_timeouts_send_cancelled() {
     assert_eq!(*logs.lock().unwrap(), vec![json!("working")]);
 
     let err = client
-        .call_tool_with(
-            "work",
-            json!({}),
-            RequestOptions::new().timeout(Duration::from_millis(200)),
-        )
+        .call_tool("work", json!({}))
+        .options(RequestOptions::new().timeout(Duration::from_millis(200)))
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err:?}");

@@ -90,7 +90,8 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let progress = bar.clone();
             let opts = RequestOptions::new().on_progress(move |p| progress.update(&p));
             let result = client
-                .call_tool_with(&c.tool, Value::Object(args), opts)
+                .call_tool(&c.tool, Value::Object(args))
+                .options(opts)
                 .await;
             bar.finish();
             let outcome = result.map_err(Failure::from).and_then(|r| {
@@ -135,7 +136,10 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         }
         ClientCommand::Read(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
-            let outcome = client.read_resource(&c.uri).await.map(|r| {
+            // What the server sent, shown as sent (escaped), even where it
+            // breaks the protocol: the raw request, not the typed read.
+            let params = json!({ "uri": c.uri });
+            let outcome = client.request("resources/read", params).await.map(|r| {
                 if c.opts.json {
                     print_json(&r);
                 } else {
@@ -160,17 +164,16 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         ClientCommand::Prompt(c) => {
             let args = parse_pairs(&c.args, false)?;
             let client = connect(&c.target, &c.opts, style).await?;
-            let outcome = client
-                .get_prompt(&c.name, Value::Object(args))
-                .await
-                .map(|r| {
-                    if c.opts.json {
-                        print_json(&r);
-                    } else {
-                        render::prompt_result(style, &r);
-                    }
-                    0
-                });
+            // As sent, as for `read`.
+            let params = json!({"name": c.name, "arguments": args});
+            let outcome = client.request("prompts/get", params).await.map(|r| {
+                if c.opts.json {
+                    print_json(&r);
+                } else {
+                    render::prompt_result(style, &r);
+                }
+                0
+            });
             finish(&client, &c.opts, outcome).await
         }
         ClientCommand::Complete(c) => {

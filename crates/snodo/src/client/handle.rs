@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
+use crate::prompt::PromptResult;
+use crate::resource::ReadResult;
 use crate::tool::{ToolDefinition, ToolResult};
 use tokio::sync::{broadcast, mpsc};
 
@@ -16,8 +18,9 @@ use super::options::{Config, Handlers};
 use super::transport::{Incoming, Outgoing, Transport};
 use super::version::Negotiated;
 use super::{
-    ClientBuilder, ClientError, ListenFilter, RequestOptions, Shared, StdioCommand, Subscription,
-    Target, TransportKind, legacy, listen, listing, mrtr, negotiate, request, transport,
+    ClientBuilder, ClientError, ListenFilter, Pending, RequestOptions, Shared, StdioCommand,
+    Subscription, Target, TransportKind, legacy, listen, listing, mrtr, negotiate, request,
+    transport,
 };
 
 /// A connected MCP client. Cheap to clone; every clone shares the
@@ -406,11 +409,13 @@ impl Client {
             .collect()
     }
 
-    /// Calls a tool with the client's defaults. `arguments` is a JSON object
-    /// (or `null` for none).
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<ToolResult, ClientError> {
-        self.call_tool_with(name, arguments, RequestOptions::new())
-            .await
+    /// Calls a tool. `arguments` is a JSON object (or `null` for none).
+    /// `input_required` results are answered through the client's handlers;
+    /// a `-32020` header mismatch re-lists the tools and retries once.
+    /// Options are set on the [`Pending`] request before awaiting it.
+    pub fn call_tool(&self, name: &str, arguments: Value) -> Pending<'_, ToolResult> {
+        let name = name.to_owned();
+        Pending::new(move |opts| async move { self.send_call_tool(&name, arguments, opts).await })
     }
 
     /// Calls a tool and decodes its `structuredContent` into `T`. A result with
@@ -426,46 +431,39 @@ impl Client {
     /// assert_eq!(sum, 5);
     /// # Ok(()) }
     /// ```
-    pub async fn call_tool_as<T: serde::de::DeserializeOwned>(
+    pub fn call_tool_as<T: serde::de::DeserializeOwned + 'static>(
         &self,
         name: &str,
         arguments: Value,
-    ) -> Result<T, ClientError> {
-        let result = self.call_tool(name, arguments).await?;
-        if result.is_error() {
-            return Err(Repr::ToolFailed {
-                message: result.text_content(),
+    ) -> Pending<'_, T> {
+        let name = name.to_owned();
+        Pending::new(move |opts| async move {
+            let result = self.send_call_tool(&name, arguments, opts).await?;
+            if result.is_error() {
+                return Err(Repr::ToolFailed {
+                    message: result.text_content(),
+                }
+                .into());
             }
-            .into());
-        }
-        let what = format!("structuredContent of tool {name:?}");
-        let Some(structured) = result.structured_content() else {
-            return Err(ClientError::decode(
-                what,
-                serde::de::Error::custom("the result has no structuredContent"),
-            ));
-        };
-        T::deserialize(structured).map_err(|source| ClientError::decode(what, source))
+            let what = format!("structuredContent of tool {name:?}");
+            let Some(structured) = result.structured_content() else {
+                return Err(ClientError::decode(
+                    what,
+                    serde::de::Error::custom("the result has no structuredContent"),
+                ));
+            };
+            T::deserialize(structured).map_err(|source| ClientError::decode(what, source))
+        })
     }
 
-    /// Calls a tool. `input_required` results are answered through the
-    /// client's handlers; a `-32020` header mismatch re-lists the tools and
-    /// retries once.
-    pub async fn call_tool_with(
+    /// `tools/call` with `opts`.
+    async fn send_call_tool(
         &self,
         name: &str,
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<ToolResult, ClientError> {
-        let args = match arguments {
-            Value::Null => None,
-            Value::Object(map) => Some(map),
-            _ => {
-                return Err(ClientError::invalid_argument(
-                    "tool arguments must be a JSON object",
-                ));
-            }
-        };
+        let args = object_or_null(arguments, "tool arguments")?;
         let mut params = Map::new();
         params.insert("name".into(), name.into());
         if let Some(args) = &args {
@@ -488,49 +486,36 @@ impl Client {
             .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
     }
 
-    /// Reads a resource.
-    pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
-        self.read_resource_with(uri, RequestOptions::new()).await
+    /// Reads a resource: its contents, every member of the result kept
+    /// ([`ReadResult::items`], and `serde` gives the result back as received).
+    pub fn read_resource(&self, uri: &str) -> Pending<'_, ReadResult> {
+        let uri = uri.to_owned();
+        Pending::new(move |opts| async move {
+            let mut params = Map::new();
+            params.insert("uri".into(), uri.as_str().into());
+            let result =
+                mrtr::run(&self.shared, "resources/read", params, &opts, Vec::new()).await?;
+            serde_json::from_value(result).map_err(|source| {
+                ClientError::decode(format!("result of resource {uri:?}"), source)
+            })
+        })
     }
 
-    /// Reads a resource with options.
-    pub async fn read_resource_with(
-        &self,
-        uri: &str,
-        opts: RequestOptions,
-    ) -> Result<Value, ClientError> {
-        let mut params = Map::new();
-        params.insert("uri".into(), uri.into());
-        mrtr::run(&self.shared, "resources/read", params, &opts, Vec::new()).await
-    }
-
-    /// Gets a prompt. `arguments` is an object of strings (or `null`).
-    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
-        self.get_prompt_with(name, arguments, RequestOptions::new())
-            .await
-    }
-
-    /// Gets a prompt with options.
-    pub async fn get_prompt_with(
-        &self,
-        name: &str,
-        arguments: Value,
-        opts: RequestOptions,
-    ) -> Result<Value, ClientError> {
-        let mut params = Map::new();
-        params.insert("name".into(), name.into());
-        match arguments {
-            Value::Null => {}
-            Value::Object(map) => {
+    /// Gets a prompt. `arguments` is an object of strings (or `null`). The
+    /// result's members are all kept ([`PromptResult::messages`], and `serde`
+    /// gives the result back as received).
+    pub fn get_prompt(&self, name: &str, arguments: Value) -> Pending<'_, PromptResult> {
+        let name = name.to_owned();
+        Pending::new(move |opts| async move {
+            let mut params = Map::new();
+            params.insert("name".into(), name.as_str().into());
+            if let Some(map) = object_or_null(arguments, "prompt arguments")? {
                 params.insert("arguments".into(), Value::Object(map));
             }
-            _ => {
-                return Err(ClientError::invalid_argument(
-                    "prompt arguments must be a JSON object",
-                ));
-            }
-        }
-        mrtr::run(&self.shared, "prompts/get", params, &opts, Vec::new()).await
+            let result = mrtr::run(&self.shared, "prompts/get", params, &opts, Vec::new()).await?;
+            serde_json::from_value(result)
+                .map_err(|source| ClientError::decode(format!("result of prompt {name:?}"), source))
+        })
     }
 
     /// Asks for completions of one argument (`completion/complete`).
@@ -560,46 +545,22 @@ impl Client {
 
     /// Sends any request and returns its result. `params` is an object (or
     /// `null`); the client adds the protocol `_meta`.
-    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        self.request_with(method, params, RequestOptions::new())
-            .await
-    }
-
-    /// Sends any request with options.
-    pub async fn request_with(
-        &self,
-        method: &str,
-        params: Value,
-        opts: RequestOptions,
-    ) -> Result<Value, ClientError> {
-        let params = match params {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            _ => {
-                return Err(ClientError::invalid_argument(
-                    "request params must be a JSON object",
-                ));
+    pub fn request(&self, method: &str, params: Value) -> Pending<'_, Value> {
+        let method = method.to_owned();
+        Pending::new(move |opts| async move {
+            let params = object_or_null(params, "request params")?.unwrap_or_default();
+            match method.as_str() {
+                "tools/call" | "resources/read" | "prompts/get" => {
+                    mrtr::run(&self.shared, &method, params, &opts, Vec::new()).await
+                }
+                _ => self.shared.call(&method, params, &opts, Vec::new()).await,
             }
-        };
-        match method {
-            "tools/call" | "resources/read" | "prompts/get" => {
-                mrtr::run(&self.shared, method, params, &opts, Vec::new()).await
-            }
-            _ => self.shared.call(method, params, &opts, Vec::new()).await,
-        }
+        })
     }
 
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
-        let params = match params {
-            Value::Null => Map::new(),
-            Value::Object(map) => map,
-            _ => {
-                return Err(ClientError::invalid_argument(
-                    "notification params must be a JSON object",
-                ));
-            }
-        };
+        let params = object_or_null(params, "notification params")?.unwrap_or_default();
         let wire = self.shared.wire();
         self.shared.notify_on(&wire, method, params).await
     }
@@ -626,5 +587,20 @@ impl ClientBuilder {
             return Err(ClientError::transport(error));
         }
         Client::open(self.config, target.into()).await
+    }
+}
+
+/// `value` as the JSON object a request member must be (`null` for none),
+/// else the error naming `what`.
+pub(super) fn object_or_null(
+    value: Value,
+    what: &str,
+) -> Result<Option<Map<String, Value>>, ClientError> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(map) => Ok(Some(map)),
+        _ => Err(ClientError::invalid_argument(format!(
+            "{what} must be a JSON object"
+        ))),
     }
 }

@@ -56,6 +56,7 @@ mod mrtr;
 mod negotiate;
 pub mod oauth;
 mod options;
+mod pending;
 mod request;
 mod shared;
 mod target;
@@ -72,6 +73,7 @@ pub use options::{
     ElicitRequest, LEGACY_VERSIONS, LogMessage, MODERN_VERSIONS, Progress, RequestOptions, Root,
     VersionPolicy, elicit_result,
 };
+pub use pending::Pending;
 pub use target::{StderrMode, StdioCommand, Target};
 pub use tasks::{Task, TaskCall, TaskWait};
 pub use transport::TransportKind;

@@ -117,19 +117,12 @@ impl Client {
     ) -> Result<TaskCall, ClientError> {
         let mut params = Map::new();
         params.insert("name".into(), name.into());
-        match arguments {
-            Value::Null => {}
-            Value::Object(args) => {
-                params.insert("arguments".into(), Value::Object(args));
-            }
-            _ => {
-                return Err(ClientError::invalid_argument(
-                    "tool arguments must be a JSON object",
-                ));
-            }
+        if let Some(args) = super::handle::object_or_null(arguments, "tool arguments")? {
+            params.insert("arguments".into(), Value::Object(args));
         }
         let result = self
-            .request_with("tools/call", Value::Object(params), opts.allow_tasks(true))
+            .request("tools/call", Value::Object(params))
+            .options(opts.allow_tasks(true))
             .await?;
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
             return Ok(TaskCall::Task(Box::new(Task::from_wire(result)?)));
@@ -143,7 +136,8 @@ impl Client {
     pub async fn get_task(&self, task_id: &str) -> Result<Task, ClientError> {
         let opts = RequestOptions::new().allow_tasks(true);
         let value = self
-            .request_with("tasks/get", task_params(task_id), opts)
+            .request("tasks/get", task_params(task_id))
+            .options(opts)
             .await?;
         Task::from_wire(value)
     }
@@ -156,7 +150,7 @@ impl Client {
     ) -> Result<(), ClientError> {
         let opts = RequestOptions::new().allow_tasks(true);
         let params = json!({"taskId": task_id, "inputResponses": responses});
-        self.request_with("tasks/update", params, opts).await?;
+        self.request("tasks/update", params).options(opts).await?;
         Ok(())
     }
 
@@ -164,7 +158,8 @@ impl Client {
     /// task that has ended).
     pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
         let opts = RequestOptions::new().allow_tasks(true);
-        self.request_with("tasks/cancel", task_params(task_id), opts)
+        self.request("tasks/cancel", task_params(task_id))
+            .options(opts)
             .await?;
         Ok(())
     }

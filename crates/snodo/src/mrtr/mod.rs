@@ -95,10 +95,56 @@ impl InputRequired {
         }
         Value::Object(out)
     }
+
+    /// Reads an `input_required` result as received: its input requests
+    /// (each with a string `method`) and its request state.
+    pub(crate) fn from_wire(result: &Map<String, Value>) -> Result<Self, String> {
+        let mut out = InputRequired::new();
+        match result.get("inputRequests") {
+            None => {}
+            Some(Value::Object(requests)) => {
+                for (key, request) in requests {
+                    let Some(method) = request.get("method").and_then(Value::as_str) else {
+                        return Err(format!("input request {key:?} has no method"));
+                    };
+                    let params = request.get("params").cloned().unwrap_or(Value::Null);
+                    out = out.request(key.clone(), method, params);
+                }
+            }
+            Some(_) => return Err("inputRequests is not an object".into()),
+        }
+        match result.get("requestState") {
+            None => {}
+            Some(Value::String(state)) => out = out.state(state.clone()),
+            Some(_) => return Err("requestState is not a string".into()),
+        }
+        Ok(out)
+    }
 }
 
 mod elicit;
 mod state;
+
+/// A result as a client received it: the `input_required` answer it is,
+/// else each item of its `member` array read as `T` (an error names the
+/// item, `contents[2]: ...`, or says that `what` has no such array).
+pub(crate) fn received<T: serde::de::DeserializeOwned>(
+    result: &Map<String, Value>,
+    member: &str,
+    what: &str,
+) -> Result<Result<Vec<T>, InputRequired>, String> {
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return InputRequired::from_wire(result).map(Err);
+    }
+    let Some(Value::Array(items)) = result.get(member) else {
+        return Err(format!("{what} needs a `{member}` array"));
+    };
+    let read = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| T::deserialize(item).map_err(|e| format!("{member}[{i}]: {e}")));
+    read.collect::<Result<Vec<_>, _>>().map(Ok)
+}
 
 pub use elicit::check_form_schema;
 pub use state::{DEFAULT_STATE_TTL, MAX_STATE_TTL, StateError, StateSealer};

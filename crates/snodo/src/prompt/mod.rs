@@ -29,6 +29,8 @@ use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::{Content, Context};
 
+mod received;
+
 /// A prompt.
 pub trait Prompt: Send + Sync + 'static {
     /// A unique name.
@@ -173,7 +175,7 @@ impl PromptArguments {
 }
 
 /// The role of a prompt message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The user.
@@ -183,7 +185,7 @@ pub enum Role {
 }
 
 /// One message of a rendered prompt.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct PromptMessage {
     /// Who speaks.
     pub role: Role,
@@ -219,6 +221,8 @@ impl PromptMessage {
 pub struct PromptResult {
     pub(crate) description: Option<String>,
     pub(crate) messages: Result<Vec<PromptMessage>, InputRequired>,
+    /// The result as a client received it, every member in order.
+    pub(crate) received: Option<Box<Map<String, Value>>>,
 }
 
 impl PromptResult {
@@ -227,6 +231,7 @@ impl PromptResult {
         Self {
             description: None,
             messages: Ok(messages.into_iter().collect()),
+            received: None,
         }
     }
 
@@ -235,13 +240,30 @@ impl PromptResult {
         Self {
             description: None,
             messages: Err(request),
+            received: None,
         }
     }
 
     /// Sets the description of the rendered prompt.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self.received = None;
         self
+    }
+
+    /// The messages (none for an `input_required` answer).
+    pub fn messages(&self) -> &[PromptMessage] {
+        self.messages.as_deref().unwrap_or_default()
+    }
+
+    /// The description of the rendered prompt, when given.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The input asked for, for an `input_required` answer.
+    pub fn as_input_required(&self) -> Option<&InputRequired> {
+        self.messages.as_ref().err()
     }
 }
 

@@ -5,13 +5,13 @@
 use serde_json::{Map, Value};
 
 use super::naming::Naming;
+use crate::Error;
 use crate::client::ClientError;
 use crate::error::{HandlerError, code};
 use crate::mrtr::InputRequired;
-use crate::prompt::{PromptMessage, PromptResult};
+use crate::prompt::PromptResult;
 use crate::protocol::keys;
-use crate::resource::{ReadResult, ResourceContents};
-use crate::{Content, Error};
+use crate::resource::ReadResult;
 
 /// A failed request to backend `id`: a JSON-RPC error the backend sent is
 /// passed on as it is (code, message, data); any other failure (the
@@ -41,21 +41,12 @@ pub(crate) fn strip(map: &mut Map<String, Value>) {
 
 /// The `input_required` answer of a backend, as the proxy's own.
 pub(crate) fn input_required(result: &Value) -> Result<InputRequired, HandlerError> {
-    let mut out = InputRequired::new();
-    if let Some(Value::Object(requests)) = result.get("inputRequests") {
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str);
-            let Some(method) = method else {
-                return Err(protocol(format!("input request {key:?} has no method")));
-            };
-            let params = request.get("params").cloned().unwrap_or(Value::Null);
-            out = out.request(key.clone(), method, params);
-        }
-    }
-    if let Some(state) = result.get("requestState").and_then(Value::as_str) {
-        out = out.state(state);
-    }
-    Ok(out)
+    let Value::Object(map) = result else {
+        return Err(protocol(
+            "an input_required answer that is not an object".into(),
+        ));
+    };
+    InputRequired::from_wire(map).map_err(protocol)
 }
 
 /// A backend result that broke the protocol.
@@ -69,59 +60,20 @@ pub(crate) fn protocol(message: String) -> HandlerError {
 /// A `resources/read` result, its URIs as the proxy's clients see them (an
 /// `input_required` answer never reaches here: the forwarder takes it).
 pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, HandlerError> {
-    let Value::Object(mut map) = result else {
-        return Err(protocol("a read result that is not an object".into()));
-    };
-    let Some(Value::Array(items)) = map.remove("contents") else {
-        return Err(protocol("a read result without contents".into()));
-    };
-    let mut contents = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::Object(mut item) = item else {
-            return Err(protocol("read contents that are not an object".into()));
-        };
-        let uri = naming.uri(item.get("uri").and_then(Value::as_str).unwrap_or_default());
-        let mut out = match (item.remove("text"), item.remove("blob")) {
-            (Some(Value::String(t)), None) => ResourceContents::text(uri, t),
-            (None, Some(Value::String(b))) => ResourceContents::blob(uri, b),
-            _ => return Err(protocol("read contents without one text or blob".into())),
-        };
-        item.remove("uri");
-        for (k, v) in item {
-            out = out.with(&k, v);
-        }
-        contents.push(out);
-    }
-    Ok(ReadResult::contents(contents))
+    let read: ReadResult =
+        serde_json::from_value(result).map_err(|e| protocol(format!("a read result: {e}")))?;
+    let contents = read.items().iter();
+    Ok(ReadResult::contents(
+        contents
+            .map(|item| item.at(naming.uri(item.uri())))
+            .collect::<Vec<_>>(),
+    ))
 }
 
 /// A `prompts/get` result (an `input_required` answer never reaches here:
 /// the forwarder takes it).
 pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, HandlerError> {
-    let Value::Object(mut map) = result else {
-        return Err(protocol("a prompt result that is not an object".into()));
-    };
-    let Some(Value::Array(items)) = map.remove("messages") else {
-        return Err(protocol("a prompt result without messages".into()));
-    };
-    let mut messages = Vec::with_capacity(items.len());
-    for mut item in items {
-        let content: Content = item
-            .get_mut("content")
-            .map(Value::take)
-            .and_then(|c| serde_json::from_value(c).ok())
-            .ok_or_else(|| protocol("a prompt message without valid content".into()))?;
-        messages.push(match item.get("role").and_then(Value::as_str) {
-            Some("user") => PromptMessage::user(content),
-            Some("assistant") => PromptMessage::assistant(content),
-            other => return Err(protocol(format!("a prompt message with role {other:?}"))),
-        });
-    }
-    let mut out = PromptResult::new(messages);
-    if let Some(d) = map.get("description").and_then(Value::as_str) {
-        out = out.with_description(d);
-    }
-    Ok(out)
+    serde_json::from_value(result).map_err(|e| protocol(format!("a prompt result: {e}")))
 }
 
 #[cfg(test)]
@@ -129,6 +81,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::Content;
+    use crate::prompt::PromptMessage;
+    use crate::resource::ResourceContents;
 
     #[test]
     fn rpc_errors_pass_through_and_other_failures_name_the_backend() {
@@ -204,12 +159,14 @@ mod tests {
             ],
         }))
         .unwrap();
-        let want = PromptResult::new([
-            PromptMessage::user_text("a"),
-            PromptMessage::assistant(Content::text("b")),
-        ])
-        .with_description("d");
-        assert_eq!(p, want);
+        assert_eq!(
+            p.messages(),
+            [
+                PromptMessage::user_text("a"),
+                PromptMessage::assistant(Content::text("b")),
+            ]
+        );
+        assert_eq!(p.description(), Some("d"));
         assert!(
             prompt_result(
                 json!({"messages": [{"role": "system", "content": {"type": "text", "text": "a"}}]})

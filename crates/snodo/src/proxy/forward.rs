@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::convert;
@@ -193,7 +193,7 @@ impl Tool for ForwardTool {
         };
         let (client, remote) = (self.link.client.clone(), self.remote.clone());
         let result = run(&self.link, &cx, move |opts| async move {
-            let result = client.call_tool_with(&remote, arguments, opts).await?;
+            let result = client.call_tool(&remote, arguments).options(opts).await?;
             Ok(result.into_wire())
         })
         .await?;
@@ -252,11 +252,11 @@ impl Prompt for ForwardPrompt {
             .iter()
             .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
             .collect();
-        let (client, remote) = (self.link.client.clone(), self.remote.clone());
+        let client = self.link.client.clone();
+        // The raw request: the answer is read once, by `convert`.
+        let params = json!({"name": self.remote, "arguments": arguments});
         let result = run(&self.link, &cx, move |opts| async move {
-            client
-                .get_prompt_with(&remote, Value::Object(arguments), opts)
-                .await
+            client.request("prompts/get", params).options(opts).await
         })
         .await?;
         match result {
@@ -345,7 +345,10 @@ impl Resource for ForwardResource {
         };
         let (client, uri) = (self.link.client.clone(), uri.to_owned());
         let result = run(&self.link, &cx, move |opts| async move {
-            client.read_resource_with(&uri, opts).await
+            client
+                .request("resources/read", json!({ "uri": uri }))
+                .options(opts)
+                .await
         })
         .await?;
         match result {

@@ -24,6 +24,8 @@
 pub use snodo_rules::template;
 pub use snodo_rules::template::{TemplateError, UriTemplate};
 
+mod received;
+
 use std::future::Future;
 
 use serde_json::{Map, Value};
@@ -197,6 +199,42 @@ impl ResourceContents {
     pub(crate) fn into_value(self) -> Value {
         Value::Object(self.0)
     }
+
+    /// The same contents at another URI.
+    #[cfg(feature = "client")]
+    pub(crate) fn at(&self, uri: String) -> Self {
+        let mut map = self.0.clone();
+        map.insert("uri".into(), uri.into());
+        Self(map)
+    }
+
+    /// The URI these contents are of.
+    pub fn uri(&self) -> &str {
+        self.0
+            .get("uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// The text, for text contents.
+    pub fn as_text(&self) -> Option<&str> {
+        self.0.get("text").and_then(Value::as_str)
+    }
+
+    /// The base64 bytes, for binary contents.
+    pub fn as_blob(&self) -> Option<&str> {
+        self.0.get("blob").and_then(Value::as_str)
+    }
+
+    /// The MIME type, when given.
+    pub fn mime_type(&self) -> Option<&str> {
+        self.0.get("mimeType").and_then(Value::as_str)
+    }
+
+    /// Any member (`annotations`, `_meta`, ...).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
 }
 
 fn is_base64(s: &str) -> bool {
@@ -209,6 +247,8 @@ fn is_base64(s: &str) -> bool {
 pub struct ReadResult {
     pub(crate) kind: ReadKind,
     pub(crate) cache: Option<CacheHints>,
+    /// The result as a client received it, every member in order.
+    pub(crate) received: Option<Box<Map<String, Value>>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -223,6 +263,7 @@ impl ReadResult {
         Self {
             kind: ReadKind::Contents(items.into_iter().collect()),
             cache: None,
+            received: None,
         }
     }
 
@@ -231,13 +272,31 @@ impl ReadResult {
         Self {
             kind: ReadKind::InputRequired(request),
             cache: None,
+            received: None,
         }
     }
 
     /// Overrides the server's cache hints for this read.
     pub fn with_cache(mut self, hints: CacheHints) -> Self {
         self.cache = Some(hints);
+        self.received = None;
         self
+    }
+
+    /// The contents read (none for an `input_required` answer).
+    pub fn items(&self) -> &[ResourceContents] {
+        match &self.kind {
+            ReadKind::Contents(items) => items,
+            ReadKind::InputRequired(_) => &[],
+        }
+    }
+
+    /// The input asked for, for an `input_required` answer.
+    pub fn as_input_required(&self) -> Option<&InputRequired> {
+        match &self.kind {
+            ReadKind::InputRequired(input) => Some(input),
+            ReadKind::Contents(_) => None,
+        }
     }
 }
 

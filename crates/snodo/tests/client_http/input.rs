@@ -99,11 +99,8 @@ async fn input_required_is_answered_with_the_state_echoed_under_new_ids() {
     assert_eq!(forever, 4, "the first call and three answered rounds");
 
     let unanswered = client
-        .call_tool_with(
-            "forever",
-            json!({}),
-            RequestOptions::new().answer_input(false),
-        )
+        .call_tool("forever", json!({}))
+        .options(RequestOptions::new().answer_input(false))
         .await
         .unwrap();
     assert!(snodo::client::is_input_required(&unanswered.to_wire()));
@@ -142,7 +139,11 @@ async fn without_a_handler_input_required_goes_to_the_caller() {
     let opts = RequestOptions::new()
         .input_responses(responses, Some("s".into()))
         .answer_input(false);
-    client.call_tool_with("t", json!({}), opts).await.unwrap();
+    client
+        .call_tool("t", json!({}))
+        .options(opts)
+        .await
+        .unwrap();
     let last = server.calls("tools/call").pop().unwrap();
     assert_eq!(last.body["params"]["requestState"], "s");
     assert_eq!(last.body["params"]["inputResponses"]["x"]["model"], "me");
@@ -202,11 +203,8 @@ async fn legacy_server_requests_are_answered_and_cancellation_is_posted() {
     assert_eq!(answer.header("mcp-protocol-version"), Some("2025-11-25"));
 
     let err = client
-        .call_tool_with(
-            "hang",
-            json!({}),
-            RequestOptions::new().timeout(Duration::from_millis(200)),
-        )
+        .call_tool("hang", json!({}))
+        .options(RequestOptions::new().timeout(Duration::from_millis(200)))
         .await
         .unwrap_err();
     assert!(err.is_timeout());

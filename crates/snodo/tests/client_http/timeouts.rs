@@ -42,7 +42,8 @@ async fn progress_over_sse_resets_the_timeout_under_a_total_cap() {
         .reset_timeout_on_progress(true)
         .on_progress(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)));
     let result = client
-        .call_tool_with("slow", json!({}), opts)
+        .call_tool("slow", json!({}))
+        .options(opts)
         .await
         .unwrap();
     assert_eq!(result.text_content(), "slow");
@@ -57,14 +58,11 @@ async fn progress_over_sse_resets_the_timeout_under_a_total_cap() {
     let call = server.calls("tools/call").pop().unwrap();
     assert_eq!(call.body["params"]["_meta"]["progressToken"], call.id());
 
+    // The timeout set on the pending call applies over its options'.
     let err = client
-        .call_tool_with(
-            "slow",
-            json!({}),
-            RequestOptions::new()
-                .timeout(Duration::from_millis(500))
-                .on_progress(|_| {}),
-        )
+        .call_tool("slow", json!({}))
+        .options(RequestOptions::new().on_progress(|_| {}))
+        .timeout(Duration::from_millis(500))
         .await
         .unwrap_err();
     assert_eq!(
@@ -74,9 +72,8 @@ async fn progress_over_sse_resets_the_timeout_under_a_total_cap() {
     );
 
     let err = client
-        .call_tool_with(
-            "slow",
-            json!({}),
+        .call_tool("slow", json!({}))
+        .options(
             RequestOptions::new()
                 .timeout(Duration::from_millis(500))
                 .reset_timeout_on_progress(true)
@@ -111,11 +108,9 @@ async fn timeouts_and_dropped_calls_close_the_stream() {
         "a timed-out request closes its stream"
     );
 
-    let call = client.call_tool_with(
-        "hang",
-        json!({}),
-        RequestOptions::new().timeout(Duration::from_secs(30)),
-    );
+    let call = client
+        .call_tool("hang", json!({}))
+        .options(RequestOptions::new().timeout(Duration::from_secs(30)));
     assert!(
         tokio::time::timeout(Duration::from_millis(200), call)
             .await

@@ -179,11 +179,8 @@ async fn a_cancelled_caller_cancels_the_backends_request() {
     let proxy = two_backends().await;
     let front = Client::connect(proxy.server().clone()).await.unwrap();
     let err = front
-        .call_tool_with(
-            "alpha.wait",
-            json!({}),
-            snodo::client::RequestOptions::new().timeout(Duration::from_millis(200)),
-        )
+        .call_tool("alpha.wait", json!({}))
+        .options(snodo::client::RequestOptions::new().timeout(Duration::from_millis(200)))
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err}");
