@@ -199,7 +199,12 @@ mod tests {
             unreachable!()
         };
         server
-            .initialize(&request, String::new(), None)
+            .initialize(
+                &request,
+                String::new(),
+                None,
+                &crate::context::TransportInfo::default(),
+            )
             .unwrap()
             .session
     }

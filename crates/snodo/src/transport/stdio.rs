@@ -304,7 +304,7 @@ impl Server {
                         Speaks::Modern => None,
                         Speaks::Initialize => {
                             let Message::Request(request) = &message else { continue };
-                            match self.initialize(request, String::new(), None) {
+                            match self.initialize(request, String::new(), None, &stdio_info()) {
                                 Ok(done) => {
                                     let (tx, rx) = tokio::sync::mpsc::channel(LEGACY_OUTBOX);
                                     done.session.attach_outbox(tx);
@@ -313,7 +313,10 @@ impl Server {
                                     connection.pin_session(done.session);
                                     write_frame(&mut out, &done.reply.body).await?;
                                 }
-                                Err(reply) => write_frame(&mut out, &reply.body).await?,
+                                Err(Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. })) => {
+                                    write_frame(&mut out, &reply.body).await?;
+                                }
+                                Err(_) => unreachable!("initialize answers with a reply"),
                             }
                             continue;
                         }

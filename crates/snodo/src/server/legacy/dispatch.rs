@@ -138,8 +138,12 @@ impl Server {
     /// served) and opens a session named `session_id`, owned by `owner` (the
     /// subject of the authenticated principal, if any).
     ///
-    /// `Err` is the error response: malformed params (-32602), or a server
-    /// that serves no initialize-era revision (-32601).
+    /// `transport` is what the transport knows of the exchange: where its
+    /// authenticator asks the server to enforce scopes (an OAuth resource
+    /// server does), the principal's grant must cover the server's default
+    /// scopes, else `Err` is [`Dispatched::Forbidden`]. Any other refusal is
+    /// [`Dispatched::Reply`]: malformed params (-32602), or a server that
+    /// serves no initialize-era revision (-32601).
     ///
     /// ```
     /// use snodo::Server;
@@ -151,7 +155,8 @@ impl Server {
     ///     "initialize",
     ///     params.as_object().unwrap().clone(),
     /// );
-    /// let done = server.initialize(&request, String::new(), None).unwrap();
+    /// let transport = snodo::handler::TransportInfo::default();
+    /// let done = server.initialize(&request, String::new(), None, &transport).unwrap();
     /// assert_eq!(done.session.revision().as_str(), "2025-11-25");
     /// ```
     pub fn initialize(
@@ -159,7 +164,8 @@ impl Server {
         request: &Request,
         session_id: String,
         owner: Option<String>,
-    ) -> Result<Initialized, Reply> {
+        transport: &TransportInfo,
+    ) -> Result<Initialized, Dispatched> {
         let observed = ServerCall::start(
             request,
             &TransportInfo::default(),
@@ -174,9 +180,16 @@ impl Server {
             },
             &self.inner.capture,
         );
+        // The handshake passes no other admission: its scopes (the
+        // server's defaults) are checked here.
+        if let Err(refused) = self.admit_scopes(transport, || {
+            self.scopes_of("initialize", None, &request.params)
+        }) {
+            return Err(refused.refuse(&request.id));
+        }
         let fail = |error: Error| {
             observed.error(&error);
-            Reply::error(StatusCode::OK, Some(&request.id), &error)
+            Dispatched::Reply(Reply::error(StatusCode::OK, Some(&request.id), &error))
         };
         let Some(_) = self.inner.revisions.iter().find(|r| r.is_legacy()) else {
             return Err(fail(Error::method_not_found("initialize")));

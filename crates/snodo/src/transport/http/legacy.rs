@@ -39,7 +39,6 @@ use super::response::{Challenger, json, reject, status};
 use super::session::SessionStore;
 use super::shared::Shared;
 use super::sse::{COMMENT, KEEP_ALIVE, event_with_id};
-use crate::context::Share;
 use crate::protocol::{Revision, headers};
 use crate::server::Event;
 use crate::server::connection::{Carried, Connection, Framing, Speaks};
@@ -163,9 +162,9 @@ pub(super) fn initialize(
     store: &dyn SessionStore,
     shared: Option<&Shared>,
     message: Message,
-    principal: Option<&Principal>,
-    share: &Share,
+    transport: &TransportInfo,
 ) -> Response<McpBody> {
+    let principal = transport.principal.as_ref();
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
     };
@@ -184,11 +183,13 @@ pub(super) fn initialize(
         Some(shared) => shared.owner_for_new(&id, principal),
         None => principal.map(Principal::key),
     };
-    let done = match server.initialize(&request, id, owner) {
+    let done = match server.initialize(&request, id, owner, transport) {
         Ok(done) => done,
-        Err(reply) => return json(reply.status, reply.body),
+        Err(Dispatched::Forbidden(refused)) => return Challenger::of(transport).forbidden(refused),
+        Err(Dispatched::Reply(reply)) => return json(reply.status, reply.body),
+        Err(_) => unreachable!("initialize answers with a reply"),
     };
-    done.session.set_share(share.as_str());
+    done.session.set_share(transport.share().as_str());
     if let Err(full) = store.insert(done.session.clone()) {
         done.session.end();
         crate::telemetry::refusals::note("sessions", &full);

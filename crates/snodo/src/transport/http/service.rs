@@ -414,22 +414,12 @@ where
                     }
                 },
                 Side::Initialize => {
-                    // The handshake reaches no admission: its scopes (the
-                    // server's defaults) are checked here.
-                    #[cfg(feature = "auth")]
-                    if let Message::Request(request) = &message
-                        && let Some(response) = scope_refusal(&server, &transport, request)
-                    {
-                        return response;
-                    }
-                    let share = transport.share();
                     let response = legacy::initialize(
                         &server,
                         store,
                         config.shared.as_deref(),
                         message,
-                        transport.principal.as_ref(),
-                        &share,
+                        &transport,
                     );
                     if let Some(shared) = &config.shared
                         && let Some(id) = named_session(response.headers())
@@ -453,25 +443,6 @@ where
             };
             respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
         }
-    }
-}
-
-/// `403 insufficient_scope` for an `initialize` whose principal lacks the
-/// server's default scopes (only when a resource server authenticated it;
-/// every other request is checked at admission).
-#[cfg(feature = "auth")]
-fn scope_refusal(
-    server: &Server,
-    transport: &TransportInfo,
-    request: &wire::Request,
-) -> Option<Response<McpBody>> {
-    let rs = transport
-        .extensions
-        .get::<crate::transport::http::oauth::ResourceServer>()?;
-    let principal = transport.principal.as_ref()?;
-    match server.check_request_scopes(principal, request) {
-        Ok(()) => None,
-        Err(needed) => Some(rs.insufficient_scope(&needed)),
     }
 }
 
