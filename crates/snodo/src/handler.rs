@@ -19,6 +19,33 @@
 //! | [`ReadRequest`](crate::resource::ReadRequest) | | yes | |
 //! | [`PromptArguments`](crate::prompt::PromptArguments) | | | yes |
 //!
+//! ```
+//! use std::sync::Arc;
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use snodo::prelude::*;
+//! use snodo::State;
+//!
+//! #[derive(Clone, Default)]
+//! struct Hits(Arc<AtomicU64>);
+//!
+//! /// Counts its calls.
+//! #[snodo::tool]
+//! async fn hit(State(hits): State<Hits>) -> String {
+//!     (hits.0.fetch_add(1, Ordering::Relaxed) + 1).to_string()
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let server = Server::builder("counter", "0.1.0")
+//!     .state(Hits::default())
+//!     .tool(hit)
+//!     .build()
+//!     .unwrap();
+//! server.call_tool("hit", serde_json::json!({})).await.unwrap();
+//! let reply = server.call_tool("hit", serde_json::json!({})).await.unwrap();
+//! assert_eq!(reply["content"][0]["text"], "2");
+//! # });
+//! ```
+//!
 //! A handler asks for input with
 //! [`ToolResult::input_required`](crate::ToolResult::input_required) and an
 //! [`InputRequired`]; the client fulfils the requests and retries the original

@@ -97,11 +97,11 @@ async fn background(
 impl Client {
     /// Connects with the default options (automatic negotiation, no handlers).
     ///
-    /// `target` is an `http(s)://` URL, a command line for a stdio server
-    /// (`"python server.py"`), a [`StdioCommand`], or a [`Server`](crate::Server).
-    /// A command line whose program looks like a mistyped URL
-    /// (`"htp://..."`, `"localhost:3000/mcp"`) is refused without running
-    /// anything; [`Client::http`] and [`Client::spawn`] say which is meant.
+    /// `target` is an `http(s)://` URL (any string is taken for one, and
+    /// one that is not such a URL is refused without running anything), a
+    /// command line named with [`Target::command`] (refused when its program
+    /// looks like a mistyped URL: `"htp://..."`, `"localhost:3000/mcp"`), a
+    /// [`StdioCommand`], or a [`Server`](crate::Server).
     pub async fn connect(target: impl Into<Target>) -> Result<Client, ClientError> {
         ClientBuilder::new().connect(target).await
     }

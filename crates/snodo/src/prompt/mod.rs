@@ -217,6 +217,10 @@ impl PromptMessage {
 }
 
 /// What rendering a prompt produces.
+///
+/// A result a client received keeps every member as sent (for `serde` to
+/// give back), so it equals only a result received alike: compare
+/// [`messages`](Self::messages) to compare messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PromptResult {
     pub(crate) description: Option<String>,

@@ -243,6 +243,10 @@ fn is_base64(s: &str) -> bool {
 }
 
 /// What a read produces.
+///
+/// A result a client received keeps every member as sent (for `serde` to
+/// give back), so it equals only a result received alike: compare
+/// [`items`](Self::items) to compare contents.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadResult {
     pub(crate) kind: ReadKind,

@@ -199,12 +199,9 @@ mod tests {
             unreachable!()
         };
         server
-            .initialize(
-                &request,
-                String::new(),
-                None,
-                &crate::context::TransportInfo::default(),
-            )
+            .initialize(&request, &crate::context::TransportInfo::default(), || {
+                Ok((String::new(), None))
+            })
             .unwrap()
             .session
     }

@@ -60,9 +60,33 @@ pub mod events {
     pub use crate::events::*;
 }
 
-/// One keyring for everything a server seals, loadable from configuration so
-/// that every node of a service agrees, and reloadable so that a key rotates
-/// with no downtime.
+/// One keyring for everything a server seals: key ids with secrets, the
+/// newest sealing, every one opening, loadable from configuration so that
+/// every node of a service agrees, and reloadable so that a key rotates
+/// with no downtime. It seals request state
+/// ([`StateSealer`]) and authenticates what the
+/// nodes of a service share: the envelopes of the event bus
+/// ([`EventHub::with_bus`](crate::events::EventHub::with_bus)), each
+/// purpose under a key of its own derived from the secrets.
+///
+/// The configuration format is one `KEY_ID=BASE64_SECRET` per line (the
+/// secret at least 32 bytes, standard or URL-safe base64, padded or not;
+/// blank lines and lines starting with `#` are skipped); **the last line
+/// seals, every line opens.** A rotation in three steps, each rolled out to
+/// every node (or picked up by [`Keyring::watch_file`]) before the next:
+/// add the new key as the first line (every node opens it), move it to the
+/// last line (nodes seal with it), and once the longest lifetime of sealed
+/// state has passed, remove the old one.
+///
+/// ```
+/// use snodo::server::keyring::Keyring;
+/// let (old, new) = (Keyring::generate_secret()?, Keyring::generate_secret()?);
+/// let ring = Keyring::parse(&format!("old={old}\nnew={new}\n")).unwrap();
+/// assert_eq!(ring.sealing_id(), "new");
+/// assert_eq!(ring.ids(), ["old", "new"]);
+/// assert!(Keyring::parse("short=AAAA").is_err());
+/// # Ok::<(), snodo::RandomUnavailable>(())
+/// ```
 pub mod keyring {
     pub use crate::keyring::*;
 }

@@ -68,9 +68,9 @@ impl Server {
     /// names, else the server's [default scopes](super::ServerBuilder::default_scopes).
     ///
     /// `params` are the params as sent; a decoded
-    /// [`wire::Request`](crate::wire::Request) holds its target apart (check
+    /// [`model::Request`](crate::model::Request) holds its target apart (check
     /// it with [`Server::check_request_scopes`], or give
-    /// [`Request::into_params`](crate::wire::Request::into_params)).
+    /// [`Request::into_params`](crate::model::Request::into_params)).
     ///
     /// ```
     /// use snodo::prelude::*;
@@ -102,7 +102,7 @@ impl Server {
 
     /// [`Server::check_scopes`] for a decoded request, whose target (the
     /// tool's or prompt's name, the resource's URI) was read out of its
-    /// params into [`Request::target`](crate::wire::Request::target): what a
+    /// params into [`Request::target`](crate::model::Request::target): what a
     /// transport that decodes before it checks calls.
     ///
     /// ```

@@ -304,7 +304,7 @@ impl Server {
                         Speaks::Modern => None,
                         Speaks::Initialize => {
                             let Message::Request(request) = &message else { continue };
-                            match self.initialize(request, String::new(), None, &stdio_info()) {
+                            match self.initialize(request, &stdio_info(), || Ok((String::new(), None))) {
                                 Ok(done) => {
                                     let (tx, rx) = tokio::sync::mpsc::channel(LEGACY_OUTBOX);
                                     done.session.attach_outbox(tx);

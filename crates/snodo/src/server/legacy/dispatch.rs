@@ -135,8 +135,10 @@ impl Server {
 
     /// Answers an `initialize` request: negotiates the revision (a served
     /// initialize-era revision is echoed, anything else gets the newest one
-    /// served) and opens a session named `session_id`, owned by `owner` (the
-    /// subject of the authenticated principal, if any).
+    /// served) and opens a session, named and owned by what `open` gives
+    /// (the session id, and the key of the authenticated principal, if
+    /// any); `open` runs only once the handshake is admitted, and its `Err`
+    /// is the answer.
     ///
     /// `transport` is what the transport knows of the exchange: where its
     /// authenticator asks the server to enforce scopes (an OAuth resource
@@ -156,16 +158,22 @@ impl Server {
     ///     params.as_object().unwrap().clone(),
     /// );
     /// let transport = snodo::handler::TransportInfo::default();
-    /// let done = server.initialize(&request, String::new(), None, &transport).unwrap();
+    /// let done = server.initialize(&request, &transport, || Ok((String::new(), None))).unwrap();
     /// assert_eq!(done.session.revision().as_str(), "2025-11-25");
     /// ```
     pub fn initialize(
         &self,
         request: &Request,
-        session_id: String,
-        owner: Option<String>,
         transport: &TransportInfo,
+        open: impl FnOnce() -> Result<(String, Option<String>), Dispatched>,
     ) -> Result<Initialized, Dispatched> {
+        // The handshake passes no other admission: its scopes (the server's
+        // defaults) are checked first, before a session is named.
+        self.admit_scopes(transport, || {
+            self.scopes_of("initialize", None, &request.params)
+        })
+        .map_err(|refused| refused.refuse(&request.id))?;
+        let (session_id, owner) = open()?;
         let observed = ServerCall::start(
             request,
             &TransportInfo::default(),
@@ -180,13 +188,6 @@ impl Server {
             },
             &self.inner.capture,
         );
-        // The handshake passes no other admission: its scopes (the
-        // server's defaults) are checked here.
-        if let Err(refused) = self.admit_scopes(transport, || {
-            self.scopes_of("initialize", None, &request.params)
-        }) {
-            return Err(refused.refuse(&request.id));
-        }
         let fail = |error: Error| {
             observed.error(&error);
             Dispatched::Reply(Reply::error(StatusCode::OK, Some(&request.id), &error))

@@ -45,7 +45,7 @@ use crate::server::connection::{Carried, Connection, Framing, Speaks};
 use crate::server::legacy::{
     MAX_REPLAY_EVENTS, ReplayBudget, Session, new_session_id, notification_for, resync_for,
 };
-use crate::server::{Dispatched, ResponseStream};
+use crate::server::{Dispatched, Reply, ResponseStream};
 use crate::wire::{self, Message, RequestId};
 use crate::{CancelSignal, Error, Principal, Server, TransportInfo};
 
@@ -168,22 +168,24 @@ pub(super) fn initialize(
     let Message::Request(request) = message else {
         return status(StatusCode::ACCEPTED);
     };
-    let id = match new_session_id() {
-        Ok(id) => id,
-        Err(e) => {
+    // Named and owned only once the handshake is admitted.
+    let open = || {
+        let id = new_session_id().map_err(|e| {
             // No unguessable id, no session: the handshake is refused.
             let error = Error::internal(format!("Service unavailable: {e}"));
-            return json(
+            Dispatched::Reply(Reply::error(
                 StatusCode::SERVICE_UNAVAILABLE,
-                wire::encode_error(Some(&request.id), &error).into(),
-            );
-        }
+                Some(&request.id),
+                &error,
+            ))
+        })?;
+        let owner = match shared {
+            Some(shared) => shared.owner_for_new(&id, principal),
+            None => principal.map(Principal::key),
+        };
+        Ok((id, owner))
     };
-    let owner = match shared {
-        Some(shared) => shared.owner_for_new(&id, principal),
-        None => principal.map(Principal::key),
-    };
-    let done = match server.initialize(&request, id, owner, transport) {
+    let done = match server.initialize(&request, transport, open) {
         Ok(done) => done,
         Err(Dispatched::Forbidden(refused)) => return Challenger::of(transport).forbidden(refused),
         Err(Dispatched::Reply(reply)) => return json(reply.status, reply.body),
