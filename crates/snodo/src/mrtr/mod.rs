@@ -129,18 +129,19 @@ mod state;
 /// else each item of its `member` array read as `T` (an error names the
 /// item, `contents[2]: ...`, or says that `what` has no such array).
 pub(crate) fn received<T: serde::de::DeserializeOwned>(
-    result: &Map<String, Value>,
+    mut result: Map<String, Value>,
     member: &str,
     what: &str,
 ) -> Result<Result<Vec<T>, InputRequired>, String> {
     if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return InputRequired::from_wire(result).map(Err);
+        return InputRequired::from_wire(&result).map(Err);
     }
-    let Some(Value::Array(items)) = result.get(member) else {
+    let Some(Value::Array(items)) = result.remove(member) else {
         return Err(format!("{what} needs a `{member}` array"));
     };
+    // Each item moves into its type: nothing is copied.
     let read = items
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, item)| T::deserialize(item).map_err(|e| format!("{member}[{i}]: {e}")));
     read.collect::<Result<Vec<_>, _>>().map(Ok)

@@ -13,17 +13,26 @@ impl<'de> Deserialize<'de> for PromptResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let map = Map::<String, Value>::deserialize(deserializer)?;
-        let messages =
-            crate::mrtr::received(&map, "messages", "a prompt result").map_err(D::Error::custom)?;
-        let description = match map.get("description") {
+        let mut prompt = PromptResult::from_wire(map.clone()).map_err(D::Error::custom)?;
+        prompt.received = Some(Box::new(map));
+        Ok(prompt)
+    }
+}
+
+impl PromptResult {
+    /// A result as received, its messages moved out of `result` (nothing
+    /// of it is kept to give back).
+    pub(crate) fn from_wire(mut result: Map<String, Value>) -> Result<Self, String> {
+        let description = match result.remove("description") {
             None | Some(Value::Null) => None,
-            Some(Value::String(d)) => Some(d.clone()),
-            Some(_) => return Err(D::Error::custom("`description` is not a string")),
+            Some(Value::String(d)) => Some(d),
+            Some(_) => return Err("`description` is not a string".into()),
         };
+        let messages = crate::mrtr::received(result, "messages", "a prompt result")?;
         Ok(PromptResult {
             description,
             messages,
-            received: Some(Box::new(map)),
+            received: None,
         })
     }
 }

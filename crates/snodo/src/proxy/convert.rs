@@ -11,7 +11,7 @@ use crate::error::{HandlerError, code};
 use crate::mrtr::InputRequired;
 use crate::prompt::PromptResult;
 use crate::protocol::keys;
-use crate::resource::ReadResult;
+use crate::resource::{ReadKind, ReadResult};
 
 /// A failed request to backend `id`: a JSON-RPC error the backend sent is
 /// passed on as it is (code, message, data); any other failure (the
@@ -60,12 +60,18 @@ pub(crate) fn protocol(message: String) -> HandlerError {
 /// A `resources/read` result, its URIs as the proxy's clients see them (an
 /// `input_required` answer never reaches here: the forwarder takes it).
 pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, HandlerError> {
-    let read: ReadResult =
-        serde_json::from_value(result).map_err(|e| protocol(format!("a read result: {e}")))?;
-    let contents = read.items().iter();
+    let read = ReadResult::from_wire(object(result, "a read result")?)
+        .map_err(|e| protocol(format!("a read result: {e}")))?;
+    let contents = match read.kind {
+        ReadKind::Contents(contents) => contents.into_iter(),
+        ReadKind::InputRequired(_) => Vec::new().into_iter(),
+    };
     Ok(ReadResult::contents(
         contents
-            .map(|item| item.at(naming.uri(item.uri())))
+            .map(|item| {
+                let uri = naming.uri(item.uri());
+                item.at(uri)
+            })
             .collect::<Vec<_>>(),
     ))
 }
@@ -73,7 +79,16 @@ pub(crate) fn read_result(result: Value, naming: &Naming) -> Result<ReadResult, 
 /// A `prompts/get` result (an `input_required` answer never reaches here:
 /// the forwarder takes it).
 pub(crate) fn prompt_result(result: Value) -> Result<PromptResult, HandlerError> {
-    serde_json::from_value(result).map_err(|e| protocol(format!("a prompt result: {e}")))
+    PromptResult::from_wire(object(result, "a prompt result")?)
+        .map_err(|e| protocol(format!("a prompt result: {e}")))
+}
+
+/// A backend's result as the object it must be.
+fn object(result: Value, what: &str) -> Result<Map<String, Value>, HandlerError> {
+    match result {
+        Value::Object(map) => Ok(map),
+        _ => Err(protocol(format!("{what} that is not an object"))),
+    }
 }
 
 #[cfg(test)]

@@ -202,10 +202,9 @@ impl ResourceContents {
 
     /// The same contents at another URI.
     #[cfg(feature = "client")]
-    pub(crate) fn at(&self, uri: String) -> Self {
-        let mut map = self.0.clone();
-        map.insert("uri".into(), uri.into());
-        Self(map)
+    pub(crate) fn at(mut self, uri: String) -> Self {
+        self.0.insert("uri".into(), uri.into());
+        self
     }
 
     /// The URI these contents are of.

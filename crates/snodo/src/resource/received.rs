@@ -26,15 +26,24 @@ impl<'de> Deserialize<'de> for ReadResult {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let map = Map::<String, Value>::deserialize(deserializer)?;
-        let kind = match crate::mrtr::received(&map, "contents", "a read result") {
-            Ok(Ok(contents)) => ReadKind::Contents(contents),
-            Ok(Err(input)) => ReadKind::InputRequired(input),
-            Err(reason) => return Err(D::Error::custom(reason)),
+        let mut read = ReadResult::from_wire(map.clone()).map_err(D::Error::custom)?;
+        read.received = Some(Box::new(map));
+        Ok(read)
+    }
+}
+
+impl ReadResult {
+    /// A result as received, its contents moved out of `result` (nothing
+    /// of it is kept to give back).
+    pub(crate) fn from_wire(result: Map<String, Value>) -> Result<Self, String> {
+        let kind = match crate::mrtr::received(result, "contents", "a read result")? {
+            Ok(contents) => ReadKind::Contents(contents),
+            Err(input) => ReadKind::InputRequired(input),
         };
         Ok(ReadResult {
             kind,
             cache: None,
-            received: Some(Box::new(map)),
+            received: None,
         })
     }
 }
