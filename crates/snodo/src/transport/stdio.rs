@@ -182,6 +182,10 @@ impl Server {
     /// thread. Reopening creates new open file descriptions, so the
     /// non-blocking mode does not leak to anyone else holding the same pipe.
     /// Terminals, files and sockets use the portable path.
+    ///
+    /// On a multi-thread runtime the serving loop runs on one of its workers
+    /// (the thread the reactor wakes), not on the thread that awaits this
+    /// call; dropping the call's future stops it all the same.
     pub async fn serve_stdio(&self) -> io::Result<()> {
         self.serve_stdio_with(StdioOptions::default()).await
     }
@@ -206,11 +210,18 @@ impl Server {
             let input = OpenOptions::new().open_receiver("/proc/self/fd/0");
             let output = OpenOptions::new().open_sender("/proc/self/fd/1");
             if let (Ok(input), Ok(output)) = (input, output) {
-                return self.serve_lines(input, output, options).await;
+                return on_worker(self, move |server| async move {
+                    server.serve_lines(input, output, options).await
+                })
+                .await;
             }
         }
-        self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
-            .await
+        on_worker(self, move |server| async move {
+            server
+                .serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
+                .await
+        })
+        .await
     }
 
     /// Serves newline-delimited JSON from `input` to `output` until `input`
@@ -398,6 +409,41 @@ impl Server {
     }
 }
 
+/// Runs the serving loop on one of the runtime's workers when the runtime has
+/// several, and where it was called otherwise.
+///
+/// `#[tokio::main]` polls its future on the main thread, which does not
+/// drive the reactor: every line read would first wake a worker, which then
+/// wakes the main thread. On a worker, the thread the pipe's readiness wakes
+/// is the one that runs the loop. Dropping the returned future stops the
+/// loop, as it would if the loop ran in place.
+async fn on_worker<F, Fut>(server: &Server, serve: F) -> io::Result<()>
+where
+    F: FnOnce(Server) -> Fut,
+    Fut: Future<Output = io::Result<()>> + Send + 'static,
+{
+    /// Aborts the spawned loop when the caller stops waiting for it.
+    struct Abort(tokio::task::AbortHandle);
+    impl Drop for Abort {
+        fn drop(&mut self) {
+            self.0.abort();
+        }
+    }
+    let serving = serve(server.clone());
+    let multi_thread = tokio::runtime::Handle::try_current()
+        .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if !multi_thread {
+        return serving.await;
+    }
+    let task = tokio::spawn(serving);
+    let _abort = Abort(task.abort_handle());
+    match task.await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(io::Error::other(e)),
+    }
+}
+
 /// Messages of an initialize-era session that belong to no request
 /// (resource updates, list changes) queued for the pipe.
 const LEGACY_OUTBOX: usize = crate::server::legacy::OUTBOX_QUEUE;
@@ -469,6 +515,34 @@ async fn write_frame<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_loop_moved_to_a_worker_stops_when_its_caller_stops_waiting() {
+        let server = Server::builder("s", "1").build().unwrap();
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+        let (held_tx, held_rx) = tokio::sync::oneshot::channel::<()>();
+        let caller = tokio::spawn(async move {
+            on_worker(&server, move |_| async move {
+                let _held = held_tx;
+                let _ = started_tx.send(());
+                std::future::pending::<io::Result<()>>().await
+            })
+            .await
+        });
+        started_rx.await.unwrap();
+        assert!(!caller.is_finished());
+        caller.abort();
+        // The loop's future is dropped with its task, and what it held with it.
+        let dropped = tokio::time::timeout(Duration::from_secs(5), held_rx).await;
+        assert!(matches!(dropped, Ok(Err(_))), "the spawned loop still runs");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_loop_moved_to_a_worker_returns_its_result() {
+        let server = Server::builder("s", "1").build().unwrap();
+        let done = on_worker(&server, |_| async { Err(io::Error::other("boom")) }).await;
+        assert_eq!(done.unwrap_err().to_string(), "boom");
+    }
 
     #[tokio::test]
     async fn a_cancelled_request_frees_its_slot_even_if_its_handler_never_wakes() {
