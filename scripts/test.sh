@@ -70,7 +70,7 @@ leg "the benchmark harness's own checks (its documents, provenance and charts)" 
     cargo test -p snodo-bench
 leg "the module graph has no cycle (and the checker finds one when there is)" \
     bash -c 'python3 scripts/module_cycles.py --self-test && python3 scripts/module_cycles.py' 
-leg "snodo's feature sets build alone without a warning; auth and otlp leave the client out" \
+leg "snodo's feature sets build alone without a warning; auth and the OTLP exporter leave the client out" \
     scripts/feature_sets.sh
 leg ".ci/run refuses a skip variable at once, naming it" ci_refuses_skips
 leg "fuzz: every target builds, replays its regressions and runs 10 s (smoke)" scripts/fuzz.sh 10

@@ -125,7 +125,7 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     // Log lines (RUST_LOG) and the OTLP export (OTEL_*); flushed on return.
-    let _telemetry = match snodo::telemetry::otlp::init("snodo-conformance") {
+    let _telemetry = match snodo_otlp::init("snodo-conformance") {
         Ok(exporter) => exporter,
         Err(e) => {
             eprintln!("snodo-conformance: {e}");

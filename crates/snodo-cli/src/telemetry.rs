@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 
-use snodo::telemetry::otlp::{self, Exporter};
+use snodo_otlp::{self as otlp, Exporter};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::Layer;

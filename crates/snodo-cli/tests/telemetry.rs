@@ -198,8 +198,7 @@ fn status_code(s: &Span) -> i32 {
 async fn spans_and_histograms_cross_stdio_and_http() {
     let (addr, received) = collector().await;
     let endpoint = format!("http://{addr}");
-    let exporter =
-        snodo::telemetry::otlp::Exporter::to_endpoint(&endpoint, "telemetry-test").unwrap();
+    let exporter = snodo_otlp::Exporter::to_endpoint(&endpoint, "telemetry-test").unwrap();
     tracing_subscriber::registry()
         .with(exporter.layer())
         .try_init()

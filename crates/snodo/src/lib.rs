@@ -41,8 +41,7 @@
 //! | `auth` | no | JWT support for OAuth: `private_key_jwt` client assertions (with `client`), and (with `http`) the resource server's token verifiers; it does not build the MCP client |
 //! | `jsonschema` | no | `schema::Full`, the full JSON Schema 2020-12 validator |
 //! | `otel` | no | trace context across MCP and the duration histograms, through the `opentelemetry` API ([`telemetry`]) |
-//! | `otlp` | no | OTLP export over HTTP configured by `OTEL_*`, and a `tracing` subscriber for binaries; it does not build the MCP client |
-//! | `http-client` | no | the HTTP client building block `client`, `auth` and `otlp` share (a rustls keep-alive pool); turned on by them |
+//! | `http-client` | no | the HTTP client building block `client` and `auth` share (a rustls keep-alive pool); turned on by them |
 //! | `fuzzing` | no | `snodo::fuzzing`: entry points for the fuzz targets (not a stable API) |
 //!
 //! ## Modules
@@ -57,7 +56,8 @@
 //! - [`task`]: durable tasks and their stores;
 //! - [`model`]: the protocol's data (the JSON-RPC envelope, revisions, `_meta`);
 //! - [`error`]: the JSON-RPC error and a handler's error;
-//! - [`telemetry`]: spans, metrics and trace context;
+//! - [`telemetry`]: spans, metrics and trace context (OTLP export is the
+//!   `snodo-otlp` crate);
 //! - `client` and `proxy` (feature `client`): a client for any MCP server, and a
 //!   server that fronts others.
 //!
@@ -106,11 +106,7 @@ pub mod handler;
 mod keyring;
 pub mod model;
 mod mrtr;
-#[cfg(any(
-    feature = "client",
-    feature = "otlp",
-    all(feature = "auth", feature = "http")
-))]
+#[cfg(any(feature = "client", all(feature = "auth", feature = "http")))]
 mod net;
 pub mod prompt;
 mod protocol;

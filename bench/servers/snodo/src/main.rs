@@ -101,11 +101,11 @@ fn builder() -> std::io::Result<snodo::ServerBuilder> {
 /// With `SNODO_BENCH_OTLP=http://HOST:PORT`, spans and metrics are exported
 /// there over OTLP/HTTP (the telemetry overhead runs); without it no
 /// subscriber is installed.
-fn telemetry() -> Option<snodo::telemetry::otlp::Exporter> {
+fn telemetry() -> Option<snodo_otlp::Exporter> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     let endpoint = std::env::var("SNODO_BENCH_OTLP").ok()?;
-    let exporter = snodo::telemetry::otlp::Exporter::to_endpoint(&endpoint, "bench-snodo")
+    let exporter = snodo_otlp::Exporter::to_endpoint(&endpoint, "bench-snodo")
         .expect("the OTLP exporter starts");
     tracing_subscriber::registry()
         .with(exporter.layer())

@@ -1,10 +1,10 @@
-//! The HTTP client building block shared by the MCP client, the resource
-//! server's token checks (JWKS, introspection) and the OTLP exporter: a
-//! keep-alive pool (rustls) and bounded exchanges. No MCP here, so that
-//! `auth` and `otlp` need not build the MCP client.
+//! The HTTP client building block shared by the MCP client and the resource
+//! server's token checks (JWKS, introspection): a keep-alive pool (rustls)
+//! and bounded exchanges. No MCP here, so that `auth` need not build the MCP
+//! client.
 
 // The OAuth exchanges serve the client, and the resource server (`auth`
-// with `http`); the pool serves those and the OTLP exporter.
+// with `http`).
 #[cfg(any(feature = "client", all(feature = "auth", feature = "http")))]
 mod fetch;
 mod pool;
@@ -13,7 +13,7 @@ mod pool;
 pub(crate) use fetch::OAuthHttp;
 #[cfg(feature = "client")]
 pub(crate) use fetch::{Answer, FetchError};
-#[cfg(any(feature = "client", feature = "otlp"))]
+#[cfg(feature = "client")]
 pub(crate) use pool::{Pool, new_pool};
 
 /// Seconds since the Unix epoch (0 when the clock is before it).

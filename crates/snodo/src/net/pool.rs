@@ -1,6 +1,6 @@
 //! The HTTP connection pool: keep-alive, `http` and `https` (rustls with
 //! the Mozilla roots), HTTP/1.1 and HTTP/2. Shared by the client's
-//! Streamable HTTP transport, OAuth and the OTLP exporter.
+//! Streamable HTTP transport and OAuth.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -31,13 +31,11 @@ fn take() -> Option<Instant> {
 
 /// The time offered for the span being created or closed (taken), or
 /// now, in nanoseconds since the Unix epoch.
-#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-pub(crate) fn offered_or_now_ns() -> u64 {
+pub fn offered_or_now_ns() -> u64 {
     take().map_or_else(now_ns, unix_ns)
 }
 
 /// `at` in nanoseconds since the Unix epoch.
-#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
 fn unix_ns(at: Instant) -> u64 {
     static ANCHOR: OnceLock<(Instant, u64)> = OnceLock::new();
     let (base, base_ns) = *ANCHOR.get_or_init(|| {
@@ -54,9 +52,8 @@ fn unix_ns(at: Instant) -> u64 {
 }
 
 /// Now, in nanoseconds since the Unix epoch (on the same clock as
-/// [`unix_ns`]).
-#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-pub(crate) fn now_ns() -> u64 {
+/// span times).
+pub fn now_ns() -> u64 {
     unix_ns(Instant::now())
 }
 

@@ -7,18 +7,18 @@ use tracing::{Dispatch, Id};
 
 /// The identity of a span in a trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TraceContext {
+pub struct TraceContext {
     /// The trace's id (never all zeros).
-    pub(crate) trace_id: [u8; 16],
+    pub trace_id: [u8; 16],
     /// The span's id (never all zeros).
-    pub(crate) span_id: [u8; 8],
+    pub span_id: [u8; 8],
     /// Whether the trace is sampled (the `sampled` trace flag).
-    pub(crate) sampled: bool,
+    pub sampled: bool,
     /// The vendors' `tracestate`, as received.
-    pub(crate) trace_state: Option<Box<str>>,
+    pub trace_state: Option<Box<str>>,
     /// The W3C `baggage` the trace carries, as received (passed on to the
     /// requests made inside the span, never recorded).
-    pub(crate) baggage: Option<Box<str>>,
+    pub baggage: Option<Box<str>>,
 }
 
 /// The most of a `tracestate` kept (the W3C limit is 32 members of at most
@@ -41,7 +41,7 @@ fn header(value: Option<&str>, max: usize) -> Option<Box<str>> {
 impl TraceContext {
     /// Reads a `traceparent` (and its `tracestate`); `None` when the header
     /// is malformed, as the W3C rules define it.
-    pub(crate) fn parse(
+    pub fn parse(
         traceparent: &str,
         tracestate: Option<&str>,
         baggage: Option<&str>,
@@ -76,8 +76,7 @@ impl TraceContext {
     }
 
     /// The `traceparent` header naming this span.
-    #[cfg(any(feature = "client", test))]
-    pub(crate) fn traceparent(&self) -> String {
+    pub fn traceparent(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::with_capacity(55);
         out.push_str("00-");
@@ -104,19 +103,19 @@ fn hex_byte(two: &[u8]) -> Option<u8> {
 }
 
 /// Found with [`Dispatch::downcast_ref`] in a subscriber whose layer keeps
-/// trace contexts: reads a span's context.
+/// trace contexts: reads a span's context. Such a layer answers its
+/// `downcast_raw` for this type with a hook of its own, so that the client
+/// (and [`inject`](super::export::inject)) can write the context of the span
+/// a request is sent in.
 #[derive(Debug, Clone, Copy)]
-#[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-pub(crate) struct ContextHook {
-    /// The context of the span `id` (read by the client, which writes it).
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    pub(crate) get: fn(&Dispatch, &Id) -> Option<TraceContext>,
+pub struct ContextHook {
+    /// The context of the span `id`, as the layer keeps it.
+    pub get: fn(&Dispatch, &Id) -> Option<TraceContext>,
 }
 
 impl ContextHook {
     /// The context of `span`, when a layer keeps one.
-    #[cfg(feature = "client")]
-    pub(crate) fn context_of(span: &tracing::Span) -> Option<TraceContext> {
+    pub fn context_of(span: &tracing::Span) -> Option<TraceContext> {
         span.with_subscriber(|(id, dispatch)| {
             dispatch
                 .downcast_ref::<ContextHook>()
@@ -147,8 +146,7 @@ pub(crate) mod remote {
     }
 
     /// The remote parent waiting for the span being created, taken.
-    #[cfg_attr(not(feature = "otlp"), allow(dead_code))]
-    pub(crate) fn take() -> Option<TraceContext> {
+    pub fn take() -> Option<TraceContext> {
         PENDING
             .try_with(|p| p.try_borrow_mut().ok()?.take())
             .ok()

@@ -12,16 +12,13 @@
 //! | `snodo.server.tasks` | gauge | tasks running on this process (`mcp.task.status` = `working`) |
 //! | `snodo.server.tasks.settled` | counter | task runs that ended, by `mcp.task.status` |
 //!
-//! They are recorded once a recorder is installed: the OTLP exporter's own
-//! (the `otlp` feature), or the `opentelemetry` API's instruments that
-//! [`register`] creates from the global meter provider (the `otel` feature,
-//! for an application that sets up OpenTelemetry itself). The first one
-//! installed stays. Before that nothing is recorded and the gauges are not
-//! counted.
-
-// The instruments' names, buckets and attribute visitor are read by the
-// recorders only, which the `otel` and `otlp` features bring.
-#![cfg_attr(not(any(feature = "otel", feature = "otlp")), allow(dead_code))]
+//! They are recorded once a recorder is installed: an exporter's own (the
+//! `snodo-otlp` crate's, or any [`Recorder`] given to
+//! [`install_recorder`](super::export::install_recorder)), or the
+//! `opentelemetry` API's instruments that `register` creates from the global
+//! meter provider (the `otel` feature, for an application that sets up
+//! OpenTelemetry itself). The first one installed stays. Before that nothing
+//! is recorded and the gauges are not counted.
 
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -31,7 +28,8 @@ use super::outcome::ErrorType;
 
 /// A gauge this crate keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Gauge {
+#[non_exhaustive]
+pub enum Gauge {
     /// Requests being served.
     ActiveRequests,
     /// Open listen streams.
@@ -51,7 +49,7 @@ static GAUGES: [AtomicI64; 4] = [
 
 impl Gauge {
     /// Every gauge, with its instrument's name, description and unit.
-    pub(crate) const ALL: [(Gauge, &'static str, &'static str, &'static str); 4] = [
+    pub const ALL: [(Gauge, &'static str, &'static str, &'static str); 4] = [
         (
             Gauge::ActiveRequests,
             "snodo.server.active_requests",
@@ -93,8 +91,8 @@ impl Gauge {
         }
     }
 
-    /// The current value.
-    pub(crate) fn get(self) -> i64 {
+    /// The current value (0 until a recorder is installed).
+    pub fn get(self) -> i64 {
         self.cell().load(Ordering::Relaxed)
     }
 }
@@ -113,7 +111,7 @@ impl Drop for Held {
 
 /// Which side observed a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
+pub enum Side {
     /// The server that answered it.
     Server,
     /// The client that sent it.
@@ -122,8 +120,8 @@ pub(crate) enum Side {
 }
 
 impl Side {
-    /// The histogram's name, description and unit.
-    pub(crate) fn histogram(self) -> (&'static str, &'static str) {
+    /// The histogram's name and description (its unit is `s`).
+    pub fn histogram(self) -> (&'static str, &'static str) {
         match self {
             Side::Server => (
                 "mcp.server.operation.duration",
@@ -139,14 +137,15 @@ impl Side {
 
 /// The bucket boundaries the conventions recommend for the operation
 /// durations, in seconds.
-pub(crate) const DURATION_BUCKETS: [f64; 14] = [
+pub const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
 /// The attributes of one duration series: closed sets and names the server
-/// knows, never a value the client made up.
+/// knows, never a value the client made up. An exporter reads them with
+/// [`each`](Self::each) and may key its series by them (`Hash`, `Eq`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Series {
+pub struct Series {
     /// `mcp.method.name` (`_OTHER` for an unknown method).
     pub(crate) method: &'static str,
     /// `mcp.protocol.version` (`_OTHER` for an unknown revision).
@@ -168,8 +167,22 @@ pub(crate) struct Series {
 }
 
 impl Series {
+    /// A series of `method` (`mcp.method.name`) and no other attribute.
+    pub fn new(method: &'static str) -> Self {
+        Self {
+            method,
+            ..Self::default()
+        }
+    }
+
+    /// This series with `gen_ai.tool.name` set to `tool`.
+    pub fn with_tool(mut self, tool: &str) -> Self {
+        self.tool = Some(Name::new(tool));
+        self
+    }
+
     /// Each attribute, in a fixed order, with `visit`.
-    pub(crate) fn each(&self, mut visit: impl FnMut(&'static str, Attr<'_>)) {
+    pub fn each(&self, mut visit: impl FnMut(&'static str, Attr<'_>)) {
         use super::attributes as attr;
         visit(attr::MCP_METHOD_NAME, Attr::Str(self.method));
         if let Some(v) = self.version {
@@ -195,8 +208,10 @@ impl Series {
             visit(attr::SERVER_ADDRESS, Attr::Str(host));
             visit(attr::SERVER_PORT, Attr::Int(i64::from(*port)));
         }
-        if let Some(e) = &self.error_type {
-            visit(attr::ERROR_TYPE, Attr::Error(e));
+        match self.error_type {
+            Some(ErrorType::Named(name)) => visit(attr::ERROR_TYPE, Attr::Str(name)),
+            Some(ErrorType::Code(code)) => visit(attr::ERROR_TYPE, Attr::Code(code)),
+            None => {}
         }
         if let Some(code) = self.status {
             visit(attr::RPC_RESPONSE_STATUS_CODE, Attr::Code(code));
@@ -264,19 +279,19 @@ impl std::fmt::Debug for Name {
 
 /// One attribute value of a [`Series`].
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Attr<'a> {
+pub enum Attr<'a> {
     /// Text.
     Str(&'a str),
     /// A number.
     Int(i64),
-    /// An `error.type` (text).
-    Error(&'a ErrorType),
-    /// A JSON-RPC code, recorded as text.
+    /// A JSON-RPC code, recorded as text (`error.type`,
+    /// `rpc.response.status_code`).
     Code(i64),
 }
 
-/// Where the measurements go.
-pub(crate) trait Recorder: Send + Sync + 'static {
+/// Where the measurements go: an exporter's aggregation, installed once with
+/// [`install_recorder`](super::export::install_recorder).
+pub trait Recorder: Send + Sync + 'static {
     /// A request's duration in `side`'s histogram.
     fn duration(&self, side: Side, series: &Series, seconds: f64);
     /// A task run that ended in `status`.
@@ -285,8 +300,10 @@ pub(crate) trait Recorder: Send + Sync + 'static {
 
 static RECORDER: OnceLock<Box<dyn Recorder>> = OnceLock::new();
 
-/// Installs `recorder` unless one is installed already; whether it was.
-pub(crate) fn install(recorder: impl FnOnce() -> Box<dyn Recorder>) -> bool {
+/// Installs `recorder` unless one is installed already; whether it was
+/// (`recorder` is called only then). From then on every request's duration
+/// reaches it and the [`Gauge`]s are counted.
+pub fn install(recorder: impl FnOnce() -> Box<dyn Recorder>) -> bool {
     let mut installed = false;
     RECORDER.get_or_init(|| {
         installed = true;
@@ -330,7 +347,6 @@ mod instruments {
                 attrs.push(match value {
                     Attr::Str(s) => KeyValue::new(key, s.to_owned()),
                     Attr::Int(i) => KeyValue::new(key, i),
-                    Attr::Error(e) => KeyValue::new(key, e.to_string()),
                     Attr::Code(c) => KeyValue::new(key, c.to_string()),
                 })
             });

@@ -13,19 +13,20 @@
 //!   attributes, and so on. On the server, -32700, -32600, -32601, -32602 and
 //!   -32002 are the client's mistakes: they are recorded in
 //!   `rpc.response.status_code`, not as errors.
-//! - **Trace context** (with the `otlp` or the `otel` feature): the server
-//!   continues the trace named by `traceparent`, `tracestate` and `baggage`
-//!   in `params._meta` on every revision and the client writes them.
-//! - **Metrics** (with the `otlp` or the `otel` feature): see
-//!   [`metrics`](mod@metrics).
+//! - **Trace context** (with an exporter that keeps it, or the `otel`
+//!   feature): the server continues the trace named by `traceparent`,
+//!   `tracestate` and `baggage` in `params._meta` on every revision and the
+//!   client writes them.
+//! - **Metrics** (once an exporter installs its recorder, or with the `otel`
+//!   feature): see [`metrics`](mod@metrics).
 //! - **Logs** (events): the internal cause of an error at `ERROR`, with the
 //!   request id (a handler's panic included); a request refused at `DEBUG`;
 //!   a limit reached at `WARN`, summarized under a flood of refusals (target
 //!   `snodo::limits`, see [`refusals`]).
 //! - **The wire view**: see [`wire`].
-//! - **Export** (the `otlp` feature): [`otlp`], snodo's own exporter,
-//!   sends the spans and metrics as OTLP over HTTP, configured by the
-//!   standard `OTEL_*` variables.
+//! - **Export**: the `snodo-otlp` crate, snodo's own exporter, sends the
+//!   spans and metrics as OTLP over HTTP, configured by the standard
+//!   `OTEL_*` variables; [`export`] holds the seams it plugs into.
 //!
 //! Arguments and results are recorded only when opted in ([`Capture`]); no
 //! credential (an `Authorization` value, a token, a header other than the
@@ -38,6 +39,7 @@ pub(crate) mod client;
 pub(crate) mod clock;
 pub(crate) mod context;
 pub(crate) mod entered;
+pub mod export;
 pub(crate) mod measure;
 pub mod metrics;
 pub(crate) mod names;
@@ -47,9 +49,6 @@ pub mod refusals;
 pub(crate) mod server;
 pub(crate) mod text;
 pub mod wire;
-
-#[cfg(feature = "otlp")]
-pub mod otlp;
 
 #[cfg(feature = "otel")]
 pub use metrics::register as register_metrics;

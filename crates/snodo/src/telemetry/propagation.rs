@@ -11,16 +11,14 @@
 
 use serde_json::{Map, Value};
 
-#[cfg(feature = "client")]
-use super::context::ContextHook;
-use super::context::{TraceContext, remote};
+use super::context::{ContextHook, TraceContext, remote};
 
 /// Creates a request's span with `make`, continuing the trace named in
 /// `meta`. A layer that keeps trace contexts takes the remote parent as the
 /// span is created, so that it samples the span from the start (a span it
 /// does not export records nothing); otherwise (the `otel` feature) the
 /// global propagator sets the parent on the new span.
-pub(crate) fn start_span(
+pub fn start_span(
     meta: Option<&Map<String, Value>>,
     make: impl FnOnce() -> tracing::Span,
 ) -> tracing::Span {
@@ -59,9 +57,10 @@ pub(crate) fn start_span(
     span
 }
 
-/// Writes `span`'s trace context into `meta`.
-#[cfg(feature = "client")]
-pub(crate) fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
+/// Writes `span`'s trace context into `meta` (a request's `params._meta`):
+/// `traceparent`, and the `tracestate` and `baggage` of the trace it
+/// continues.
+pub fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
     if span.is_disabled() {
         return;
     }
@@ -80,7 +79,7 @@ pub(crate) fn inject(span: &tracing::Span, meta: &mut Map<String, Value>) {
 }
 
 /// Writes `span`'s context through the global OpenTelemetry propagator.
-#[cfg(all(feature = "client", feature = "otel"))]
+#[cfg(feature = "otel")]
 fn inject_global(span: &tracing::Span, meta: &mut Map<String, Value>) {
     use opentelemetry::trace::TraceContextExt;
     use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -115,10 +114,10 @@ impl opentelemetry::propagation::Extractor for MetaCarrier<'_> {
 }
 
 /// `_meta` written as a text-map carrier.
-#[cfg(all(feature = "otel", feature = "client"))]
+#[cfg(feature = "otel")]
 struct MetaSink<'a>(&'a mut Map<String, Value>);
 
-#[cfg(all(feature = "otel", feature = "client"))]
+#[cfg(feature = "otel")]
 impl opentelemetry::propagation::Injector for MetaSink<'_> {
     fn set(&mut self, key: &str, value: String) {
         self.0.insert(key.to_owned(), Value::String(value));

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 use super::proto::{self, AnyValue};
-use crate::telemetry::metrics::{Attr, DURATION_BUCKETS, Gauge, Recorder, Series, Side};
+use snodo::telemetry::export::{Attr, DURATION_BUCKETS, Gauge, Recorder, Series, Side};
 
 /// The most series a histogram keeps; later ones are counted in one
 /// series marked `otel.metric.overflow = true`, as the SDK specification
@@ -240,7 +240,6 @@ fn attributes(p: &mut Vec<u8>, series: &Series) {
     series.each(|key, value| match value {
         Attr::Str(s) => proto::key_value(p, 9, key, AnyValue::Str(s)),
         Attr::Int(i) => proto::key_value(p, 9, key, AnyValue::Int(i)),
-        Attr::Error(e) => proto::key_value(p, 9, key, AnyValue::Str(&e.to_string())),
         Attr::Code(c) => proto::key_value(p, 9, key, AnyValue::Str(&c.to_string())),
     });
 }
@@ -275,17 +274,12 @@ impl Recorder for &'static Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::metrics::Name;
     use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
     use opentelemetry_proto::tonic::metrics::v1::metric::Data;
     use prost::Message as _;
 
     fn series(tool: &str) -> Series {
-        Series {
-            method: "tools/call",
-            tool: Some(Name::new(tool)),
-            ..Series::default()
-        }
+        Series::new("tools/call").with_tool(tool)
     }
 
     #[test]

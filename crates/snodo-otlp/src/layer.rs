@@ -20,8 +20,7 @@ use tracing_subscriber::registry::LookupSpan;
 use super::export::Spans;
 use super::ids;
 use super::proto::{self, AnyValue};
-use crate::telemetry::clock;
-use crate::telemetry::context::{ContextHook, TraceContext, remote};
+use snodo::telemetry::export::{ContextHook, TraceContext, offered_or_now_ns, take_remote_parent};
 
 /// OTLP's span kinds.
 const KIND_INTERNAL: u8 = 1;
@@ -75,7 +74,7 @@ impl Record {
             status: STATUS_UNSET,
             status_message: None,
             named: false,
-            start_ns: clock::offered_or_now_ns(),
+            start_ns: offered_or_now_ns(),
             attrs: Vec::new(),
             dropped: 0,
         }
@@ -141,7 +140,7 @@ where
             return;
         }
         // A remote parent handed over for this span wins over a local one.
-        let remote = remote::take();
+        let remote = take_remote_parent();
         let Some(span) = ctx.span(id) else { return };
         if let Some(remote) = remote {
             let record = Record {
@@ -211,7 +210,7 @@ where
         if !r.cx.sampled {
             return;
         }
-        let end = clock::offered_or_now_ns();
+        let end = offered_or_now_ns();
         let mut buf = r.attrs;
         proto::bytes(&mut buf, 1, &r.cx.trace_id);
         proto::bytes(&mut buf, 2, &r.cx.span_id);
@@ -412,8 +411,9 @@ mod tests {
     use tracing_subscriber::registry::Registry;
 
     use super::*;
-    use crate::telemetry::otlp::sampler::{self, Sampler};
-    use crate::telemetry::propagation::{inject, start_span};
+    use snodo::telemetry::export::{inject, start_span};
+
+    use crate::sampler::{self, Sampler};
 
     fn recorded(sampler: Sampler, f: impl FnOnce()) -> ScopeSpans {
         let spans = Spans::unattended(64, sampler);

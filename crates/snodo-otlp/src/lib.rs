@@ -1,5 +1,5 @@
-//! OTLP export over HTTP, configured by the standard `OTEL_*` variables
-//! (the `otlp` feature).
+//! OTLP export for [`snodo`] servers and clients: spans and the MCP
+//! metrics over OTLP/HTTP, configured by the standard `OTEL_*` variables.
 //!
 //! [`init`] is one call for a binary: it installs a `tracing` subscriber that
 //! writes log lines to stderr (filtered by `RUST_LOG`, `warn` by default)
@@ -27,12 +27,13 @@
 //! aggregated in process. Spans of any target at `INFO` and above are
 //! exported; trace context crosses MCP through `_meta` (the layer keeps
 //! W3C contexts itself). An application that runs the OpenTelemetry SDK
-//! instead uses the `otel` feature with `tracing-opentelemetry` and
-//! `register_metrics`.
+//! instead uses snodo's `otel` feature with `tracing-opentelemetry` and
+//! `snodo::telemetry::register_metrics`. The exporter plugs into the seams
+//! of `snodo::telemetry::export`.
 //!
 //! ```no_run
 //! // In main, before serving; keep the guard until the end (it flushes).
-//! let _telemetry = snodo::telemetry::otlp::init("my-server").unwrap();
+//! let _telemetry = snodo_otlp::init("my-server").unwrap();
 //! ```
 
 mod aggregate;
@@ -95,7 +96,7 @@ impl Exporter {
         let traces = config.traces.is_some();
         if config.metrics.is_some() {
             let aggregate = export::aggregate();
-            super::metrics::install(|| Box::new(aggregate));
+            snodo::telemetry::export::install_recorder(|| Box::new(aggregate));
         }
         let worker = Worker::start(config).map_err(|e| ExportError::caused(e.to_string(), e))?;
         Ok(Self { worker, traces })

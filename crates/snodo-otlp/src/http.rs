@@ -1,11 +1,33 @@
 //! The exporter's HTTP client (hyper, HTTP and HTTPS), driven by a runtime
 //! of its own on the export thread.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 
 use super::config::Target;
+
+/// Keep-alive connections to the collectors, `http` or `https`.
+type Connections = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// Connections over HTTP/1.1, or TLS with the Mozilla roots.
+fn connections() -> std::io::Result<Connections> {
+    let mut tcp = HttpConnector::new();
+    tcp.enforce_http(false);
+    let tls = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(Arc::new(rustls::crypto::ring::default_provider()))
+        .map_err(std::io::Error::other)?
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(tcp);
+    Ok(Client::builder(TokioExecutor::new()).build(tls))
+}
 
 /// The most a collector's response body may hold.
 const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
@@ -13,7 +35,7 @@ const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 /// Posts OTLP requests.
 pub(super) struct ExportClient {
     runtime: tokio::runtime::Runtime,
-    client: crate::net::Pool,
+    client: Connections,
 }
 
 impl ExportClient {
@@ -21,7 +43,7 @@ impl ExportClient {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let client = crate::net::new_pool().map_err(std::io::Error::other)?;
+        let client = connections()?;
         Ok(Self { runtime, client })
     }
 

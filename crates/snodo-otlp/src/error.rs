@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::BackendError;
+use snodo::error::BackendError;
 
 /// Why export could not be set up: a setting the exporter cannot honour
 /// (named in the message), or the export thread or the subscriber not
@@ -11,11 +11,11 @@ use crate::error::BackendError;
 pub struct ExportError(BackendError);
 
 impl ExportError {
-    pub(super) fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self(BackendError::new(message))
     }
 
-    pub(super) fn caused(
+    pub(crate) fn caused(
         message: impl Into<String>,
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Self {

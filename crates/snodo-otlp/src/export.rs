@@ -19,7 +19,7 @@ use super::envelope::{resource, scope};
 use super::http::ExportClient;
 use super::proto;
 use super::sampler::Sampler;
-use crate::telemetry::clock::now_ns;
+use snodo::telemetry::export::now_ns;
 
 /// The most emptied span buffers kept for reuse, and the largest kept.
 const RETURNED_MAX: usize = 1024;
