@@ -118,7 +118,7 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
     if caps.get("resources").is_some() {
         match client.list_resources().await {
             Ok(resources) => {
-                for uri in resources.iter().filter_map(|r| r.get("uri")?.as_str()) {
+                for uri in resources.iter().map(|r| r.uri.as_str()) {
                     let result = client.read_resource(uri).await;
                     note(format!("read {uri}"), result.map(drop));
                 }
@@ -130,22 +130,13 @@ async fn exercise(client: &Client, context: &Value) -> Vec<String> {
         match client.list_prompts().await {
             Ok(prompts) => {
                 for prompt in &prompts {
-                    let Some(name) = prompt.get("name").and_then(Value::as_str) else {
-                        continue;
-                    };
-                    let mut args = Map::new();
-                    for arg in prompt
-                        .get("arguments")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if arg.get("required").and_then(Value::as_bool) == Some(true)
-                            && let Some(n) = arg.get("name").and_then(Value::as_str)
-                        {
-                            args.insert(n.to_string(), json!("test"));
-                        }
-                    }
+                    let name = prompt.name.as_str();
+                    let args: Map<String, Value> = prompt
+                        .arguments
+                        .iter()
+                        .filter(|arg| arg.required)
+                        .map(|arg| (arg.name.clone(), json!("test")))
+                        .collect();
                     let result = client.get_prompt(name, Value::Object(args)).await;
                     note(format!("get prompt {name}"), result.map(drop));
                 }

@@ -58,10 +58,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         ClientCommand::Tools(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             let outcome = client.list_tools().await.map(|tools| {
-                let tools: Vec<Value> = tools
-                    .iter()
-                    .map(|t| serde_json::to_value(t).unwrap_or_default())
-                    .collect();
+                let tools = values(&tools);
                 if c.opts.json {
                     print_json(&json!({"tools": tools}));
                 } else {
@@ -118,9 +115,9 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let client = connect(&c.target, &c.opts, style).await?;
             let caps = client.server_capabilities();
             let outcome: Result<u8, ClientError> = async {
-                let resources = client.list_resources().await?;
+                let resources = values(&client.list_resources().await?);
                 let templates = if caps.get("resources").is_some() || client.is_legacy() {
-                    client.list_resource_templates().await.unwrap_or_default()
+                    values(&client.list_resource_templates().await.unwrap_or_default())
                 } else {
                     Vec::new()
                 };
@@ -152,6 +149,7 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
         ClientCommand::Prompts(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             let outcome = client.list_prompts().await.map(|prompts| {
+                let prompts = values(&prompts);
                 if c.opts.json {
                     print_json(&json!({"prompts": prompts}));
                 } else {
@@ -193,8 +191,17 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             let context = parse_pairs(&c.context, false)?;
             let client = connect(&c.target, &c.opts, style).await?;
             let context = (!context.is_empty()).then_some(context);
+            // What the server sent, shown as sent (escaped), even where it
+            // breaks the protocol: the raw request, as for `read`.
+            let mut params = json!({
+                "ref": reference.to_json(),
+                "argument": {"name": name, "value": prefix},
+            });
+            if let Some(context) = context {
+                params["context"] = json!({ "arguments": context });
+            }
             let outcome = client
-                .complete(reference, name, prefix, context)
+                .request("completion/complete", params)
                 .await
                 .map(|r| {
                     if c.opts.json {
@@ -316,4 +323,12 @@ pub(crate) fn main(cmd: ClientCommand, verbose: u8) -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// Listed definitions as JSON, for `--json` and the tables.
+fn values<T: serde::Serialize>(items: &[T]) -> Vec<Value> {
+    items
+        .iter()
+        .map(|item| serde_json::to_value(item).unwrap_or_default())
+        .collect()
 }

@@ -8,12 +8,13 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
-use crate::prompt::PromptResult;
-use crate::resource::ReadResult;
+use crate::prompt::{PromptDefinition, PromptResult};
+use crate::resource::{ReadResult, ResourceDefinition, TemplateDefinition};
 use crate::tool::{ToolDefinition, ToolResult};
 use tokio::sync::{broadcast, mpsc};
 
 use super::ProtocolErrorKind;
+use super::completion::{self, Completion, CompletionRef};
 use super::options::{Config, Handlers};
 use super::transport::{Incoming, Outgoing, Transport};
 use super::version::Negotiated;
@@ -38,25 +39,6 @@ impl std::fmt::Debug for Client {
             .field("protocol_version", &state.version)
             .field("server_info", &state.server_info)
             .finish()
-    }
-}
-
-/// A reference to complete an argument of (`completion/complete`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CompletionRef {
-    /// A prompt, by name (`ref/prompt`).
-    Prompt(String),
-    /// A resource or resource template, by URI (`ref/resource`).
-    Resource(String),
-}
-
-impl CompletionRef {
-    fn to_json(&self) -> Value {
-        match self {
-            CompletionRef::Prompt(name) => json!({"type": "ref/prompt", "name": name}),
-            CompletionRef::Resource(uri) => json!({"type": "ref/resource", "uri": uri}),
-        }
     }
 }
 
@@ -323,29 +305,19 @@ impl Client {
         let mut kept = Vec::with_capacity(tools.len());
         let mut cache = HashMap::new();
         for tool in tools {
-            let name = tool
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
             let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
-            let tool = match serde_json::from_value::<ToolDefinition>(tool) {
-                Ok(tool) => tool,
-                Err(e) => {
-                    tracing::warn!(
-                        "snodo client: dropping tool {name:?}: malformed definition: {e}"
-                    );
-                    continue;
-                }
+            let Some(tool) = typed::<ToolDefinition>("tool", tool) else {
+                continue;
             };
             match snodo_rules::check_header_annotations(&schema) {
                 Ok(params) => {
-                    cache.insert(name, params);
+                    cache.insert(tool.name.clone(), params);
                     kept.push(tool);
                 }
                 Err(e) if enforce => {
                     tracing::warn!(
-                        "snodo client: dropping tool {name:?}: invalid x-mcp-header annotation: {e}"
+                        "snodo client: dropping tool {:?}: invalid x-mcp-header annotation: {e}",
+                        tool.name
                     );
                 }
                 Err(_) => kept.push(tool),
@@ -359,19 +331,34 @@ impl Client {
         Ok(kept)
     }
 
-    /// Every resource.
-    pub async fn list_resources(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/list").await
+    /// Every resource (an item that does not decode is dropped, with a
+    /// warning logged).
+    pub async fn list_resources(&self) -> Result<Vec<ResourceDefinition>, ClientError> {
+        let items = self.list_all("resources/list").await?;
+        Ok(items
+            .into_iter()
+            .filter_map(|r| typed("resource", r))
+            .collect())
     }
 
-    /// Every resource template.
-    pub async fn list_resource_templates(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("resources/templates/list").await
+    /// Every resource template (an item that does not decode is dropped,
+    /// with a warning logged).
+    pub async fn list_resource_templates(&self) -> Result<Vec<TemplateDefinition>, ClientError> {
+        let items = self.list_all("resources/templates/list").await?;
+        Ok(items
+            .into_iter()
+            .filter_map(|t| typed("resource template", t))
+            .collect())
     }
 
-    /// Every prompt.
-    pub async fn list_prompts(&self) -> Result<Vec<Value>, ClientError> {
-        self.list_all("prompts/list").await
+    /// Every prompt (an item that does not decode is dropped, with a
+    /// warning logged).
+    pub async fn list_prompts(&self) -> Result<Vec<PromptDefinition>, ClientError> {
+        let items = self.list_all("prompts/list").await?;
+        Ok(items
+            .into_iter()
+            .filter_map(|p| typed("prompt", p))
+            .collect())
     }
 
     /// Whether `Mcp-Param-*` headers are sent (modern Streamable HTTP).
@@ -519,28 +506,31 @@ impl Client {
     }
 
     /// Asks for completions of one argument (`completion/complete`).
-    /// `context` holds arguments already resolved.
-    pub async fn complete(
+    /// `context` holds arguments already resolved. A result without a
+    /// well-formed `completion` member is a decode error.
+    pub fn complete(
         &self,
         reference: CompletionRef,
         argument: &str,
         value: &str,
         context: Option<Map<String, Value>>,
-    ) -> Result<Value, ClientError> {
+    ) -> Pending<'_, Completion> {
         let mut params = Map::new();
         params.insert("ref".into(), reference.to_json());
         params.insert("argument".into(), json!({"name": argument, "value": value}));
         if let Some(context) = context {
             params.insert("context".into(), json!({"arguments": context}));
         }
-        self.shared
-            .call(
-                "completion/complete",
-                params,
-                &RequestOptions::new(),
-                Vec::new(),
-            )
-            .await
+        let argument = argument.to_owned();
+        Pending::new(move |opts| async move {
+            let result = self
+                .shared
+                .call("completion/complete", params, &opts, Vec::new())
+                .await?;
+            completion::from_result(result).map_err(|source| {
+                ClientError::decode(format!("completion of argument {argument:?}"), source)
+            })
+        })
     }
 
     /// Sends any request and returns its result. `params` is an object (or
@@ -602,5 +592,22 @@ pub(super) fn object_or_null(
         _ => Err(ClientError::invalid_argument(format!(
             "{what} must be a JSON object"
         ))),
+    }
+}
+
+/// A listed item read as its type; `None`, with a warning naming the item,
+/// when it does not decode.
+fn typed<T: serde::de::DeserializeOwned>(kind: &str, item: Value) -> Option<T> {
+    let name = item
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    match serde_json::from_value(item) {
+        Ok(item) => Some(item),
+        Err(e) => {
+            tracing::warn!("snodo client: dropping {kind} {name:?}: malformed definition: {e}");
+            None
+        }
     }
 }

@@ -47,6 +47,7 @@
 //!   cap, and cancellation when a call's future is dropped;
 //! - [`Client::listen`]: change notifications as a [`Stream`](futures_util::Stream).
 
+mod completion;
 mod error;
 mod handle;
 mod legacy;
@@ -64,8 +65,9 @@ mod tasks;
 pub(crate) mod transport;
 mod version;
 
+pub use completion::{Completion, CompletionRef};
 pub use error::{ClientError, ClientErrorKind, ClientLimit, ProtocolErrorKind, TimeoutKind};
-pub use handle::{Client, CompletionRef};
+pub use handle::Client;
 pub use listen::{ChangeNotification, ListenFilter, Subscription};
 pub use mrtr::is_input_required;
 pub use options::{

@@ -29,7 +29,10 @@ use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::{Content, Context};
 
+mod definition;
 mod received;
+
+pub use definition::{PromptArgument, PromptDefinition};
 
 /// A prompt.
 pub trait Prompt: Send + Sync + 'static {
@@ -96,54 +99,6 @@ pub trait Prompt: Send + Sync + 'static {
     ) -> impl Future<Output = Vec<String>> + Send {
         let _ = (argument, value, context);
         async { Vec::new() }
-    }
-}
-
-/// A declared prompt argument.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct PromptArgument {
-    /// The argument's name.
-    pub name: String,
-    /// A human-readable title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What the argument means.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Whether it must be given.
-    #[serde(default)]
-    pub required: bool,
-}
-
-impl PromptArgument {
-    /// A required argument.
-    pub fn required(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            title: None,
-            description: None,
-            required: true,
-        }
-    }
-
-    /// An optional argument.
-    pub fn optional(name: impl Into<String>) -> Self {
-        Self {
-            required: false,
-            ..Self::required(name)
-        }
-    }
-
-    /// Sets the title.
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Sets the description.
-    pub fn with_description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
     }
 }
 
@@ -336,5 +291,17 @@ impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, 
             Ok(value) => value.into_prompt_result(),
             Err(error) => Err(error.into()),
         }
+    }
+}
+
+/// The definition of any prompt.
+pub fn definition<P: Prompt + ?Sized>(prompt: &P) -> PromptDefinition {
+    PromptDefinition {
+        title: prompt.title().map(str::to_owned),
+        description: prompt.description().map(str::to_owned),
+        arguments: prompt.arguments(),
+        icons: prompt.icons(),
+        meta: prompt.meta(),
+        ..PromptDefinition::new(prompt.name())
     }
 }

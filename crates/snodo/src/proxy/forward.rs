@@ -15,9 +15,9 @@ use super::relay::{self, Relay};
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
 use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
-use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptResult};
+use crate::prompt::{Prompt, PromptArgument, PromptArguments, PromptDefinition, PromptResult};
 use crate::protocol::LogLevel;
-use crate::resource::{ReadRequest, ReadResult, Resource};
+use crate::resource::{ReadRequest, ReadResult, Resource, ResourceDefinition, TemplateDefinition};
 use crate::tool::{Arguments, CallResult, Tool, ToolDefinition, ToolResult};
 use crate::{Context, Error};
 
@@ -214,37 +214,35 @@ impl Tool for ForwardTool {
 /// A backend's prompt.
 pub(crate) struct ForwardPrompt {
     pub(crate) link: Arc<Link>,
-    pub(crate) name: String,
+    /// The backend's name for it.
     pub(crate) remote: String,
-    /// The listed definition (`title`, `description`, `arguments`, `icons`,
-    /// `_meta`).
-    pub(crate) listed: Map<String, Value>,
-    pub(crate) arguments: Vec<PromptArgument>,
+    /// Its definition as listed, under the outside name.
+    pub(crate) definition: PromptDefinition,
 }
 
 impl Prompt for ForwardPrompt {
     fn name(&self) -> &str {
-        &self.name
+        &self.definition.name
     }
 
     fn title(&self) -> Option<&str> {
-        text(&self.listed, "title")
+        self.definition.title.as_deref()
     }
 
     fn description(&self) -> Option<&str> {
-        text(&self.listed, "description")
+        self.definition.description.as_deref()
     }
 
     fn arguments(&self) -> Vec<PromptArgument> {
-        self.arguments.clone()
+        self.definition.arguments.clone()
     }
 
     fn icons(&self) -> Option<Value> {
-        self.listed.get("icons").cloned()
+        self.definition.icons.clone()
     }
 
     fn meta(&self) -> Option<Value> {
-        self.listed.get("_meta").cloned()
+        self.definition.meta.clone()
     }
 
     async fn get(&self, args: PromptArguments, cx: Context) -> Result<PromptResult, HandlerError> {
@@ -267,7 +265,7 @@ impl Prompt for ForwardPrompt {
 
     fn completes(&self) -> bool {
         // A prompt without arguments has nothing to complete.
-        self.link.completes && !self.arguments.is_empty()
+        self.link.completes && !self.definition.arguments.is_empty()
     }
 
     async fn complete(
@@ -281,6 +279,33 @@ impl Prompt for ForwardPrompt {
     }
 }
 
+/// A backend's resource or resource template, as listed.
+pub(crate) enum Listed {
+    /// A resource with a fixed URI.
+    Fixed(ResourceDefinition),
+    /// A template.
+    Template(TemplateDefinition),
+}
+
+impl Listed {
+    /// The backend's URI or template.
+    pub(crate) fn uri(&self) -> &str {
+        match self {
+            Listed::Fixed(r) => &r.uri,
+            Listed::Template(t) => &t.uri_template,
+        }
+    }
+
+    /// The backend's name for it, unless empty.
+    pub(crate) fn name(&self) -> Option<&str> {
+        let name = match self {
+            Listed::Fixed(r) => &r.name,
+            Listed::Template(t) => &t.name,
+        };
+        (!name.is_empty()).then_some(name.as_str())
+    }
+}
+
 /// A backend's resource or resource template.
 pub(crate) struct ForwardResource {
     pub(crate) link: Arc<Link>,
@@ -288,19 +313,34 @@ pub(crate) struct ForwardResource {
     pub(crate) uri: String,
     /// The backend's URI (or template).
     pub(crate) remote: String,
-    pub(crate) template: bool,
     pub(crate) name: String,
     /// The listed definition.
-    pub(crate) listed: Map<String, Value>,
+    pub(crate) listed: Listed,
+}
+
+/// One member of either kind of listed definition.
+macro_rules! listed {
+    ($self:ident, $member:ident) => {
+        match &$self.listed {
+            Listed::Fixed(r) => &r.$member,
+            Listed::Template(t) => &t.$member,
+        }
+    };
+}
+
+impl ForwardResource {
+    fn is_template(&self) -> bool {
+        matches!(self.listed, Listed::Template(_))
+    }
 }
 
 impl Resource for ForwardResource {
     fn uri(&self) -> Option<&str> {
-        (!self.template).then_some(self.uri.as_str())
+        (!self.is_template()).then_some(self.uri.as_str())
     }
 
     fn uri_template(&self) -> Option<&str> {
-        self.template.then_some(self.uri.as_str())
+        self.is_template().then_some(self.uri.as_str())
     }
 
     fn name(&self) -> &str {
@@ -308,31 +348,34 @@ impl Resource for ForwardResource {
     }
 
     fn title(&self) -> Option<&str> {
-        text(&self.listed, "title")
+        listed!(self, title).as_deref()
     }
 
     fn description(&self) -> Option<&str> {
-        text(&self.listed, "description")
+        listed!(self, description).as_deref()
     }
 
     fn mime_type(&self) -> Option<&str> {
-        text(&self.listed, "mimeType")
+        listed!(self, mime_type).as_deref()
     }
 
     fn annotations(&self) -> Option<Value> {
-        self.listed.get("annotations").cloned()
+        listed!(self, annotations).clone()
     }
 
     fn size(&self) -> Option<u64> {
-        self.listed.get("size").and_then(Value::as_u64)
+        match &self.listed {
+            Listed::Fixed(r) => r.size,
+            Listed::Template(_) => None,
+        }
     }
 
     fn icons(&self) -> Option<Value> {
-        self.listed.get("icons").cloned()
+        listed!(self, icons).clone()
     }
 
     fn meta(&self) -> Option<Value> {
-        self.listed.get("_meta").cloned()
+        listed!(self, meta).clone()
     }
 
     async fn read(&self, req: ReadRequest, cx: Context) -> Result<ReadResult, HandlerError> {
@@ -358,7 +401,7 @@ impl Resource for ForwardResource {
     }
 
     fn completes(&self) -> bool {
-        self.template && self.link.completes
+        self.is_template() && self.link.completes
     }
 
     async fn complete(
@@ -370,11 +413,6 @@ impl Resource for ForwardResource {
         let reference = CompletionRef::Resource(self.remote.clone());
         complete(&self.link, reference, variable, value, context).await
     }
-}
-
-/// A text member of a listed definition.
-fn text<'a>(listed: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    listed.get(key).and_then(Value::as_str)
 }
 
 /// Asks the backend for completions; a failure offers none.
@@ -391,16 +429,7 @@ async fn complete(
         .complete(reference, argument, value, context)
         .await
     {
-        Ok(result) => result["completion"]["values"]
-            .as_array()
-            .map(|values| {
-                values
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        Ok(completion) => completion.values,
         Err(e) => {
             tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, "completion failed");
             Vec::new()

@@ -7,10 +7,9 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link, Listed};
 use crate::client::ClientError;
+use crate::prompt::PromptDefinition;
 
 /// The most resources whose updates one backend's subscription follows.
 pub const MAX_FOLLOWED: usize = 256;
@@ -92,9 +91,7 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
         let mut prompts = Vec::new();
         if offers("prompts") {
             for listed in client.list_prompts().await? {
-                if let Some(p) = prompt(link, listed) {
-                    prompts.push(p);
-                }
+                prompts.push(prompt(link, listed));
             }
         }
         out.prompts = Some(prompts);
@@ -105,18 +102,13 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
             let fixed = client.list_resources().await?;
             followed = fixed
                 .iter()
-                .filter_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_owned))
+                .map(|r| r.uri.clone())
                 .take(MAX_FOLLOWED)
                 .collect();
             let templates = client.list_resource_templates().await?;
-            for (listed, template) in fixed
-                .into_iter()
-                .map(|r| (r, false))
-                .chain(templates.into_iter().map(|t| (t, true)))
-            {
-                if let Some(r) = resource(link, listed, template) {
-                    resources.push(r);
-                }
+            let fixed = fixed.into_iter().map(Listed::Fixed);
+            for listed in fixed.chain(templates.into_iter().map(Listed::Template)) {
+                resources.push(resource(link, listed));
             }
         }
         out.resources = Some(resources);
@@ -125,45 +117,26 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
     Ok(out)
 }
 
-fn prompt(link: &Arc<Link>, listed: Value) -> Option<ForwardPrompt> {
-    let Value::Object(listed) = listed else {
-        return None;
-    };
-    let remote = listed.get("name").and_then(Value::as_str)?.to_owned();
-    let arguments = listed
-        .get("arguments")
-        .cloned()
-        .and_then(|a| serde_json::from_value(a).ok())
-        .unwrap_or_default();
-    Some(ForwardPrompt {
+fn prompt(link: &Arc<Link>, mut definition: PromptDefinition) -> ForwardPrompt {
+    let remote = std::mem::take(&mut definition.name);
+    definition.name = link.naming.name(&remote);
+    ForwardPrompt {
         link: link.clone(),
-        name: link.naming.name(&remote),
         remote,
-        arguments,
-        listed,
-    })
+        definition,
+    }
 }
 
-fn resource(link: &Arc<Link>, listed: Value, template: bool) -> Option<ForwardResource> {
-    let Value::Object(listed) = listed else {
-        return None;
-    };
-    let key = if template { "uriTemplate" } else { "uri" };
-    let remote = listed.get(key).and_then(Value::as_str)?.to_owned();
-    let name = link.naming.name(
-        listed
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or(&remote),
-    );
-    Some(ForwardResource {
+fn resource(link: &Arc<Link>, listed: Listed) -> ForwardResource {
+    let remote = listed.uri().to_owned();
+    let name = link.naming.name(listed.name().unwrap_or(&remote));
+    ForwardResource {
         link: link.clone(),
         uri: link.naming.uri(&remote),
         remote,
-        template,
         name,
         listed,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -504,7 +504,7 @@ fn check_clashes(
         .prompts
         .iter()
         .flatten()
-        .map(|p| p.name.as_str())
+        .map(|p| p.definition.name.as_str())
         .collect();
     let resources: HashSet<&str> = listing
         .resources

@@ -24,7 +24,10 @@
 pub use snodo_rules::template;
 pub use snodo_rules::template::{TemplateError, UriTemplate};
 
+mod definition;
 mod received;
+
+pub use definition::{ResourceDefinition, TemplateDefinition};
 
 use std::future::Future;
 
@@ -427,4 +430,34 @@ impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
             Err(error) => Err(error.into()),
         }
     }
+}
+
+/// What `resources/list` (a resource with a fixed URI) or
+/// `resources/templates/list` (a template) publishes of `resource`; `None`
+/// for a resource with neither, which a server refuses to build.
+pub(crate) fn listed<R: Resource + ?Sized>(resource: &R) -> Option<Value> {
+    let text = |s: Option<&str>| s.map(str::to_owned);
+    let listed = if let Some(uri) = resource.uri() {
+        serde_json::to_value(ResourceDefinition {
+            title: text(resource.title()),
+            description: text(resource.description()),
+            mime_type: text(resource.mime_type()),
+            annotations: resource.annotations(),
+            size: resource.size(),
+            icons: resource.icons(),
+            meta: resource.meta(),
+            ..ResourceDefinition::new(uri, resource.name())
+        })
+    } else {
+        serde_json::to_value(TemplateDefinition {
+            title: text(resource.title()),
+            description: text(resource.description()),
+            mime_type: text(resource.mime_type()),
+            annotations: resource.annotations(),
+            icons: resource.icons(),
+            meta: resource.meta(),
+            ..TemplateDefinition::new(resource.uri_template()?, resource.name())
+        })
+    };
+    listed.ok()
 }

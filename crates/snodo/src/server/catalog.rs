@@ -119,32 +119,12 @@ impl ResourceEntry {
             .map(Arc::new);
         let scopes = checked_scopes(resource.required_scopes()).map_err(fail)?;
         let uri = resource.uri().map(str::to_string);
-        let mut listed = Map::new();
-        match (&uri, resource.uri_template()) {
-            (Some(uri), _) => listed.insert("uri".into(), uri.clone().into()),
-            (None, Some(t)) => listed.insert("uriTemplate".into(), t.into()),
-            (None, None) => unreachable!("checked by the rules"),
-        };
-        listed.insert("name".into(), name.clone().into());
-        let optional: [(&str, Option<Value>); 7] = [
-            ("title", resource.title().map(Value::from)),
-            ("description", resource.description().map(Value::from)),
-            ("mimeType", resource.mime_type().map(Value::from)),
-            ("annotations", resource.annotations()),
-            ("size", resource.size().map(Value::from)),
-            ("icons", resource.icons()),
-            ("_meta", resource.meta()),
-        ];
-        for (key, value) in optional {
-            if let Some(value) = value {
-                listed.insert(key.into(), value);
-            }
-        }
+        let listed = crate::resource::listed(&resource).expect("checked by the rules");
         Ok(Self {
             name,
             uri,
             template,
-            listed: Value::Object(listed),
+            listed,
             completes: resource.completes(),
             needs: resource.state_needs(),
             component: Arc::new(resource),
@@ -184,26 +164,8 @@ impl PromptEntry {
         };
         snodo_rules::check_prompt(&shape).map_err(|mut broken| fail(broken.swap_remove(0)))?;
         let scopes = checked_scopes(prompt.required_scopes()).map_err(fail)?;
-        let mut listed = Map::new();
-        listed.insert("name".into(), name.clone().into());
-        if let Some(t) = prompt.title() {
-            listed.insert("title".into(), t.into());
-        }
-        if let Some(d) = prompt.description() {
-            listed.insert("description".into(), d.into());
-        }
-        if !arguments.is_empty() {
-            listed.insert(
-                "arguments".into(),
-                serde_json::to_value(&arguments).unwrap_or_default(),
-            );
-        }
-        if let Some(icons) = prompt.icons() {
-            listed.insert("icons".into(), icons);
-        }
-        if let Some(meta) = prompt.meta() {
-            listed.insert("_meta".into(), meta);
-        }
+        let listed = serde_json::to_value(crate::prompt::definition(&prompt))
+            .expect("a prompt's definition is JSON");
         Ok(Self {
             required: arguments
                 .iter()
@@ -211,7 +173,7 @@ impl PromptEntry {
                 .map(|a| a.name.clone())
                 .collect(),
             name,
-            listed: Value::Object(listed),
+            listed,
             completes: prompt.completes(),
             needs: prompt.state_needs(),
             component: Arc::new(prompt),

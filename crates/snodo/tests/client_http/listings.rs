@@ -137,3 +137,115 @@ async fn a_listing_past_its_item_or_byte_bound_fails_naming_it_and_reads_no_furt
         "the documented default"
     );
 }
+
+#[tokio::test]
+async fn resources_templates_and_prompts_arrive_typed_and_keep_what_they_do_not_model() {
+    let server = ScriptServer::start(|req| {
+        let page = |key: &str, items: Value| {
+            let mut result = json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"});
+            result[key] = items;
+            Reply::result(req, result)
+        };
+        match req.rpc_method() {
+            Some("server/discover") => Reply::discover(req),
+            Some("resources/list") => page(
+                "resources",
+                json!([
+                    {"uri": "file:///a.txt", "name": "a", "mimeType": "text/plain", "size": 3,
+                     "annotations": {"priority": 1}, "x-vendor": {"kept": true}},
+                    {"name": "no uri"},
+                    {"uri": "file:///b.txt"}
+                ]),
+            ),
+            Some("resources/templates/list") => page(
+                "resourceTemplates",
+                json!([{"uriTemplate": "file:///{path}", "name": "files", "title": "Files"}, 7]),
+            ),
+            Some("prompts/list") => page(
+                "prompts",
+                json!([
+                    {"name": "review", "description": "Reviews code",
+                     "arguments": [{"name": "code", "required": true}, {"name": "style", "required": false}],
+                     "_meta": {"k": "v"}},
+                    {"description": "no name"}
+                ]),
+            ),
+            _ => Reply::Status(404),
+        }
+    })
+    .await;
+    let client = Client::connect(server.url.as_str()).await.unwrap();
+
+    let resources = client.list_resources().await.unwrap();
+    assert_eq!(resources.len(), 2, "the item without a uri is dropped");
+    let a = &resources[0];
+    assert_eq!((a.uri.as_str(), a.name.as_str()), ("file:///a.txt", "a"));
+    assert_eq!(
+        (a.mime_type.as_deref(), a.size),
+        (Some("text/plain"), Some(3))
+    );
+    assert_eq!(
+        serde_json::to_value(a).unwrap(),
+        json!({"uri": "file:///a.txt", "name": "a", "mimeType": "text/plain", "size": 3,
+               "annotations": {"priority": 1}, "x-vendor": {"kept": true}}),
+        "what it received, unknown members included"
+    );
+    assert_eq!(resources[1].name, "", "a missing name reads as empty");
+
+    let templates = client.list_resource_templates().await.unwrap();
+    assert_eq!(templates.len(), 1, "a non-object item is dropped");
+    assert_eq!(templates[0].uri_template, "file:///{path}");
+    assert_eq!(templates[0].title.as_deref(), Some("Files"));
+
+    let prompts = client.list_prompts().await.unwrap();
+    assert_eq!(prompts.len(), 1, "the prompt without a name is dropped");
+    let review = &prompts[0];
+    let required: Vec<(&str, bool)> = review
+        .arguments
+        .iter()
+        .map(|a| (a.name.as_str(), a.required))
+        .collect();
+    assert_eq!(required, [("code", true), ("style", false)]);
+    assert_eq!(
+        serde_json::to_value(review).unwrap(),
+        json!({"name": "review", "description": "Reviews code",
+               "arguments": [{"name": "code", "required": true}, {"name": "style", "required": false}],
+               "_meta": {"k": "v"}})
+    );
+}
+
+#[tokio::test]
+async fn a_completion_arrives_typed_and_a_malformed_one_is_a_decode_error() {
+    let server = ScriptServer::start(|req| match req.rpc_method() {
+        Some("server/discover") => Reply::discover(req),
+        Some("completion/complete") => {
+            let completion = match req.body["params"]["argument"]["value"].as_str() {
+                Some("py") => json!({"values": ["python", "pytorch"], "total": 2, "hasMore": false}),
+                _ => json!({"values": [1, 2]}),
+            };
+            Reply::result(
+                req,
+                json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "completion": completion}),
+            )
+        }
+        _ => Reply::Status(404),
+    })
+    .await;
+    let client = Client::connect(server.url.as_str()).await.unwrap();
+    let language = || snodo::client::CompletionRef::Prompt("code".into());
+    let done = client
+        .complete(language(), "language", "py", None)
+        .await
+        .unwrap();
+    assert_eq!(done.values, ["python", "pytorch"]);
+    assert_eq!((done.total, done.has_more), (Some(2), Some(false)));
+    let sent = &server.calls("completion/complete")[0].body["params"];
+    assert_eq!(sent["ref"], json!({"type": "ref/prompt", "name": "code"}));
+    assert_eq!(sent["argument"], json!({"name": "language", "value": "py"}));
+
+    let err = client
+        .complete(language(), "language", "x", None)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("language"), "{err}");
+}
