@@ -28,8 +28,14 @@ for set in "auth,http"; do
     fi
 done
 # The exporter's crate builds snodo without the client (or any feature).
-enabled=$(cargo tree -q -p snodo-otlp -e normal,features -i snodo 2>/dev/null | grep -o 'snodo feature "[a-z-]*"' | sort -u)
-if [[ -n $enabled ]]; then
+tree=$(cargo tree -q -p snodo-otlp -e normal,features -i snodo 2>&1)
+status=$?
+enabled=$(grep -o 'snodo feature "[a-z-]*"' <<<"$tree" | sort -u)
+if [[ $status -ne 0 ]]; then
+    failed=$((failed + 1))
+    echo "FAIL: cargo tree for snodo-otlp: exit $status"
+    echo "$tree"
+elif [[ -n $enabled ]]; then
     failed=$((failed + 1))
     echo "FAIL: snodo-otlp turns on snodo features: $enabled"
 else

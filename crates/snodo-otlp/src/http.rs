@@ -2,6 +2,7 @@
 //! of its own on the export thread.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, StatusCode};
@@ -16,17 +17,23 @@ use super::config::Target;
 /// Keep-alive connections to the collectors, `http` or `https`.
 type Connections = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
-/// Connections over HTTP/1.1, or TLS with the Mozilla roots.
+/// Connections over HTTP/1.1 or HTTP/2, plain or TLS with the Mozilla
+/// roots: 10 s to connect, idle ones closed after 60 s.
 fn connections() -> std::io::Result<Connections> {
     let mut tcp = HttpConnector::new();
     tcp.enforce_http(false);
+    tcp.set_nodelay(true);
+    tcp.set_connect_timeout(Some(Duration::from_secs(10)));
     let tls = hyper_rustls::HttpsConnectorBuilder::new()
         .with_provider_and_webpki_roots(Arc::new(rustls::crypto::ring::default_provider()))
         .map_err(std::io::Error::other)?
         .https_or_http()
         .enable_http1()
+        .enable_http2()
         .wrap_connector(tcp);
-    Ok(Client::builder(TokioExecutor::new()).build(tls))
+    Ok(Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build(tls))
 }
 
 /// The most a collector's response body may hold.
@@ -94,7 +101,6 @@ fn check(status: StatusCode, body: &[u8]) -> Result<(), String> {
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpListener;
-    use std::time::Duration;
 
     use super::*;
 

@@ -7,8 +7,10 @@ use serde_json::{Map, Value};
 /// A prompt as `prompts/list` publishes it.
 ///
 /// Members this version does not model are kept in
-/// [`extra`](Self::extra). An argument received without `required` reads as
-/// optional (and is written back with `"required": false`).
+/// [`extra`](Self::extra) (a [`PromptArgument`] keeps only its four
+/// members). An argument received without `required` reads as optional
+/// (and is written back with `"required": false`); an optional member sent
+/// as `null` is left out.
 ///
 /// ```
 /// use serde_json::json;

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 ///
 /// Members this version does not model are kept in
 /// [`extra`](Self::extra), so that what a client received serializes back
-/// as it came.
+/// with every member it held, but two: an optional member sent as `null`
+/// is left out, and a missing `name` is written as `""`.
 ///
 /// ```
 /// use serde_json::json;

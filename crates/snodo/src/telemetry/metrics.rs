@@ -49,7 +49,7 @@ static GAUGES: [AtomicI64; 4] = [
 
 impl Gauge {
     /// Every gauge, with its instrument's name, description and unit.
-    pub const ALL: [(Gauge, &'static str, &'static str, &'static str); 4] = [
+    pub const ALL: &'static [(Gauge, &'static str, &'static str, &'static str)] = &[
         (
             Gauge::ActiveRequests,
             "snodo.server.active_requests",
@@ -279,6 +279,7 @@ impl std::fmt::Debug for Name {
 
 /// One attribute value of a [`Series`].
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum Attr<'a> {
     /// Text.
     Str(&'a str),
@@ -364,7 +365,7 @@ mod instruments {
     }
 
     pub(super) fn build(meter: &Meter) -> Instruments {
-        for (gauge, name, description, unit) in Gauge::ALL {
+        for &(gauge, name, description, unit) in Gauge::ALL {
             let attrs: &'static [KeyValue] = if gauge == Gauge::Tasks {
                 Box::leak(Box::new([KeyValue::new("mcp.task.status", "working")]))
             } else {

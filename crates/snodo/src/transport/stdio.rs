@@ -183,9 +183,10 @@ impl Server {
     /// non-blocking mode does not leak to anyone else holding the same pipe.
     /// Terminals, files and sockets use the portable path.
     ///
-    /// On a multi-thread runtime the serving loop runs on one of its workers
-    /// (the thread the reactor wakes), not on the thread that awaits this
-    /// call; dropping the call's future stops it all the same.
+    /// With those pipes, on a multi-thread runtime, the serving loop runs on
+    /// one of the runtime's workers (the thread the reactor wakes), not on
+    /// the thread that awaits this call, inside the caller's current span;
+    /// dropping the call's future aborts it (it stops at its next poll).
     pub async fn serve_stdio(&self) -> io::Result<()> {
         self.serve_stdio_with(StdioOptions::default()).await
     }
@@ -216,12 +217,8 @@ impl Server {
                 .await;
             }
         }
-        on_worker(self, move |server| async move {
-            server
-                .serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
-                .await
-        })
-        .await
+        self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
+            .await
     }
 
     /// Serves newline-delimited JSON from `input` to `output` until `input`
@@ -415,8 +412,9 @@ impl Server {
 /// `#[tokio::main]` polls its future on the main thread, which does not
 /// drive the reactor: every line read would first wake a worker, which then
 /// wakes the main thread. On a worker, the thread the pipe's readiness wakes
-/// is the one that runs the loop. Dropping the returned future stops the
-/// loop, as it would if the loop ran in place.
+/// is the one that runs the loop, in the caller's current span. Dropping the
+/// returned future aborts the loop: it stops at its next poll.
+#[cfg(any(target_os = "linux", test))]
 async fn on_worker<F, Fut>(server: &Server, serve: F) -> io::Result<()>
 where
     F: FnOnce(Server) -> Fut,
@@ -435,7 +433,7 @@ where
     if !multi_thread {
         return serving.await;
     }
-    let task = tokio::spawn(serving);
+    let task = tokio::spawn(tracing::Instrument::in_current_span(serving));
     let _abort = Abort(task.abort_handle());
     match task.await {
         Ok(result) => result,
@@ -538,10 +536,21 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_loop_moved_to_a_worker_returns_its_result() {
+    async fn the_loop_moved_to_a_worker_returns_its_result_and_its_panic() {
         let server = Server::builder("s", "1").build().unwrap();
         let done = on_worker(&server, |_| async { Err(io::Error::other("boom")) }).await;
         assert_eq!(done.unwrap_err().to_string(), "boom");
+        let panicked = std::panic::AssertUnwindSafe(on_worker(&server, |_| async {
+            let stop = true;
+            if stop {
+                panic!("the loop panicked");
+            }
+            Ok(())
+        }))
+        .catch_unwind()
+        .await
+        .unwrap_err();
+        assert_eq!(panicked.downcast_ref::<&str>(), Some(&"the loop panicked"));
     }
 
     #[tokio::test]
