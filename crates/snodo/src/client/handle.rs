@@ -334,31 +334,31 @@ impl Client {
     /// Every resource (an item that does not decode is dropped, with a
     /// warning logged).
     pub async fn list_resources(&self) -> Result<Vec<ResourceDefinition>, ClientError> {
-        let items = self.list_all("resources/list").await?;
-        Ok(items
-            .into_iter()
-            .filter_map(|r| typed("resource", r))
-            .collect())
+        self.list_typed("resources/list", "resource").await
     }
 
     /// Every resource template (an item that does not decode is dropped,
     /// with a warning logged).
     pub async fn list_resource_templates(&self) -> Result<Vec<TemplateDefinition>, ClientError> {
-        let items = self.list_all("resources/templates/list").await?;
-        Ok(items
-            .into_iter()
-            .filter_map(|t| typed("resource template", t))
-            .collect())
+        self.list_typed("resources/templates/list", "resource template")
+            .await
     }
 
     /// Every prompt (an item that does not decode is dropped, with a
     /// warning logged).
     pub async fn list_prompts(&self) -> Result<Vec<PromptDefinition>, ClientError> {
-        let items = self.list_all("prompts/list").await?;
-        Ok(items
-            .into_iter()
-            .filter_map(|p| typed("prompt", p))
-            .collect())
+        self.list_typed("prompts/list", "prompt").await
+    }
+
+    /// Every item of list method `method`, each read as `T` (a `kind`, in
+    /// the warning for one that does not decode).
+    async fn list_typed<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        kind: &str,
+    ) -> Result<Vec<T>, ClientError> {
+        let items = self.list_all(method).await?;
+        Ok(items.into_iter().filter_map(|i| typed(kind, i)).collect())
     }
 
     /// Whether `Mcp-Param-*` headers are sent (modern Streamable HTTP).

@@ -211,10 +211,9 @@ impl Server {
             let input = OpenOptions::new().open_receiver("/proc/self/fd/0");
             let output = OpenOptions::new().open_sender("/proc/self/fd/1");
             if let (Ok(input), Ok(output)) = (input, output) {
-                return on_worker(self, move |server| async move {
-                    server.serve_lines(input, output, options).await
-                })
-                .await;
+                let server = self.clone();
+                return on_worker(async move { server.serve_lines(input, output, options).await })
+                    .await;
             }
         }
         self.serve_lines(tokio::io::stdin(), tokio::io::stdout(), options)
@@ -415,10 +414,9 @@ impl Server {
 /// is the one that runs the loop, in the caller's current span. Dropping the
 /// returned future aborts the loop: it stops at its next poll.
 #[cfg(any(target_os = "linux", test))]
-async fn on_worker<F, Fut>(server: &Server, serve: F) -> io::Result<()>
+async fn on_worker<F>(serving: F) -> io::Result<()>
 where
-    F: FnOnce(Server) -> Fut,
-    Fut: Future<Output = io::Result<()>> + Send + 'static,
+    F: Future<Output = io::Result<()>> + Send + 'static,
 {
     /// Aborts the spawned loop when the caller stops waiting for it.
     struct Abort(tokio::task::AbortHandle);
@@ -427,7 +425,6 @@ where
             self.0.abort();
         }
     }
-    let serving = serve(server.clone());
     let multi_thread = tokio::runtime::Handle::try_current()
         .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
     if !multi_thread {
@@ -516,11 +513,10 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_loop_moved_to_a_worker_stops_when_its_caller_stops_waiting() {
-        let server = Server::builder("s", "1").build().unwrap();
         let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
         let (held_tx, held_rx) = tokio::sync::oneshot::channel::<()>();
         let caller = tokio::spawn(async move {
-            on_worker(&server, move |_| async move {
+            on_worker(async move {
                 let _held = held_tx;
                 let _ = started_tx.send(());
                 std::future::pending::<io::Result<()>>().await
@@ -537,10 +533,9 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_loop_moved_to_a_worker_returns_its_result_and_its_panic() {
-        let server = Server::builder("s", "1").build().unwrap();
-        let done = on_worker(&server, |_| async { Err(io::Error::other("boom")) }).await;
+        let done = on_worker(async { Err(io::Error::other("boom")) }).await;
         assert_eq!(done.unwrap_err().to_string(), "boom");
-        let panicked = std::panic::AssertUnwindSafe(on_worker(&server, |_| async {
+        let panicked = std::panic::AssertUnwindSafe(on_worker(async {
             let stop = true;
             if stop {
                 panic!("the loop panicked");
