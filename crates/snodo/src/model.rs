@@ -14,5 +14,6 @@ pub use crate::protocol::{
     in_process_request,
 };
 pub use crate::wire::{
-    DecodeError, Limits, Message, Meta, MetaParts, Notification, Request, RequestId, decode,
+    DecodeError, LazyObject, Limits, Message, Meta, MetaParts, Notification, Request, RequestId,
+    decode,
 };

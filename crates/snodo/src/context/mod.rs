@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::wire::RequestId;
+use crate::wire::{LazyObject, RequestId};
 
 /// An authenticated principal, attached by the transport or the application.
 ///
@@ -120,8 +120,8 @@ pub struct Context {
 #[derive(Debug)]
 pub(crate) struct RequestInfo {
     pub(crate) protocol_version: String,
-    pub(crate) client_info: Option<Value>,
-    pub(crate) client_capabilities: Value,
+    pub(crate) client_info: Option<LazyObject>,
+    pub(crate) client_capabilities: LazyObject,
     pub(crate) request_id: Option<RequestId>,
     /// The method: a known one's static name, an extension's as sent.
     pub(crate) method: std::borrow::Cow<'static, str>,
@@ -221,7 +221,7 @@ impl Context {
             RequestInfo {
                 protocol_version: crate::protocol::LATEST_VERSION.into(),
                 client_info: None,
-                client_capabilities: Value::Object(Map::new()),
+                client_capabilities: LazyObject::default(),
                 request_id: None,
                 method: std::borrow::Cow::Borrowed(""),
                 meta: Map::new(),
@@ -247,18 +247,19 @@ impl Context {
 
     /// `io.modelcontextprotocol/clientInfo`, when the client sent it.
     pub fn client_info(&self) -> Option<&Value> {
-        self.inner.client_info.as_ref()
+        self.inner.client_info.as_ref().map(LazyObject::get)
     }
 
     /// `io.modelcontextprotocol/clientCapabilities` (an object, `{}` for none).
     pub fn client_capabilities(&self) -> &Value {
-        &self.inner.client_capabilities
+        self.inner.client_capabilities.get()
     }
 
     /// Whether the client declared the top-level capability `name` (e.g. `"elicitation"`).
     pub fn client_supports(&self, name: &str) -> bool {
         self.inner
             .client_capabilities
+            .get()
             .get(name)
             .is_some_and(|v| !v.is_null())
     }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::keys;
 use crate::Error;
-use crate::wire::{Meta, MetaParts};
+use crate::wire::{LazyObject, Meta, MetaParts};
 
 /// The eight syslog levels of `notifications/message`, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,10 +77,11 @@ impl LogLevel {
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub protocol_version: String,
-    /// `io.modelcontextprotocol/clientCapabilities` (an object).
-    pub client_capabilities: Value,
-    /// `io.modelcontextprotocol/clientInfo`, if sent.
-    pub client_info: Option<Value>,
+    /// `io.modelcontextprotocol/clientCapabilities` (an object, read when
+    /// asked).
+    pub client_capabilities: LazyObject,
+    /// `io.modelcontextprotocol/clientInfo`, if sent (read when asked).
+    pub client_info: Option<LazyObject>,
     /// `io.modelcontextprotocol/logLevel`, if sent.
     pub log_level: Option<LogLevel>,
     /// `progressToken`, if sent (a string or an integer).
@@ -151,7 +152,7 @@ impl RequestMeta {
             }
         };
         let client_capabilities = match client_capabilities {
-            Some(v) => Value::Object(v),
+            Some(v) => v,
             None if raw.contains_key(keys::CLIENT_CAPABILITIES) => {
                 return Err(Error::invalid_params(format!(
                     "_meta {} must be an object",
@@ -166,7 +167,7 @@ impl RequestMeta {
             }
         };
         let client_info = match (client_info, raw.remove(keys::CLIENT_INFO)) {
-            (Some(v), _) => Some(Value::Object(v)),
+            (Some(v), _) => Some(v),
             (None, None | Some(Value::Null)) => None,
             (None, Some(_)) => {
                 return Err(Error::invalid_params(format!(
@@ -359,8 +360,11 @@ mod tests {
         }, "name": "x"});
         let meta = RequestMeta::take_from(params.as_object_mut().unwrap()).unwrap();
         assert_eq!(meta.protocol_version, "2026-07-28");
-        assert_eq!(meta.client_capabilities, json!({"elicitation": {}}));
-        assert_eq!(meta.client_info, Some(json!({"name": "c", "version": "1"})));
+        assert_eq!(meta.client_capabilities.get(), &json!({"elicitation": {}}));
+        assert_eq!(
+            meta.client_info.map(LazyObject::into_value),
+            Some(json!({"name": "c", "version": "1"}))
+        );
         assert_eq!(meta.progress_token, Some(json!(7)));
         let rest: Vec<&str> = meta.raw.keys().map(String::as_str).collect();
         assert_eq!(rest, ["progressToken", "traceparent"]);

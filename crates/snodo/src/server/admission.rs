@@ -69,6 +69,7 @@ impl Server {
                     let name = catalog.extensions[i].name();
                     let declared = meta
                         .client_capabilities
+                        .get()
                         .get("extensions")
                         .and_then(|e| e.get(name))
                         .is_some();
@@ -90,7 +91,7 @@ impl Server {
                     target: target.as_deref(),
                     params: &params,
                     arguments: arguments.as_ref(),
-                    client_capabilities: &meta.client_capabilities,
+                    client_capabilities: meta.client_capabilities.get(),
                 },
                 http_headers,
                 transport,

@@ -92,7 +92,7 @@ impl Server {
                 return Err(invalid("taskIds must be an array of at most 100 task ids"));
             }
         }
-        if !task_ids.is_empty() && !crate::task::declared(&admitted.meta.client_capabilities) {
+        if !task_ids.is_empty() && !crate::task::declared(admitted.meta.client_capabilities.get()) {
             return Err(Failure::bad_request(
                 super::tasks::engine::missing_extension(),
             ));

@@ -223,6 +223,7 @@ mod fast {
 
     use serde::Deserialize;
     use serde::de::{self, Deserializer, MapAccess, Visitor};
+    use serde_json::value::RawValue;
     use serde_json::{Map, Value};
 
     use super::super::RequestId;
@@ -328,6 +329,11 @@ mod fast {
                         // decides it.
                         if key == "$serde_json::private::Number" {
                             return Err(de::Error::custom("a number"));
+                        }
+                        if MetaParts::keeps_text(&key) {
+                            let text: &'de RawValue = members.next_value()?;
+                            parts.put_text(key, text.get()).map_err(de::Error::custom)?;
+                            continue;
                         }
                         let value: Value = members.next_value()?;
                         parts.put(key, value);
@@ -536,6 +542,12 @@ mod tests {
             // `_meta` as 2026-07-28 requests carry it, and as they should not.
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"p","traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/clientInfo":null}}}"#,
+            // The client's name and capabilities, kept as text when they
+            // are objects that need no reading to be checked.
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo" :  {"name" : "c", "v":[1, 2.5e3, {"x":null}]},"io.modelcontextprotocol/clientCapabilities": {} }}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"\u00e9\n"},"io.modelcontextprotocol/clientInfo":{"name":"later"}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"a":1},"io.modelcontextprotocol/clientCapabilities":5}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":"text","io.modelcontextprotocol/clientCapabilities":[{}]}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":null}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
@@ -599,6 +611,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":-4,"method":"m","rams":{"n":[1e400]}}"#,
             r#"{"jsonrpc":"2.0","id":-4,"method":"m","x":"\ud800"}"#,
             r#"{"jsonrpc":"2.0","id":-4,"method":"m","x":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"n":1e400}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"n":"\ud800"}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"n":-1E400}}}}"#,
         ] {
             let (both, by_value) = (
                 decode(text.as_bytes(), &Limits::default()),
@@ -610,10 +625,13 @@ mod tests {
                 (a, b) => panic!("{text}: {a:?} / {b:?}"),
             }
         }
-        assert_eq!(
-            code(br#"{"jsonrpc":"2.0","id":-4,"method":"m","rams":{"n":[1e400]}}"#),
-            -32700
-        );
+        for text in [
+            r#"{"jsonrpc":"2.0","id":-4,"method":"m","rams":{"n":[1e400]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"n":1e400}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"n":"\ud800"}}}}"#,
+        ] {
+            assert_eq!(code(text.as_bytes()), -32700, "{text}");
+        }
     }
 
     #[test]

@@ -2,11 +2,14 @@
 //! members every 2026-07-28 request carries are read out as they arrive, the
 //! rest stays a map. Nothing is checked here (admission does that, with its
 //! own messages); the parts only keep a member where its type allows, so
-//! that [`Meta::into_value`] gives back the members that were sent.
+//! that [`Meta::into_value`] gives back the members that were sent. The
+//! client's name and capabilities stay text until read ([`LazyObject`]).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value};
+
+use super::LazyObject;
 
 /// The request's protocol revision.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -36,9 +39,9 @@ pub struct MetaParts {
     /// `io.modelcontextprotocol/protocolVersion`, when a string.
     pub protocol_version: Option<String>,
     /// `io.modelcontextprotocol/clientCapabilities`, when an object.
-    pub client_capabilities: Option<Map<String, Value>>,
+    pub client_capabilities: Option<LazyObject>,
     /// `io.modelcontextprotocol/clientInfo`, when an object.
-    pub client_info: Option<Map<String, Value>>,
+    pub client_info: Option<LazyObject>,
     /// Every other member.
     pub rest: Map<String, Value>,
 }
@@ -53,11 +56,11 @@ impl MetaParts {
                 key
             }
             (CLIENT_CAPABILITIES, Value::Object(v)) => {
-                self.client_capabilities = Some(v);
+                self.client_capabilities = Some(v.into());
                 key
             }
             (CLIENT_INFO, Value::Object(v)) => {
-                self.client_info = Some(v);
+                self.client_info = Some(v.into());
                 key
             }
             (_, value) => {
@@ -74,6 +77,34 @@ impl MetaParts {
         self.rest.remove(key.as_ref());
     }
 
+    /// Whether `key` is a member kept as text, unread, when it is an
+    /// object ([`put_text`](Self::put_text)).
+    pub(crate) fn keeps_text(key: &str) -> bool {
+        key == CLIENT_CAPABILITIES || key == CLIENT_INFO
+    }
+
+    /// Adds one member that [`keeps_text`](Self::keeps_text), as the
+    /// decoder checked it: an object's text is kept unread, anything else
+    /// is read and put as [`put`](Self::put) would.
+    pub(crate) fn put_text(
+        &mut self,
+        key: Cow<'_, str>,
+        text: &str,
+    ) -> Result<(), serde_json::Error> {
+        if !text.starts_with('{') || !plain(text) {
+            self.put(key, serde_json::from_str(text)?);
+            return Ok(());
+        }
+        let object = LazyObject::from_text(text);
+        if key == CLIENT_CAPABILITIES {
+            self.client_capabilities = Some(object);
+        } else {
+            self.client_info = Some(object);
+        }
+        self.rest.remove(key.as_ref());
+        Ok(())
+    }
+
     /// The whole object again.
     pub fn into_map(self) -> Map<String, Value> {
         let mut map = self.rest;
@@ -81,13 +112,26 @@ impl MetaParts {
             map.insert(PROTOCOL_VERSION.into(), Value::String(v));
         }
         if let Some(v) = self.client_capabilities {
-            map.insert(CLIENT_CAPABILITIES.into(), Value::Object(v));
+            map.insert(CLIENT_CAPABILITIES.into(), v.into_value());
         }
         if let Some(v) = self.client_info {
-            map.insert(CLIENT_INFO.into(), Value::Object(v));
+            map.insert(CLIENT_INFO.into(), v.into_value());
         }
         map
     }
+}
+
+/// Whether the decoder's skimming of `text` checked all that reading it
+/// would: it has no escape (a lone surrogate passes a skim) and no number
+/// with an exponent (`1e400` passes a skim, not a read; without one a
+/// number of at most the scanner's 64 digits is in range). A string that
+/// merely looks like such a number is read in full, which is only slower.
+fn plain(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    !bytes.contains(&b'\\')
+        && !bytes
+            .windows(2)
+            .any(|w| w[0].is_ascii_digit() && matches!(w[1], b'e' | b'E'))
 }
 
 impl Meta {

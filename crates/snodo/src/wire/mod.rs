@@ -10,6 +10,7 @@ mod encode;
 #[cfg(feature = "client")]
 pub(crate) mod envelope;
 mod id;
+mod lazy;
 pub(crate) mod lines;
 pub(crate) mod meta;
 mod scan;
@@ -21,6 +22,7 @@ pub use decode::{DecodeError, Limits, Message, Notification, Request, decode};
 pub(crate) use encode::{encode_error, encode_notification, encode_raw_result, encode_result};
 pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
+pub use lazy::LazyObject;
 pub use meta::{Meta, MetaParts};
 pub(crate) use target::target_in;
 pub(crate) use target::target_member;

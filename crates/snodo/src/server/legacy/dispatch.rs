@@ -536,6 +536,7 @@ impl Server {
             params.insert("requestState".into(), state.into());
         }
         let session = &call.session;
+        let (client_capabilities, client_info) = session.declarations();
         let mut admitted = Admitted {
             id: call.id.clone(),
             method: call.name.clone(),
@@ -545,8 +546,8 @@ impl Server {
             arguments: call.arguments.clone(),
             meta: RequestMeta {
                 protocol_version: session.revision().as_str().to_string(),
-                client_capabilities: session.client_capabilities().clone(),
-                client_info: session.client_info().cloned(),
+                client_capabilities,
+                client_info,
                 log_level: session.log_level(),
                 progress_token: call.progress_token.clone(),
                 raw: call.meta.clone(),

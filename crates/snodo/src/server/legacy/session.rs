@@ -15,7 +15,7 @@ use crate::RandomUnavailable;
 use crate::context::CancelSignal;
 use crate::events::SessionChange;
 use crate::protocol::{LogLevel, Revision};
-use crate::wire::RequestId;
+use crate::wire::{LazyObject, RequestId};
 
 /// Most resource URIs one session may subscribe to.
 pub const MAX_SESSION_SUBSCRIPTIONS: usize = super::directory::MAX_RECORD_MEMBERS;
@@ -55,8 +55,9 @@ pub(crate) struct SessionState {
 pub struct Session {
     id: String,
     revision: Revision,
-    client_capabilities: Value,
-    client_info: Option<Value>,
+    /// Kept as shared text, so that each request gets them without a copy.
+    client_capabilities: LazyObject,
+    client_info: Option<LazyObject>,
     /// The [`key`](crate::Principal::key) of the principal that opened the
     /// session, if any.
     owner: Option<String>,
@@ -105,8 +106,8 @@ impl Session {
         Self {
             id,
             revision,
-            client_capabilities,
-            client_info,
+            client_capabilities: LazyObject::shared(client_capabilities),
+            client_info: client_info.map(LazyObject::shared),
             owner,
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(0),
@@ -140,8 +141,8 @@ impl Session {
     /// What the session's record holds now.
     pub fn record(&self) -> SessionRecord {
         let mut record = SessionRecord::new(self.id.clone(), self.revision);
-        record.client_capabilities = self.client_capabilities.clone();
-        record.client_info = self.client_info.clone();
+        record.client_capabilities = self.client_capabilities().clone();
+        record.client_info = self.client_info().cloned();
         record.owner = self.owner.clone();
         record.initialized = self.is_initialized();
         record.log_level = self.log_level();
@@ -240,12 +241,18 @@ impl Session {
 
     /// The capabilities the client declared at `initialize`.
     pub fn client_capabilities(&self) -> &Value {
-        &self.client_capabilities
+        self.client_capabilities.get()
     }
 
     /// The client's `clientInfo`, if it sent one.
     pub fn client_info(&self) -> Option<&Value> {
-        self.client_info.as_ref()
+        self.client_info.as_ref().map(LazyObject::get)
+    }
+
+    /// What the client declared at `initialize`, for one request: shared
+    /// with the session, not copied.
+    pub(crate) fn declarations(&self) -> (LazyObject, Option<LazyObject>) {
+        (self.client_capabilities.clone(), self.client_info.clone())
     }
 
     /// Who owns the session: the [`key`](crate::Principal::key) of the

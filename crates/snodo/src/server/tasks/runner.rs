@@ -13,6 +13,7 @@ use crate::context::{CancelSignal, RequestInfo, TransportInfo};
 use crate::server::{Inner, Server};
 use crate::task::{Lease, Renewal, Settle, TaskRecord, now_ms};
 use crate::tool::Arguments;
+use crate::wire::LazyObject;
 use crate::{Context, Error, Principal};
 
 /// What a task needs to run again, kept in its record's `work`: the
@@ -132,8 +133,8 @@ impl Work {
         Context::new(
             RequestInfo {
                 protocol_version: self.protocol_version.clone(),
-                client_info: self.client_info.clone(),
-                client_capabilities: self.client_capabilities.clone(),
+                client_info: self.client_info.clone().map(LazyObject::from),
+                client_capabilities: self.client_capabilities.clone().into(),
                 request_id: None,
                 method: std::borrow::Cow::Borrowed("tools/call"),
                 meta: Map::new(),
