@@ -86,7 +86,9 @@ impl Server {
                             .map(Routed::Object);
                     }
                     Ok(None) => {
-                        let task = self.start_task(name, entry.task_retries, &cx).await;
+                        // Boxed: a plain call's future need not hold a
+                        // task start's.
+                        let task = Box::pin(self.start_task(name, entry.task_retries, &cx)).await;
                         return task.map(Routed::Object);
                     }
                     Err(failure) => tool_failure(failure)?,
