@@ -15,7 +15,7 @@ impl Server {
         &self,
         catalog: &Catalog,
         params: Map<String, Value>,
-        _cx: Context,
+        cx: Context,
     ) -> Result<Map<String, Value>, Failure> {
         let invalid = |m: &str| -> Failure { Error::invalid_params(m.to_string()).into() };
         let reference = params
@@ -47,6 +47,7 @@ impl Server {
                 let entry = catalog
                     .prompt(name)
                     .ok_or_else(|| invalid(&format!("Unknown prompt: {name}")))?;
+                self.may_complete(&cx, super::Item::Prompt(name))?;
                 if entry.completes {
                     entry
                         .component
@@ -71,6 +72,9 @@ impl Server {
                             .get(uri)
                             .map(|&i| &catalog.resources[i])
                     });
+                if entry.is_some() {
+                    self.may_complete(&cx, super::Item::Resource(uri))?;
+                }
                 match entry {
                     Some(e) if e.completes => {
                         e.component.complete_boxed(arg_name, value, context).await
@@ -97,5 +101,14 @@ impl Server {
             json!({"values": shown, "total": total, "hasMore": total > MAX_COMPLETION_VALUES}),
         );
         Ok(out)
+    }
+
+    /// What a caller may not get or read it may not complete either: the
+    /// policy's check, as for the prompt or the resource itself.
+    fn may_complete(&self, cx: &Context, item: super::Item<'_>) -> Result<(), Failure> {
+        match self.policy() {
+            Some(policy) => policy.check(cx, item).map_err(Failure::ok),
+            None => Ok(()),
+        }
     }
 }

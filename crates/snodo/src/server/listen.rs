@@ -19,12 +19,14 @@ pub const MAX_RESOURCE_SUBSCRIPTIONS: usize = 1000;
 /// Most tasks one subscription may watch.
 pub const MAX_TASK_SUBSCRIPTIONS: usize = 100;
 
-/// The honoured subset of a `SubscriptionFilter`, and whose tasks it may
-/// watch.
+/// The honoured subset of a `SubscriptionFilter`, whose tasks it may
+/// watch, and who listens (the policy decides which resources' updates
+/// they hear of, as it decides what they see listed).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Filter {
     wanted: SubscriptionFilter,
     owner: String,
+    principal: Option<crate::Principal>,
 }
 
 /// An admitted subscription: its filter, its slot and its event queue.
@@ -110,6 +112,7 @@ impl Server {
         let filter = Filter {
             wanted,
             owner: super::tasks::engine::owner_of_principal(principal),
+            principal: principal.cloned(),
         };
         let share = transport.share();
         let shares = &self.inner.listen_shares;
@@ -190,7 +193,10 @@ impl Server {
                 {
                     vec![send("notifications/tasks", (*task).clone())]
                 }
-                Ok(Event::ResourceUpdated(uri)) if filter.wanted.covers_uri(&uri) => {
+                Ok(Event::ResourceUpdated(uri))
+                    if filter.wanted.covers_uri(&uri)
+                        && self.hears_of(filter.principal.as_ref(), &uri) =>
+                {
                     let mut params = Map::new();
                     params.insert("uri".into(), uri.to_string().into());
                     vec![send("notifications/resources/updated", params)]
@@ -214,9 +220,9 @@ impl Server {
                         missed,
                         "limit reached: a listen stream fell behind; it gets one notification of each kind"
                     );
-                    everything(&filter, &send)
+                    self.everything(&filter, &send)
                 }
-                Ok(Event::Resync) => everything(&filter, &send),
+                Ok(Event::Resync) => self.everything(&filter, &send),
                 Ok(_) => Vec::new(),
             };
             for frame in frames {
@@ -229,8 +235,27 @@ impl Server {
 /// Encodes one tagged notification.
 type Frame<'a> = dyn Fn(&str, Map<String, Value>) -> Vec<u8> + 'a;
 
-/// After an overflow: one notification of every subscribed type.
-fn everything(filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
+impl Server {
+    /// Whether `principal` may hear that the resource `uri` changed: a
+    /// resource the policy hides from it is one it cannot read, and so one it
+    /// is not told about either (every listen stream and initialize-era
+    /// session feed asks this before it sends `notifications/resources/updated`).
+    pub(crate) fn hears_of(&self, principal: Option<&crate::Principal>, uri: &str) -> bool {
+        self.policy()
+            .is_none_or(|policy| policy.can_see(principal, super::Item::Resource(uri)))
+    }
+
+    /// After an overflow: one notification of every subscribed type.
+    fn everything(&self, filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
+        everything(filter, send, |uri| {
+            self.hears_of(filter.principal.as_ref(), uri)
+        })
+    }
+}
+
+/// After an overflow: one notification of every subscribed type (of the
+/// subscribed resources, those the listener `hears` of).
+fn everything(filter: &Filter, send: &Frame<'_>, hears: impl Fn(&str) -> bool) -> Vec<Vec<u8>> {
     let mut frames = Vec::new();
     for (on, method) in [
         (
@@ -251,6 +276,9 @@ fn everything(filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
         }
     }
     for uri in &filter.wanted.resource_subscriptions {
+        if !hears(uri) {
+            continue;
+        }
         let mut params = Map::new();
         params.insert("uri".into(), uri.clone().into());
         frames.push(send("notifications/resources/updated", params));

@@ -19,9 +19,14 @@ pub enum Item<'a> {
 ///
 /// - *Discovery*: [`Policy::can_see`] filters what a principal sees in the
 ///   four list methods, before paging (so cursors and page sizes stay
-///   consistent per principal).
-/// - *Invocation*: [`Policy::check`] runs before a call, read or get; its
-///   error is returned to the client unchanged.
+///   consistent per principal), and which `notifications/resources/updated`
+///   a `subscriptions/listen` stream or an initialize-era session hears: an
+///   update of a resource the listener may not see is not sent, whatever
+///   its subscriptions cover (over stdio, which carries no principal, the
+///   policy decides for `None`, as it does for lists).
+/// - *Invocation*: [`Policy::check`] runs before a call, read or get, and
+///   before `completion/complete` for the prompt or resource template it
+///   names; its error is returned to the client unchanged.
 ///
 /// ```
 /// use snodo::server::{Item, Policy};

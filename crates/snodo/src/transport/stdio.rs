@@ -387,7 +387,10 @@ impl Server {
                 event = next_event(&mut unsolicited.events), if unsolicited.events.is_some() => {
                     if let (Some(event), Some(session)) = (event, connection.session()) {
                         let caps = self.capabilities();
-                        if let Some(frame) = crate::server::legacy::notification_for(&event, session, &caps) {
+                        // A pipe carries no principal: the policy decides
+                        // for the anonymous caller, as it does for lists.
+                        let hears = |uri: &str| self.hears_of(None, uri);
+                        if let Some(frame) = crate::server::legacy::notification_for(&event, session, &caps, &hears) {
                             write_frame(&mut out, &frame).await?;
                         }
                     }

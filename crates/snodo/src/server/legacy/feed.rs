@@ -10,8 +10,15 @@ use crate::server::Event;
 use crate::wire::encode_notification;
 
 /// The notification `event` becomes for `session`, given the server's
-/// capabilities; `None` when the session should not hear of it.
-pub fn notification_for(event: &Event, session: &Session, capabilities: &Value) -> Option<Vec<u8>> {
+/// capabilities; `None` when the session should not hear of it. An update
+/// of a resource is sent only when `hears` its URI (the server asks its
+/// [`Policy`](crate::server::Policy) whether whoever listens may see it).
+pub fn notification_for(
+    event: &Event,
+    session: &Session,
+    capabilities: &Value,
+    hears: &dyn Fn(&str) -> bool,
+) -> Option<Vec<u8>> {
     let declared = |cap: &str| {
         capabilities
             .get(cap)
@@ -33,7 +40,7 @@ pub fn notification_for(event: &Event, session: &Session, capabilities: &Value) 
             "notifications/resources/list_changed",
             &empty,
         )),
-        Event::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+        Event::ResourceUpdated(uri) if session.is_subscribed(uri) && hears(uri) => {
             let mut params = Map::new();
             params.insert("uri".into(), Value::from(&**uri));
             Some(encode_notification(
@@ -47,17 +54,25 @@ pub fn notification_for(event: &Event, session: &Session, capabilities: &Value) 
 
 /// After events may have been missed (an overflow, a lost bus): one
 /// `list_changed` of each list the server declares, and a
-/// `resources/updated` for each URI the session subscribed to.
-pub fn resync_for(session: &Session, capabilities: &Value) -> Vec<Vec<u8>> {
+/// `resources/updated` for each URI the session subscribed to that it
+/// `hears`.
+pub fn resync_for(
+    session: &Session,
+    capabilities: &Value,
+    hears: &dyn Fn(&str) -> bool,
+) -> Vec<Vec<u8>> {
     let mut frames: Vec<Vec<u8>> = [
         Event::ToolsListChanged,
         Event::PromptsListChanged,
         Event::ResourcesListChanged,
     ]
     .iter()
-    .filter_map(|e| notification_for(e, session, capabilities))
+    .filter_map(|e| notification_for(e, session, capabilities, hears))
     .collect();
     for uri in session.subscriptions() {
+        if !hears(&uri) {
+            continue;
+        }
         let mut params = Map::new();
         params.insert("uri".into(), Value::from(uri));
         frames.push(encode_notification(
@@ -78,8 +93,10 @@ mod tests {
     fn only_declared_lists_and_subscribed_uris_are_announced() {
         let s = Session::new("s".into(), Revision::V2025_06_18, json!({}), None, None);
         let caps = json!({"tools": {"listChanged": true}, "resources": {"subscribe": true}});
-        let text =
-            |e: &Event| notification_for(e, &s, &caps).map(|f| String::from_utf8(f).unwrap());
+        let text = |e: &Event| {
+            notification_for(e, &s, &caps, &|uri| uri != "test://hidden")
+                .map(|f| String::from_utf8(f).unwrap())
+        };
         assert_eq!(
             text(&Event::ToolsListChanged).unwrap(),
             r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#
@@ -93,6 +110,10 @@ mod tests {
                 .unwrap()
                 .contains("\"uri\":\"test://a\"")
         );
+        s.subscribe("test://hidden");
+        assert!(text(&Event::ResourceUpdated("test://hidden".into())).is_none());
+        let resync = resync_for(&s, &caps, &|uri| uri != "test://hidden");
+        assert_eq!(resync.len(), 2, "tools/list_changed and test://a");
         assert!(text(&Event::Shutdown).is_none());
     }
 }

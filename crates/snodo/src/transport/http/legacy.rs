@@ -361,7 +361,13 @@ pub(super) fn session_verb(
             session.end();
             status(StatusCode::OK)
         }
-        Ok(session) => get(server, session, shared.cloned(), headers),
+        Ok(session) => get(
+            server,
+            session,
+            shared.cloned(),
+            headers,
+            principal.cloned(),
+        ),
     }
 }
 
@@ -371,6 +377,7 @@ fn get(
     session: Arc<Session>,
     shared: Option<Arc<Shared>>,
     headers: &HeaderMap,
+    principal: Option<Principal>,
 ) -> Response<McpBody> {
     session.touch();
     if let Some(value) = headers.get("last-event-id") {
@@ -410,6 +417,7 @@ fn get(
     let server = server.clone();
     tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
+        let hears = |uri: &str| server.hears_of(principal.as_ref(), uri);
         let mut renew = tokio::time::interval(SHARED_RENEWAL);
         renew.tick().await;
         loop {
@@ -426,9 +434,9 @@ fn get(
                 },
                 event = events.recv() => match event {
                     Ok(Event::Resync) | Err(RecvError::Lagged(_)) => {
-                        resync_for(&session, &server.capabilities())
+                        resync_for(&session, &server.capabilities(), &hears)
                     }
-                    Ok(event) => match notification_for(&event, &session, &server.capabilities()) {
+                    Ok(event) => match notification_for(&event, &session, &server.capabilities(), &hears) {
                         Some(frame) => vec![frame],
                         None => continue,
                     },
