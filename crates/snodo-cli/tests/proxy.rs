@@ -774,3 +774,55 @@ async fn timeout_bounds_each_request_to_the_backend_and_progress_restarts_it() {
     assert_eq!(r.text_content(), "done");
     assert!(started.elapsed() >= Duration::from_secs(3));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn header_values_name_variables_of_the_proxy_environment() {
+    let backend = tools_of("backend", &["echo"]);
+    let (url, seen) = serve_recording(&backend).await;
+    let dir = test_dir("env-headers");
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[backends.b]\nurl = \"{url}\"\n\
+             headers = {{ Authorization = \"Bearer ${{SNODO_TEST_TOKEN}}\", X-Literal = \"$${{kept}}\" }}\n"
+        ),
+    )
+    .unwrap();
+    let proxy = start_proxy_with(&config, |command| {
+        command.env("SNODO_TEST_TOKEN", "t0k3n-from-env");
+    })
+    .await;
+    let client = Client::http(&proxy.url).await.unwrap();
+    assert_eq!(answer(&client, "b.echo").await, "echo of backend");
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty());
+    for headers in &seen {
+        let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        assert_eq!(value("authorization"), Some("Bearer t0k3n-from-env"));
+        assert_eq!(value("x-literal"), Some("${kept}"));
+    }
+
+    // Unset, the variable makes the file invalid: named, never a value.
+    let out = tokio::process::Command::new(BIN)
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .arg(&config)
+        .env_remove("SNODO_TEST_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(15), out)
+        .await
+        .expect("the proxy exits")
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "proxy.toml: backend \"b\": headers.Authorization: ${SNODO_TEST_TOKEN} is not set"
+        ),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,7 +11,7 @@
 //!
 //! [backends.docs]
 //! url = "http://127.0.0.1:8080/mcp"
-//! headers = { Authorization = "Bearer TOKEN" }
+//! headers = { Authorization = "Bearer ${DOCS_TOKEN}" }   # ${NAME}: the proxy's environment
 //! timeout = 60                         # seconds per request (default 300)
 //! connect_timeout = 10                 # seconds to start and list it (default 30)
 //! ```
@@ -89,10 +89,19 @@ impl Config {
     /// middle of being written looks like, and it would withdraw every
     /// backend.
     pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        Self::parse_in(text, &|name| std::env::var(name).ok())
+    }
+
+    /// [`Config::parse`], reading `${NAME}` in header values from `env`.
+    pub(crate) fn parse_in(
+        text: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, String> {
         if text.trim().is_empty() {
             return Err("the file is empty".into());
         }
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string().trim().to_owned())?;
+        let mut config: Config =
+            toml::from_str(text).map_err(|e| e.to_string().trim().to_owned())?;
         snodo::proxy::check_separator(&config.separator).map_err(|e| e.to_string())?;
         if !(config.health_interval >= 0.1 && config.health_interval.is_finite()) {
             return Err("health_interval: at least 0.1 seconds".into());
@@ -133,8 +142,55 @@ impl Config {
                 return fail("stderr is inherit or quiet");
             }
         }
+        for (id, b) in &mut config.backends {
+            for (name, value) in &mut b.headers {
+                *value = expand(value, env)
+                    .map_err(|e| format!("backend {id:?}: headers.{name}: {e}"))?;
+            }
+        }
         Ok(config)
     }
+}
+
+/// A header value with each `${NAME}` replaced by the variable `NAME` of
+/// `env` (`$${` stands for a literal `${`). A variable that is not set, or
+/// whose value is no valid header value, is an error naming the variable,
+/// never its value.
+fn expand(value: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("$${") {
+            out.push_str("${");
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("${") {
+            let end = after.find('}').ok_or("a ${ is not closed by }")?;
+            let name = &after[..end];
+            let well_formed = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !well_formed {
+                return Err(format!(
+                    "${{{name}}} is no variable name (letters, digits, _)"
+                ));
+            }
+            let found = env(name).ok_or_else(|| format!("${{{name}}} is not set"))?;
+            if found.bytes().any(|b| b.is_ascii_control() && b != b'\t') {
+                return Err(format!("${{{name}}} holds a control character"));
+            }
+            out.push_str(&found);
+            rest = &after[end + 1..];
+        } else {
+            out.push('$');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -184,6 +240,46 @@ mod tests {
         );
         assert_eq!(c.backends["docs"].timeout, 60.0);
         assert_eq!(c.backends["demo"].timeout, 300.0);
+    }
+
+    #[test]
+    fn header_values_read_the_environment() {
+        let env = |name: &str| match name {
+            "TOKEN" => Some("s3cret".to_string()),
+            "EMPTY" => Some(String::new()),
+            "BROKEN" => Some("a\r\nX-Injected: 1".to_string()),
+            _ => None,
+        };
+        let file = |value: &str| {
+            format!(
+                "[backends.docs]\nurl = \"http://127.0.0.1:1/mcp\"\nheaders = {{ Authorization = {value:?} }}"
+            )
+        };
+        let header = |value: &str| {
+            Config::parse_in(&file(value), &env)
+                .map(|c| c.backends["docs"].headers["Authorization"].clone())
+        };
+        assert_eq!(header("Bearer ${TOKEN}").unwrap(), "Bearer s3cret");
+        assert_eq!(
+            header("${TOKEN}-${TOKEN}${EMPTY}").unwrap(),
+            "s3cret-s3cret"
+        );
+        assert_eq!(header("cost $5, $${TOKEN}").unwrap(), "cost $5, ${TOKEN}");
+        assert_eq!(header("plain").unwrap(), "plain");
+        for (value, want) in [
+            (
+                "Bearer ${MISSING}",
+                "backend \"docs\": headers.Authorization: ${MISSING} is not set",
+            ),
+            ("${TOKEN", "headers.Authorization: a ${ is not closed by }"),
+            ("${1X}", "${1X} is no variable name"),
+            ("${}", "${} is no variable name"),
+            ("${BROKEN}", "${BROKEN} holds a control character"),
+        ] {
+            let e = header(value).unwrap_err();
+            assert!(e.contains(want), "{value:?}: {e}");
+            assert!(!e.contains("s3cret"), "{e}");
+        }
     }
 
     #[test]
