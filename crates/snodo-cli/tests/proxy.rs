@@ -57,6 +57,22 @@ async fn start_proxy_with(
     }
 }
 
+/// Runs `command` (stdout ignored), which must exit unsuccessfully within
+/// `secs`; what it said on stderr.
+async fn refusal(command: &mut tokio::process::Command, secs: u64) -> String {
+    let run = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(secs), run)
+        .await
+        .expect("the command exits")
+        .unwrap();
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 async fn tool_names(client: &Client) -> Vec<String> {
     let mut names: Vec<String> = client
         .list_tools()
@@ -514,19 +530,13 @@ async fn an_empty_file_or_a_fifo_at_the_config_path_is_an_error_at_startup() {
     let dir = test_dir("startup");
     let config = dir.join("proxy.toml");
     let start = async |config: &std::path::Path| {
-        let run = tokio::process::Command::new(BIN)
-            .args(["proxy", "--http", "127.0.0.1:0"])
-            .arg(config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .output();
-        let out = tokio::time::timeout(Duration::from_secs(15), run)
-            .await
-            .expect("the proxy exits")
-            .unwrap();
-        assert!(!out.status.success());
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        refusal(
+            tokio::process::Command::new(BIN)
+                .args(["proxy", "--http", "127.0.0.1:0"])
+                .arg(config),
+            15,
+        )
+        .await
     };
     std::fs::write(&config, "  \n").unwrap();
     let said = start(&config).await;
@@ -632,18 +642,11 @@ async fn a_backend_past_the_listing_limit_is_reported_down_and_the_others_serve(
     let _ = std::fs::remove_dir_all(&dir);
 
     // The bridge refuses to serve it, naming the limit.
-    let bridge = tokio::process::Command::new(BIN)
-        .args(["serve", "--http", "127.0.0.1:0", &url])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(30), bridge)
-        .await
-        .expect("the bridge exits")
-        .unwrap();
-    assert!(!out.status.success());
-    let said = String::from_utf8_lossy(&out.stderr);
+    let said = refusal(
+        tokio::process::Command::new(BIN).args(["serve", "--http", "127.0.0.1:0", &url]),
+        30,
+    )
+    .await;
     assert!(
         said.contains("limit exceeded: tools/list lists more than 10000 items"),
         "{said}"
@@ -804,20 +807,14 @@ async fn header_values_name_variables_of_the_proxy_environment() {
     }
 
     // Unset, the variable makes the file invalid: named, never a value.
-    let out = tokio::process::Command::new(BIN)
-        .args(["proxy", "--http", "127.0.0.1:0"])
-        .arg(&config)
-        .env_remove("SNODO_TEST_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(15), out)
-        .await
-        .expect("the proxy exits")
-        .unwrap();
-    assert!(!out.status.success());
-    let said = String::from_utf8_lossy(&out.stderr);
+    let said = refusal(
+        tokio::process::Command::new(BIN)
+            .args(["proxy", "--http", "127.0.0.1:0"])
+            .arg(&config)
+            .env_remove("SNODO_TEST_TOKEN"),
+        15,
+    )
+    .await;
     assert!(
         said.contains(
             "proxy.toml: backend \"b\": headers.Authorization: ${SNODO_TEST_TOKEN} is not set"
