@@ -823,3 +823,79 @@ async fn header_values_name_variables_of_the_proxy_environment() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
+    let dir = test_dir("check");
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        "health_interval = 2\n\
+         [backends.docs]\nurl = \"http://user:pa55@127.0.0.1:9/mcp\"\n\
+         headers = { Authorization = \"Bearer ${SNODO_CHECK_TOKEN}\" }\ntimeout = 60\n\
+         [backends.files]\ncommand = [\"/nonexistent/files-server\", \"--stdio\"]\n\
+         env = { ROOT = \"/srv/secret-root\" }\nstderr = \"quiet\"\n",
+    )
+    .unwrap();
+    let check = |config: &std::path::Path| {
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .args(["proxy", "--check"])
+            .arg(config)
+            .env("SNODO_CHECK_TOKEN", "t0k3n")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        command
+    };
+    let out = tokio::time::timeout(Duration::from_secs(15), check(&config).output())
+        .await
+        .expect("the check exits")
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "{}: valid, 2 backend(s), separator \".\", health_interval 2 s",
+                config.display()
+            )
+            .as_str(),
+            "backend docs: url http://127.0.0.1:9/mcp, timeout 60 s, connect_timeout 30 s, headers: Authorization",
+            "backend files: command [\"/nonexistent/files-server\", \"--stdio\"], stderr quiet, timeout 300 s, connect_timeout 30 s, env: ROOT",
+        ]
+    );
+    for secret in ["t0k3n", "pa55", "/srv/secret-root"] {
+        assert!(!said.contains(secret), "{said}");
+    }
+
+    // Each kind of fault: exit status 1, the fault on stderr.
+    for (text, want) in [
+        (
+            "[backends.a]\ncommand = \"x\"\nurl = \"http://h/\"\n",
+            "backend \"a\": give either",
+        ),
+        (
+            "[backends.a]\nurl = \"http://h/\"\nheaders = { A = \"${SNODO_UNSET_VARIABLE}\" }\n",
+            "${SNODO_UNSET_VARIABLE} is not set",
+        ),
+        (
+            "[backends.a]\ncommand = \"x\"\nport = 1\n",
+            "unknown field `port`",
+        ),
+        ("  \n", "the file is empty"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = tokio::time::timeout(Duration::from_secs(15), check(&config).output())
+            .await
+            .expect("the check exits")
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{text:?}");
+        assert!(out.stdout.is_empty(), "{text:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(want), "{text:?}: {said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,7 +30,7 @@ const FIRST_ATTEMPTS: Duration = Duration::from_secs(30);
 #[derive(Args)]
 #[group(skip)]
 #[command(group(
-    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http"])
+    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http", "check"])
 ))]
 pub(crate) struct ProxyArgs {
     /// Serve over stdio (newline-delimited JSON on stdin and stdout).
@@ -39,6 +39,10 @@ pub(crate) struct ProxyArgs {
     /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Check the configuration file and print a summary of its backends,
+    /// starting nothing: exit status 0 when it is valid, 1 when it is not.
+    #[arg(long)]
+    check: bool,
     /// The configuration file (TOML): a [backends.ID] table per backend with
     /// a command or a url; watched for changes while the proxy runs.
     #[arg(value_name = "CONFIG")]
@@ -55,6 +59,10 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         .map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
     let config =
         Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
+    if args.check {
+        print!("{}", summary(&args.config, &config));
+        return Ok(());
+    }
     let server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
         .declare(Capability::Tools)
         .declare(Capability::Resources)
@@ -72,6 +80,66 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
     tokio::spawn(watch(file, text, config, supervisors));
     crate::serve_until_stopped(proxy.server().clone(), args.http).await
+}
+
+/// What `--check` prints of a valid file: a line for the file, then one
+/// per backend with its settings. Header and environment values are left
+/// out (they often hold credentials), and so is a URL's user information.
+fn summary(path: &std::path::Path, config: &Config) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "{}: valid, {} backend(s), separator {:?}, health_interval {} s\n",
+        path.display(),
+        config.backends.len(),
+        config.separator,
+        config.health_interval
+    );
+    for (id, b) in &config.backends {
+        let _ = write!(out, "backend {id}: ");
+        match (&b.command, &b.url) {
+            (Some(config::Command::Line(line)), _) => {
+                let _ = write!(out, "command {line:?}, stderr {}", b.stderr);
+            }
+            (Some(config::Command::Argv(argv)), _) => {
+                let _ = write!(out, "command {argv:?}, stderr {}", b.stderr);
+            }
+            (None, Some(url)) => {
+                let _ = write!(out, "url {}", without_userinfo(url));
+            }
+            (None, None) => {}
+        }
+        let _ = write!(
+            out,
+            ", timeout {} s, connect_timeout {} s",
+            b.timeout, b.connect_timeout
+        );
+        let names = |keys: Vec<&String>| {
+            keys.iter()
+                .map(|k| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !b.env.is_empty() {
+            let _ = write!(out, ", env: {}", names(b.env.keys().collect()));
+        }
+        if !b.headers.is_empty() {
+            let _ = write!(out, ", headers: {}", names(b.headers.keys().collect()));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `url` without the user information of its authority (`user:secret@`).
+fn without_userinfo(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 async fn futures_join(receivers: Vec<tokio::sync::oneshot::Receiver<()>>) {
