@@ -113,17 +113,11 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
             ", timeout {} s, connect_timeout {} s",
             b.timeout, b.connect_timeout
         );
-        let names = |keys: Vec<&String>| {
-            keys.iter()
-                .map(|k| k.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !b.env.is_empty() {
-            let _ = write!(out, ", env: {}", names(b.env.keys().collect()));
-        }
-        if !b.headers.is_empty() {
-            let _ = write!(out, ", headers: {}", names(b.headers.keys().collect()));
+        for (what, map) in [("env", &b.env), ("headers", &b.headers)] {
+            if !map.is_empty() {
+                let names: Vec<&str> = map.keys().map(String::as_str).collect();
+                let _ = write!(out, ", {what}: {}", names.join(", "));
+            }
         }
         out.push('\n');
     }

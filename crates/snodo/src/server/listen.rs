@@ -245,43 +245,36 @@ impl Server {
             .is_none_or(|policy| policy.can_see(principal, super::Item::Resource(uri)))
     }
 
-    /// After an overflow: one notification of every subscribed type.
+    /// After an overflow: one notification of every subscribed type (of the
+    /// subscribed resources, those the listener hears of).
     fn everything(&self, filter: &Filter, send: &Frame<'_>) -> Vec<Vec<u8>> {
-        everything(filter, send, |uri| {
-            self.hears_of(filter.principal.as_ref(), uri)
-        })
-    }
-}
-
-/// After an overflow: one notification of every subscribed type (of the
-/// subscribed resources, those the listener `hears` of).
-fn everything(filter: &Filter, send: &Frame<'_>, hears: impl Fn(&str) -> bool) -> Vec<Vec<u8>> {
-    let mut frames = Vec::new();
-    for (on, method) in [
-        (
-            filter.wanted.tools_list_changed,
-            "notifications/tools/list_changed",
-        ),
-        (
-            filter.wanted.prompts_list_changed,
-            "notifications/prompts/list_changed",
-        ),
-        (
-            filter.wanted.resources_list_changed,
-            "notifications/resources/list_changed",
-        ),
-    ] {
-        if on {
-            frames.push(send(method, Map::new()));
+        let mut frames = Vec::new();
+        for (on, method) in [
+            (
+                filter.wanted.tools_list_changed,
+                "notifications/tools/list_changed",
+            ),
+            (
+                filter.wanted.prompts_list_changed,
+                "notifications/prompts/list_changed",
+            ),
+            (
+                filter.wanted.resources_list_changed,
+                "notifications/resources/list_changed",
+            ),
+        ] {
+            if on {
+                frames.push(send(method, Map::new()));
+            }
         }
-    }
-    for uri in &filter.wanted.resource_subscriptions {
-        if !hears(uri) {
-            continue;
+        for uri in &filter.wanted.resource_subscriptions {
+            if !self.hears_of(filter.principal.as_ref(), uri) {
+                continue;
+            }
+            let mut params = Map::new();
+            params.insert("uri".into(), uri.clone().into());
+            frames.push(send("notifications/resources/updated", params));
         }
-        let mut params = Map::new();
-        params.insert("uri".into(), uri.clone().into());
-        frames.push(send("notifications/resources/updated", params));
+        frames
     }
-    frames
 }
