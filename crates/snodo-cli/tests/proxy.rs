@@ -899,3 +899,97 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server whose tools answer with the arguments they received, as JSON
+/// text; each takes `text`, `lang` and `tenant`.
+fn echoes(names: &[&'static str]) -> snodo::Server {
+    let mut builder = snodo::Server::builder("echoes", "1.0.0");
+    let schema = json!({
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "lang": {"type": "string"}, "tenant": {"type": "string"}},
+        "required": ["lang", "tenant"]
+    });
+    for &name in names {
+        let tool = snodo::tool::from_fn(name, |args, _c| async move {
+            Ok(args.as_value().to_string().into())
+        });
+        builder = builder.tool(tool.input_schema(schema.clone()));
+    }
+    builder.build().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shaping_keys_expose_hide_alias_inject_and_bound_and_apply_without_a_restart() {
+    let backend = echoes(&["read_file", "read_secret", "echo", "write"]);
+    let url = serve_here(&backend).await;
+    let dir = test_dir("shaping");
+    let config = dir.join("proxy.toml");
+    let file = |hide: &str| {
+        format!(
+            "[backends.kit]\nurl = \"{url}\"\n\
+             expose = {{ tools = [\"read_*\", \"echo\"] }}\n{hide}\
+             alias = {{ echo = \"say\" }}\n\
+             inject = {{ lang = \"en\" }}\ninject_override = {{ tenant = \"acme\" }}\n\
+             max_argument_bytes = 64\n"
+        )
+    };
+    std::fs::write(&config, file("hide = [\"*secret*\"]\n")).unwrap();
+    let proxy = start_proxy(&config).await;
+    let client = Client::http(&proxy.url).await.unwrap();
+    assert_eq!(tool_names(&client).await, ["kit.read_file", "kit.say"]);
+
+    // The alias reaches `echo`; `lang` is filled in, `tenant` overridden.
+    let r = client
+        .call_tool("kit.say", json!({"text": "hi", "tenant": "evil"}))
+        .await
+        .unwrap();
+    let got: serde_json::Value = serde_json::from_str(&r.text_content()).unwrap();
+    assert_eq!(got, json!({"text": "hi", "lang": "en", "tenant": "acme"}));
+    let r = client
+        .call_tool("kit.read_file", json!({"lang": "fr"}))
+        .await
+        .unwrap();
+    let got: serde_json::Value = serde_json::from_str(&r.text_content()).unwrap();
+    assert_eq!(got, json!({"lang": "fr", "tenant": "acme"}));
+    // Hidden, left out and renamed names are unknown.
+    for name in ["kit.read_secret", "kit.write", "kit.echo"] {
+        let e = client.call_tool(name, json!({})).await.unwrap_err();
+        assert_eq!(e.code(), Some(-32602), "{name}: {e}");
+    }
+    // Past max_argument_bytes: refused, naming the bound.
+    let e = client
+        .call_tool("kit.say", json!({"text": "x".repeat(64)}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Some(-32602), "{e}");
+    assert!(e.to_string().contains("past the 64"), "{e}");
+
+    // The summary names the policy.
+    let out = tokio::process::Command::new(BIN)
+        .args(["proxy", "--check"])
+        .arg(&config)
+        .output()
+        .await
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(
+            "expose tools [read_* echo], hide tools [*secret*], hide prompts [*secret*], \
+             hide resources [*secret*], alias echo->say, inject lang, inject_override tenant, \
+             max_argument_bytes 64"
+        ),
+        "{said}"
+    );
+
+    // Without `hide` the secret is served: relisted, not restarted.
+    std::fs::write(&config, file("")).unwrap();
+    let names = until_tools(&client, 10, |n| n.len() == 3).await;
+    assert_eq!(names, ["kit.read_file", "kit.read_secret", "kit.say"]);
+    assert!(
+        !proxy.log_text().contains("backend kit: removed"),
+        "{}",
+        proxy.log_text()
+    );
+    assert!(proxy.logged("reloaded", 1).await, "{}", proxy.log_text());
+    let _ = std::fs::remove_dir_all(&dir);
+}

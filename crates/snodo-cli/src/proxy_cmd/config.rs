@@ -14,11 +14,24 @@
 //! headers = { Authorization = "Bearer ${DOCS_TOKEN}" }   # ${NAME}: the proxy's environment
 //! timeout = 60                         # seconds per request (default 300)
 //! connect_timeout = 10                 # seconds to start and list it (default 30)
+//! expose = ["search_*", "get_*"]       # only what these name patterns match (default: all)
+//! hide = { tools = ["delete_*"], resources = ["secret://*"] }  # never these
+//! alias = { search_docs = "search" }   # served as docs.search
+//! inject = { lang = "en" }             # an argument a call leaves out
+//! inject_override = { tenant = "acme" } # an argument the caller cannot set
+//! max_argument_bytes = 65536           # larger arguments are refused
 //! ```
+//!
+//! `expose` and `hide` take a list of patterns for every kind, or a table
+//! of lists by kind (`tools`, `prompts`, `resources`); `*` is any run of
+//! characters, `?` one. A resource is matched by its name or its URI.
+//! Changing only these shaping keys relists the backend without restarting
+//! it.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use snodo::proxy::{Component, Glob, Shaping};
 
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -48,6 +61,32 @@ pub(crate) struct Backend {
     pub(crate) stderr: String,
     #[serde(default = "default_connect_timeout")]
     pub(crate) connect_timeout: f64,
+    pub(crate) expose: Option<toml::Value>,
+    pub(crate) hide: Option<toml::Value>,
+    #[serde(default)]
+    pub(crate) alias: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(crate) inject: BTreeMap<String, toml::Value>,
+    #[serde(default)]
+    pub(crate) inject_override: BTreeMap<String, toml::Value>,
+    pub(crate) max_argument_bytes: Option<u64>,
+    /// What the shaping keys above say, built by [`Config::parse`].
+    #[serde(skip)]
+    pub(crate) shaping: Shaping,
+}
+
+impl Backend {
+    /// Whether `other` reaches the same backend the same way (the shaping
+    /// keys aside: those apply without a restart).
+    pub(crate) fn same_connection(&self, other: &Backend) -> bool {
+        self.command == other.command
+            && self.url == other.url
+            && self.env == other.env
+            && self.headers == other.headers
+            && self.timeout == other.timeout
+            && self.stderr == other.stderr
+            && self.connect_timeout == other.connect_timeout
+    }
 }
 
 /// A command: one command line, or the program and its arguments.
@@ -147,9 +186,138 @@ impl Config {
                 *value = expand(value, env)
                     .map_err(|e| format!("backend {id:?}: headers.{name}: {e}"))?;
             }
+            b.shaping = shaping(b).map_err(|e| format!("backend {id:?}: {e}"))?;
         }
         Ok(config)
     }
+}
+
+/// The longest tool or prompt name an alias may give.
+const MAX_NAME: usize = 128;
+
+/// A backend's shaping keys as a [`Shaping`]; an error names the key.
+fn shaping(b: &Backend) -> Result<Shaping, String> {
+    let mut shaping = Shaping::new();
+    for (key, value) in [("expose", &b.expose), ("hide", &b.hide)] {
+        let Some(value) = value else { continue };
+        for (kind, globs) in patterns(key, value)? {
+            shaping = if key == "expose" {
+                shaping.expose(kind, globs)
+            } else {
+                shaping.hide(kind, globs)
+            };
+        }
+    }
+    for (name, alias) in &b.alias {
+        let valid = !alias.is_empty()
+            && alias.len() <= MAX_NAME
+            && alias
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !valid {
+            return Err(format!(
+                "alias.{name}: {alias:?} is no name (1 to {MAX_NAME} of A-Z, a-z, 0-9, _, - and .)"
+            ));
+        }
+        if b.alias.contains_key(alias) && alias != name {
+            return Err(format!(
+                "alias.{name}: {alias:?} is itself renamed; give each name one alias"
+            ));
+        }
+        shaping = shaping.alias(name, alias);
+    }
+    for (key, map) in [
+        ("inject", &b.inject),
+        ("inject_override", &b.inject_override),
+    ] {
+        for (name, value) in map {
+            if key == "inject" && b.inject_override.contains_key(name) {
+                return Err(format!(
+                    "inject.{name}: also in inject_override; give it in one of them"
+                ));
+            }
+            let value = json_of(value).map_err(|e| format!("{key}.{name}: {e}"))?;
+            shaping = if key == "inject" {
+                shaping.inject(name, value)
+            } else {
+                shaping.inject_override(name, value)
+            };
+        }
+    }
+    if let Some(bytes) = b.max_argument_bytes {
+        if bytes == 0 {
+            return Err("max_argument_bytes: at least 1".into());
+        }
+        shaping = shaping.max_argument_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+    }
+    Ok(shaping)
+}
+
+/// `expose` or `hide`: a list of patterns for every kind, or a table of
+/// lists by kind.
+fn patterns(key: &str, value: &toml::Value) -> Result<Vec<(Component, Vec<Glob>)>, String> {
+    let list = |key: &str, value: &toml::Value| -> Result<Vec<Glob>, String> {
+        let items = value
+            .as_array()
+            .ok_or_else(|| format!("{key}: a list of name patterns"))?;
+        items
+            .iter()
+            .map(|item| {
+                let text = item
+                    .as_str()
+                    .ok_or_else(|| format!("{key}: a list of name patterns (strings)"))?;
+                Glob::new(text).map_err(|e| format!("{key}: {e}"))
+            })
+            .collect()
+    };
+    match value {
+        toml::Value::Array(_) => {
+            let globs = list(key, value)?;
+            Ok(Component::ALL
+                .into_iter()
+                .map(|kind| (kind, globs.clone()))
+                .collect())
+        }
+        toml::Value::Table(table) => table
+            .iter()
+            .map(|(kind, value)| {
+                let component = match kind.as_str() {
+                    "tools" => Component::Tool,
+                    "prompts" => Component::Prompt,
+                    "resources" => Component::Resource,
+                    _ => {
+                        return Err(format!(
+                            "{key}.{kind}: the kinds are tools, prompts and resources"
+                        ));
+                    }
+                };
+                Ok((component, list(&format!("{key}.{kind}"), value)?))
+            })
+            .collect(),
+        _ => Err(format!(
+            "{key}: a list of name patterns, or a table of them by kind (tools, prompts, resources)"
+        )),
+    }
+}
+
+/// An injected value as JSON (TOML's dates have no JSON form).
+fn json_of(value: &toml::Value) -> Result<serde_json::Value, String> {
+    Ok(match value {
+        toml::Value::String(s) => s.clone().into(),
+        toml::Value::Integer(i) => (*i).into(),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .ok_or("a number JSON cannot carry")?
+            .into(),
+        toml::Value::Boolean(b) => (*b).into(),
+        toml::Value::Datetime(_) => return Err("a date has no JSON form: quote it".into()),
+        toml::Value::Array(items) => items.iter().map(json_of).collect::<Result<_, _>>()?,
+        toml::Value::Table(table) => serde_json::Value::Object(
+            table
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), json_of(v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+    })
 }
 
 /// A header value with each `${NAME}` replaced by the variable `NAME` of
@@ -283,6 +451,44 @@ mod tests {
     }
 
     #[test]
+    fn shaping_keys_build_the_backends_shaping() {
+        let c = Config::parse(
+            r#"
+            [backends.docs]
+            url = "http://127.0.0.1:1/mcp"
+            expose = ["search_*", "get_*"]
+            hide = { tools = ["get_secret"], resources = ["secret://*"] }
+            alias = { search_docs = "search" }
+            inject = { lang = "en", depth = 2, tags = ["a", { b = true }] }
+            inject_override = { tenant = "acme" }
+            max_argument_bytes = 1024
+            "#,
+        )
+        .unwrap();
+        let globs = |p: &[&str]| p.iter().map(|p| Glob::new(p).unwrap()).collect::<Vec<_>>();
+        let want = Shaping::new()
+            .expose(Component::Tool, globs(&["search_*", "get_*"]))
+            .expose(Component::Prompt, globs(&["search_*", "get_*"]))
+            .expose(Component::Resource, globs(&["search_*", "get_*"]))
+            .hide(Component::Resource, globs(&["secret://*"]))
+            .hide(Component::Tool, globs(&["get_secret"]))
+            .alias("search_docs", "search")
+            .inject("depth", serde_json::json!(2))
+            .inject("lang", serde_json::json!("en"))
+            .inject("tags", serde_json::json!(["a", {"b": true}]))
+            .inject_override("tenant", serde_json::json!("acme"))
+            .max_argument_bytes(1024);
+        assert_eq!(c.backends["docs"].shaping, want);
+        let plain = Config::parse("[backends.a]\ncommand = \"x\"").unwrap();
+        assert_eq!(plain.backends["a"].shaping, Shaping::new());
+        let mut moved = c.backends["docs"].clone();
+        moved.alias.clear();
+        assert!(moved.same_connection(&c.backends["docs"]));
+        moved.timeout = 1.0;
+        assert!(!moved.same_connection(&c.backends["docs"]));
+    }
+
+    #[test]
     fn bad_files_are_refused_with_a_message_naming_the_fault() {
         for (text, want) in [
             (
@@ -308,6 +514,50 @@ mod tests {
                 "unknown field `port`",
             ),
             ("health_interval = 0", "health_interval"),
+            (
+                "[backends.a]\ncommand = \"x\"\nexpose = \"read_*\"",
+                "backend \"a\": expose: a list of name patterns, or a table",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nhide = [\"\"]",
+                "backend \"a\": hide: pattern \"\"",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nhide = [1]",
+                "hide: a list of name patterns (strings)",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nexpose = { tool = [\"x\"] }",
+                "expose.tool: the kinds are tools, prompts and resources",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nexpose = { tools = \"x\" }",
+                "expose.tools: a list of name patterns",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nalias = { a = \"b c\" }",
+                "alias.a: \"b c\" is no name",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nalias = { a = \"b\", b = \"c\" }",
+                "alias.a: \"b\" is itself renamed",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ninject = { d = 1979-05-27 }",
+                "inject.d: a date has no JSON form",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ninject = { t = 1 }\ninject_override = { t = 2 }",
+                "inject.t: also in inject_override",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nmax_argument_bytes = 0",
+                "max_argument_bytes: at least 1",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nmax_argument_bytes = -1",
+                "max_argument_bytes",
+            ),
             ("separator = ", "expected"),
             ("", "the file is empty"),
             (" \n\t\r\n", "the file is empty"),

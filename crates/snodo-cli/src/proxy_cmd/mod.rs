@@ -119,6 +119,10 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
                 let _ = write!(out, ", {what}: {}", names.join(", "));
             }
         }
+        let shaping = b.shaping.describe();
+        if !shaping.is_empty() {
+            let _ = write!(out, ", {shaping}");
+        }
         out.push('\n');
     }
     out

@@ -41,7 +41,7 @@ impl Supervisors {
         let stale: Vec<String> = self
             .running
             .iter()
-            .filter(|(id, (b, _))| backends.get(*id) != Some(b))
+            .filter(|(id, (b, _))| !backends.get(*id).is_some_and(|n| n.same_connection(b)))
             .map(|(id, _)| id.clone())
             .collect();
         for id in stale {
@@ -54,7 +54,14 @@ impl Supervisors {
         }
         let mut first = Vec::new();
         for (id, b) in backends {
-            if self.running.contains_key(id) {
+            // Set before a new backend's first listing; a running one is
+            // listed again when its shaping changed.
+            if let Err(e) = self.proxy.shape(id, b.shaping.clone()) {
+                eprintln!("snodo proxy: backend {id}: refused: {e}");
+                continue;
+            }
+            if let Some((running, _)) = self.running.get_mut(id) {
+                *running = b.clone();
                 continue;
             }
             let (tx, rx) = oneshot::channel();

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use super::convert;
 use super::naming::Naming;
 use super::relay::{self, Relay};
+use super::shaping::{self, Injection, Shaping};
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
 use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
@@ -151,6 +152,9 @@ pub(crate) struct ForwardTool {
     pub(crate) definition: ToolDefinition,
     /// The backend's name.
     pub(crate) remote: String,
+    /// The arguments its calls receive.
+    pub(crate) injections: Vec<Injection>,
+    pub(crate) shaping: Arc<Shaping>,
 }
 
 impl Tool for ForwardTool {
@@ -187,10 +191,12 @@ impl Tool for ForwardTool {
     }
 
     async fn call(&self, args: Arguments, cx: Context) -> CallResult {
-        let arguments = match args.as_value() {
+        within_bound(&self.shaping, &self.link.id, args.as_value())?;
+        let mut arguments = match args.as_value() {
             Value::Object(_) => Value::Object(args.into_map()),
             other => other.clone(),
         };
+        shaping::inject(&mut arguments, &self.injections);
         let (client, remote) = (self.link.client.clone(), self.remote.clone());
         let result = run(&self.link, &cx, move |opts| async move {
             let result = client.call_tool(&remote, arguments).options(opts).await?;
@@ -218,6 +224,7 @@ pub(crate) struct ForwardPrompt {
     pub(crate) remote: String,
     /// Its definition as listed, under the outside name.
     pub(crate) definition: PromptDefinition,
+    pub(crate) shaping: Arc<Shaping>,
 }
 
 impl Prompt for ForwardPrompt {
@@ -250,6 +257,13 @@ impl Prompt for ForwardPrompt {
             .iter()
             .map(|(k, v)| (k.to_owned(), Value::String(v.to_owned())))
             .collect();
+        if self.shaping.argument_bound().is_some() {
+            within_bound(
+                &self.shaping,
+                &self.link.id,
+                &Value::Object(arguments.clone()),
+            )?;
+        }
         let client = self.link.client.clone();
         // The raw request: the answer is read once, by `convert`.
         let params = json!({"name": self.remote, "arguments": arguments});
@@ -316,6 +330,7 @@ pub(crate) struct ForwardResource {
     pub(crate) name: String,
     /// The listed definition.
     pub(crate) listed: Listed,
+    pub(crate) shaping: Arc<Shaping>,
 }
 
 /// One member of either kind of listed definition.
@@ -386,6 +401,12 @@ impl Resource for ForwardResource {
                 req.uri, self.link.id
             ))));
         };
+        if self.shaping.hides_uri(uri) {
+            // As for a URI no resource serves: a hidden one is not there.
+            return Err(HandlerError::protocol(
+                Error::invalid_params("Resource not found").with_data(json!({"uri": req.uri})),
+            ));
+        }
         let (client, uri) = (self.link.client.clone(), uri.to_owned());
         let result = run(&self.link, &cx, move |opts| async move {
             client
@@ -413,6 +434,23 @@ impl Resource for ForwardResource {
         let reference = CompletionRef::Resource(self.remote.clone());
         complete(&self.link, reference, variable, value, context).await
     }
+}
+
+/// Refuses arguments past the backend's `max_argument_bytes`.
+fn within_bound(shaping: &Shaping, id: &str, arguments: &Value) -> Result<(), HandlerError> {
+    let Some(bound) = shaping.argument_bound() else {
+        return Ok(());
+    };
+    let bytes = crate::wire::encoded_len(arguments);
+    if bytes <= bound {
+        return Ok(());
+    }
+    Err(HandlerError::protocol(
+        Error::invalid_params(format!(
+            "the arguments take {bytes} bytes, past the {bound} backend {id:?} takes"
+        ))
+        .with_data(json!({"maxArgumentBytes": bound, "argumentBytes": bytes})),
+    ))
 }
 
 /// Asks the backend for completions; a failure offers none.

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link, Listed};
+use super::shaping::{Component, Shaping};
 use crate::client::ClientError;
 use crate::prompt::PromptDefinition;
 
@@ -61,8 +62,12 @@ pub(crate) struct Listing {
 }
 
 /// Lists `kinds` of backend `link` (a kind its server does not offer lists
-/// as empty).
-pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, ClientError> {
+/// as empty), as `shaping` serves them.
+pub(crate) async fn list(
+    link: &Arc<Link>,
+    kinds: Kinds,
+    shaping: &Arc<Shaping>,
+) -> Result<Listing, ClientError> {
     let client = &link.client;
     let caps = client.server_capabilities();
     let offers = |key: &str| caps.get(key).is_some();
@@ -76,12 +81,18 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
         let mut tools = Vec::new();
         if offers("tools") {
             for mut definition in client.list_tools().await? {
+                if !shaping.shows(Component::Tool, &[&definition.name]) {
+                    continue;
+                }
                 let remote = std::mem::take(&mut definition.name);
-                definition.name = link.naming.name(&remote);
+                definition.name = link.naming.name(shaping.served_name(&remote));
+                let injections = shaping.injections(&mut definition.input_schema);
                 tools.push(ForwardTool {
                     link: link.clone(),
                     definition,
                     remote,
+                    injections,
+                    shaping: shaping.clone(),
                 });
             }
         }
@@ -91,7 +102,9 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
         let mut prompts = Vec::new();
         if offers("prompts") {
             for listed in client.list_prompts().await? {
-                prompts.push(prompt(link, listed));
+                if shaping.shows(Component::Prompt, &[&listed.name]) {
+                    prompts.push(prompt(link, listed, shaping));
+                }
             }
         }
         out.prompts = Some(prompts);
@@ -99,16 +112,26 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
     if kinds.contains(Kinds::RESOURCES) {
         let (mut resources, mut followed) = (Vec::new(), Vec::new());
         if offers("resources") {
-            let fixed = client.list_resources().await?;
+            let shown = |listed: &Listed| {
+                let names = [listed.name().unwrap_or_default(), listed.uri()];
+                shaping.shows(Component::Resource, &names)
+            };
+            let fixed: Vec<Listed> = client
+                .list_resources()
+                .await?
+                .into_iter()
+                .map(Listed::Fixed)
+                .filter(shown)
+                .collect();
             followed = fixed
                 .iter()
-                .map(|r| r.uri.clone())
+                .map(|r| r.uri().to_owned())
                 .take(MAX_FOLLOWED)
                 .collect();
             let templates = client.list_resource_templates().await?;
-            let fixed = fixed.into_iter().map(Listed::Fixed);
-            for listed in fixed.chain(templates.into_iter().map(Listed::Template)) {
-                resources.push(resource(link, listed));
+            let templates = templates.into_iter().map(Listed::Template).filter(shown);
+            for listed in fixed.into_iter().chain(templates) {
+                resources.push(resource(link, listed, shaping));
             }
         }
         out.resources = Some(resources);
@@ -117,17 +140,22 @@ pub(crate) async fn list(link: &Arc<Link>, kinds: Kinds) -> Result<Listing, Clie
     Ok(out)
 }
 
-fn prompt(link: &Arc<Link>, mut definition: PromptDefinition) -> ForwardPrompt {
+fn prompt(
+    link: &Arc<Link>,
+    mut definition: PromptDefinition,
+    shaping: &Arc<Shaping>,
+) -> ForwardPrompt {
     let remote = std::mem::take(&mut definition.name);
-    definition.name = link.naming.name(&remote);
+    definition.name = link.naming.name(shaping.served_name(&remote));
     ForwardPrompt {
         link: link.clone(),
         remote,
         definition,
+        shaping: shaping.clone(),
     }
 }
 
-fn resource(link: &Arc<Link>, listed: Listed) -> ForwardResource {
+fn resource(link: &Arc<Link>, listed: Listed, shaping: &Arc<Shaping>) -> ForwardResource {
     let remote = listed.uri().to_owned();
     let name = link.naming.name(listed.name().unwrap_or(&remote));
     ForwardResource {
@@ -136,6 +164,7 @@ fn resource(link: &Arc<Link>, listed: Listed) -> ForwardResource {
         remote,
         name,
         listed,
+        shaping: shaping.clone(),
     }
 }
 

@@ -42,6 +42,11 @@
 //! prompts as `<id><separator><name>`, resource URIs and templates under
 //! the scheme `<id>+<scheme>`.
 //!
+//! What of a backend is served, and how, is its [`Shaping`]
+//! ([`Proxy::shape`]): name patterns that expose or hide its tools,
+//! prompts and resources, aliases, arguments injected into its tool calls
+//! and a bound on a request's arguments.
+//!
 //! The proxy's server is any [`Server`]; build it with
 //! [`ServerBuilder::declare`](crate::server::ServerBuilder::declare) for
 //! each kind of component the backends may bring, so that the capabilities
@@ -69,10 +74,12 @@
 mod convert;
 mod error;
 mod forward;
+mod glob;
 mod listing;
 mod naming;
 mod relay;
 mod relist;
+mod shaping;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -82,12 +89,14 @@ use tokio::task::AbortHandle;
 
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
+pub use self::glob::Glob;
 pub use self::listing::MAX_FOLLOWED;
 use self::listing::{Kinds, Listing};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
 pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
 use self::relist::Relists;
+pub use self::shaping::{Component, Shaping};
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ListenFilter, Subscription, Target};
 use crate::server::{Capability, Group};
@@ -107,6 +116,8 @@ struct Shared {
     /// `None`: names kept as they are.
     separator: Option<String>,
     backends: Mutex<BTreeMap<String, Backend>>,
+    /// How each backend is served, by id (kept while it comes and goes).
+    shapings: Mutex<BTreeMap<String, Arc<Shaping>>>,
     /// Grows each time the names served change.
     changes: tokio::sync::watch::Sender<u64>,
 }
@@ -184,6 +195,7 @@ impl Proxy {
                 server,
                 separator,
                 backends: Mutex::new(BTreeMap::new()),
+                shapings: Mutex::new(BTreeMap::new()),
                 changes: tokio::sync::watch::Sender::new(0),
             }),
         }
@@ -222,6 +234,30 @@ impl Proxy {
     /// the proxy itself when the names move.)
     pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.shared.changes.subscribe()
+    }
+
+    /// Serves backend `id` as `shaping` says, from its next listing on: set
+    /// it before the backend is added, so that its first listing is shaped.
+    /// A backend already added is listed again. The setting is kept while
+    /// the backend is removed and added again; [`Shaping::default`] serves
+    /// everything.
+    pub fn shape(&self, id: &str, shaping: Shaping) -> Result<(), ProxyError> {
+        check_id(id)?;
+        let shaping = Arc::new(shaping);
+        let mut shapings = self
+            .shared
+            .shapings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if shapings.get(id) == Some(&shaping) {
+            return Ok(());
+        }
+        shapings.insert(id.to_owned(), shaping);
+        drop(shapings);
+        if let Some(b) = self.lock().get(id) {
+            b.relists.ask(Kinds::ALL);
+        }
+        Ok(())
     }
 
     /// Adds a backend under `id`: lists its components, registers them and
@@ -384,6 +420,12 @@ impl Shared {
         self.backends.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// How backend `id` is served now.
+    fn shaping(&self, id: &str) -> Arc<Shaping> {
+        let shapings = self.shapings.lock().unwrap_or_else(|e| e.into_inner());
+        shapings.get(id).cloned().unwrap_or_default()
+    }
+
     /// The names of backend `id` have moved: the backends whose relist
     /// clashed are listed again (the clash may be gone), and
     /// [`Proxy::changes`] grows.
@@ -405,7 +447,7 @@ async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced,
         .get(&link.id)
         .is_some_and(|b| b.withdrawn.is_some());
     let kinds = if withdrawn { Kinds::ALL } else { kinds };
-    let listing = listing::list(link, kinds)
+    let listing = listing::list(link, kinds, &shared.shaping(&link.id))
         .await
         .map_err(|e| ProxyError::backend(&link.id, e))?;
     let mut backends = shared.lock();

@@ -12,3 +12,4 @@ mod host;
 mod limits;
 mod membership;
 mod routing;
+mod shaping;
