@@ -174,7 +174,11 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         page_size: args.page_size.map(usize::from),
     });
     if let Some(addr) = args.http {
-        return serve_http(server, addr, args.issuer.as_deref(), records).await;
+        let mut options = snodo::transport::http::HttpOptions::new();
+        if let Some(records) = records {
+            options = options.shared_sessions(records);
+        }
+        return serve_http(server, addr, args.issuer.as_deref(), options).await;
     }
     // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
     let stop = stop_signal();
@@ -189,9 +193,10 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
 async fn serve_until_stopped(
     server: snodo::Server,
     http: Option<SocketAddr>,
+    options: snodo::transport::http::HttpOptions,
 ) -> std::io::Result<()> {
     if let Some(addr) = http {
-        return serve_http(server, addr, None, None).await;
+        return serve_http(server, addr, None, options).await;
     }
     let stop = stop_signal();
     tokio::select! {
@@ -204,10 +209,10 @@ async fn serve_http(
     server: snodo::Server,
     addr: SocketAddr,
     issuer: Option<&str>,
-    records: Option<snodo::server::legacy::SessionRecords>,
+    mut options: snodo::transport::http::HttpOptions,
 ) -> std::io::Result<()> {
+    use snodo::transport::http::HttpListener;
     use snodo::transport::http::oauth::{JwtVerifier, ResourceServer};
-    use snodo::transport::http::{HttpListener, HttpOptions};
     // Bound before the options are made: the audience is the bound URL.
     let socket = if addr.is_ipv4() {
         tokio::net::TcpSocket::new_v4()?
@@ -218,10 +223,6 @@ async fn serve_http(
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     let bound = socket.listen(1024)?;
-    let mut options = HttpOptions::new();
-    if let Some(records) = records {
-        options = options.shared_sessions(records);
-    }
     if let Some(issuer) = issuer {
         // The audience is the URL printed below.
         let url = format!("http://{}{}", bound.local_addr()?, "/mcp");

@@ -68,7 +68,12 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
         None,
         connected,
     ));
-    crate::serve_until_stopped(proxy.server().clone(), args.http).await
+    crate::serve_until_stopped(
+        proxy.server().clone(),
+        args.http,
+        snodo::transport::http::HttpOptions::new(),
+    )
+    .await
 }
 
 /// The client towards the target, and the target.

@@ -900,6 +900,18 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What `snodo proxy --check` prints of `config`.
+async fn summary_of(config: &std::path::Path) -> String {
+    let out = tokio::process::Command::new(BIN)
+        .args(["proxy", "--check"])
+        .arg(config)
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A server whose tools answer with the arguments they received, as JSON
 /// text; each takes `text`, `lang` and `tenant`.
 fn echoes(names: &[&'static str]) -> snodo::Server {
@@ -965,13 +977,7 @@ async fn shaping_keys_expose_hide_alias_inject_and_bound_and_apply_without_a_res
     assert!(e.to_string().contains("past the 64"), "{e}");
 
     // The summary names the policy.
-    let out = tokio::process::Command::new(BIN)
-        .args(["proxy", "--check"])
-        .arg(&config)
-        .output()
-        .await
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = summary_of(&config).await;
     assert!(
         said.contains(
             "expose tools [read_* echo], hide tools [*secret*], hide prompts [*secret*], \
@@ -991,5 +997,114 @@ async fn shaping_keys_expose_hide_alias_inject_and_bound_and_apply_without_a_res
         proxy.log_text()
     );
     assert!(proxy.logged("reloaded", 1).await, "{}", proxy.log_text());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Posts `body` to `url` as a 2026-07-28 request: the status, the
+/// `Retry-After` header and the body as JSON.
+async fn post_raw(
+    url: &str,
+    method: &str,
+    name: &str,
+    body: &str,
+) -> (u16, Option<String>, serde_json::Value) {
+    use http_body_util::BodyExt as _;
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let request = http::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            body.to_owned(),
+        )))
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(10), client.request(request))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    let status = response.status().as_u16();
+    let after = response
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        after,
+        serde_json::from_slice(&body).unwrap_or_default(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_answer_429_per_caller_and_a_hanging_backend_trips_its_breaker() {
+    let hang = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flag = hang.clone();
+    let backend = snodo::Server::builder("slow", "1")
+        .tool(snodo::tool::from_fn("wait", move |_a, cx| {
+            let hang = flag.load(std::sync::atomic::Ordering::SeqCst);
+            async move {
+                if hang {
+                    cx.cancellation().cancelled().await;
+                }
+                Ok("answered".into())
+            }
+        }))
+        .build()
+        .unwrap();
+    let url = serve_here(&backend).await;
+    let dir = test_dir("limits");
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[limits]\nper_principal = \"4/60s\"\n\
+             [backends.slow]\nurl = \"{url}\"\ntimeout = 0.3\n\
+             circuit_breaker = {{ failures = 2, open_for = 1 }}\nconcurrency = 4\nrate = \"100/s\"\n"
+        ),
+    )
+    .unwrap();
+    let proxy = start_proxy(&config).await;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow.wait","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    // Two calls time out; the third fails at once: the breaker is open.
+    for _ in 0..2 {
+        let (status, _, body) = post_raw(&proxy.url, "tools/call", "slow.wait", call).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (200, &json!(-32603)),
+            "{body}"
+        );
+    }
+    let since = std::time::Instant::now();
+    let (_, _, body) = post_raw(&proxy.url, "tools/call", "slow.wait", call).await;
+    assert!(since.elapsed() < Duration::from_millis(250), "{body}");
+    assert_eq!(body["error"]["code"], -31503, "{body}");
+    // The backend answers again: after open_for the proxy serves it.
+    hang.store(false, std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (_, _, body) = post_raw(&proxy.url, "tools/call", "slow.wait", call).await;
+    assert_eq!(body["result"]["content"][0]["text"], "answered", "{body}");
+    // Four requests per caller a minute: the fifth gets 429.
+    let (status, after, body) = post_raw(&proxy.url, "tools/call", "slow.wait", call).await;
+    assert_eq!(status, 429, "{body}");
+    let after: u64 = after.unwrap().parse().unwrap();
+    assert!((1..=15).contains(&after), "{after}");
+    assert_eq!(body["error"]["code"], -31429, "{body}");
+    assert!(
+        body["error"]["data"]["retryAfter"].as_f64().unwrap() > 0.0,
+        "{body}"
+    );
+
+    let said = summary_of(&config).await;
+    assert!(
+        said.contains("health_interval 5 s, per_principal 4/m\n"),
+        "{said}"
+    );
+    assert!(
+        said.contains("concurrency 4, rate 100/s, circuit_breaker after 2 failures, open 1 s"),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -20,6 +20,13 @@
 //! inject = { lang = "en" }             # an argument a call leaves out
 //! inject_override = { tenant = "acme" } # an argument the caller cannot set
 //! max_argument_bytes = 65536           # larger arguments are refused
+//! concurrency = 8                      # calls in flight (default: no cap)
+//! rate = "30/s"                        # calls per period (default: no limit)
+//! retry = { attempts = 3, budget_percent = 20 }   # read-only and idempotent tools
+//! circuit_breaker = { failures = 5, open_for = 30 }
+//!
+//! [limits]
+//! per_principal = "20/s"               # each caller's requests (HTTP)
 //! ```
 //!
 //! `expose` and `hide` take a list of patterns for every kind, or a table
@@ -31,7 +38,8 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use snodo::proxy::{Component, Glob, Shaping};
+use snodo::proxy::{BackendLimits, Component, Glob, Shaping};
+use snodo::server::Rate;
 
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -43,6 +51,54 @@ pub(crate) struct Config {
     pub(crate) health_interval: f64,
     #[serde(default)]
     pub(crate) backends: BTreeMap<String, Backend>,
+    #[serde(default)]
+    pub(crate) limits: FrontLimits,
+}
+
+/// `[limits]`: what each caller may send.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FrontLimits {
+    pub(crate) per_principal: Option<String>,
+    /// `per_principal` read, by [`Config::parse`].
+    #[serde(skip)]
+    pub(crate) rate: Option<Rate>,
+}
+
+/// `retry = { attempts, budget_percent }`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RetryKeys {
+    #[serde(default = "default_attempts")]
+    pub(crate) attempts: u32,
+    #[serde(default = "default_budget_percent")]
+    pub(crate) budget_percent: u32,
+}
+
+/// `circuit_breaker = { failures, open_for }`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BreakerKeys {
+    #[serde(default = "default_failures")]
+    pub(crate) failures: u32,
+    #[serde(default = "default_open_for")]
+    pub(crate) open_for: f64,
+}
+
+fn default_attempts() -> u32 {
+    3
+}
+
+fn default_budget_percent() -> u32 {
+    20
+}
+
+fn default_failures() -> u32 {
+    5
+}
+
+fn default_open_for() -> f64 {
+    30.0
 }
 
 /// One backend.
@@ -70,14 +126,21 @@ pub(crate) struct Backend {
     #[serde(default)]
     pub(crate) inject_override: BTreeMap<String, toml::Value>,
     pub(crate) max_argument_bytes: Option<u64>,
+    pub(crate) concurrency: Option<u64>,
+    pub(crate) rate: Option<String>,
+    pub(crate) retry: Option<RetryKeys>,
+    pub(crate) circuit_breaker: Option<BreakerKeys>,
     /// What the shaping keys above say, built by [`Config::parse`].
     #[serde(skip)]
     pub(crate) shaping: Shaping,
+    /// What the limit keys above say, built by [`Config::parse`].
+    #[serde(skip)]
+    pub(crate) limits: BackendLimits,
 }
 
 impl Backend {
     /// Whether `other` reaches the same backend the same way (the shaping
-    /// keys aside: those apply without a restart).
+    /// and limit keys aside: those apply without a restart).
     pub(crate) fn same_connection(&self, other: &Backend) -> bool {
         self.command == other.command
             && self.url == other.url
@@ -187,6 +250,11 @@ impl Config {
                     .map_err(|e| format!("backend {id:?}: headers.{name}: {e}"))?;
             }
             b.shaping = shaping(b).map_err(|e| format!("backend {id:?}: {e}"))?;
+            b.limits = limits(b).map_err(|e| format!("backend {id:?}: {e}"))?;
+        }
+        if let Some(rate) = &config.limits.per_principal {
+            config.limits.rate =
+                Some(Rate::parse(rate).map_err(|e| format!("limits.per_principal: {e}"))?);
         }
         Ok(config)
     }
@@ -251,6 +319,42 @@ fn shaping(b: &Backend) -> Result<Shaping, String> {
         shaping = shaping.max_argument_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
     }
     Ok(shaping)
+}
+
+/// A backend's limit keys as [`BackendLimits`]; an error names the key.
+fn limits(b: &Backend) -> Result<BackendLimits, String> {
+    let mut limits = BackendLimits::new();
+    if let Some(n) = b.concurrency {
+        if n == 0 {
+            return Err("concurrency: at least 1".into());
+        }
+        limits = limits.concurrency(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(rate) = &b.rate {
+        limits = limits.rate(Rate::parse(rate).map_err(|e| format!("rate: {e}"))?);
+    }
+    if let Some(retry) = b.retry {
+        if !(1..=10).contains(&retry.attempts) {
+            return Err("retry.attempts: 1 to 10 (the first try included)".into());
+        }
+        if retry.budget_percent > 100 {
+            return Err("retry.budget_percent: 0 to 100".into());
+        }
+        limits = limits.retry(retry.attempts, retry.budget_percent);
+    }
+    if let Some(breaker) = b.circuit_breaker {
+        if breaker.failures == 0 {
+            return Err("circuit_breaker.failures: at least 1".into());
+        }
+        if !(breaker.open_for > 0.0 && breaker.open_for <= 86_400.0) {
+            return Err("circuit_breaker.open_for: more than 0 and at most 86400 seconds".into());
+        }
+        limits = limits.circuit_breaker(
+            breaker.failures,
+            std::time::Duration::from_secs_f64(breaker.open_for),
+        );
+    }
+    Ok(limits)
 }
 
 /// `expose` or `hide`: a list of patterns for every kind, or a table of
@@ -489,6 +593,45 @@ mod tests {
     }
 
     #[test]
+    fn limit_keys_build_the_backends_limits_and_the_callers_rate() {
+        let c = Config::parse(
+            r#"
+            [limits]
+            per_principal = "20/s"
+            [backends.docs]
+            url = "http://127.0.0.1:1/mcp"
+            concurrency = 8
+            rate = "30/s"
+            retry = { attempts = 2, budget_percent = 10 }
+            circuit_breaker = { failures = 3, open_for = 1.5 }
+            [backends.plain]
+            command = "x"
+            retry = {}
+            circuit_breaker = {}
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.limits.rate, Some(Rate::parse("20/s").unwrap()));
+        assert_eq!(
+            c.backends["docs"].limits,
+            BackendLimits::new()
+                .concurrency(8)
+                .rate(Rate::parse("30/s").unwrap())
+                .retry(2, 10)
+                .circuit_breaker(3, std::time::Duration::from_millis(1500))
+        );
+        assert_eq!(
+            c.backends["plain"].limits,
+            BackendLimits::new()
+                .retry(3, 20)
+                .circuit_breaker(5, std::time::Duration::from_secs(30))
+        );
+        let none = Config::parse("[backends.a]\ncommand = \"x\"").unwrap();
+        assert_eq!(none.limits.rate, None);
+        assert_eq!(none.backends["a"].limits, BackendLimits::new());
+    }
+
+    #[test]
     fn bad_files_are_refused_with_a_message_naming_the_fault() {
         for (text, want) in [
             (
@@ -549,6 +692,42 @@ mod tests {
             (
                 "[backends.a]\ncommand = \"x\"\ninject = { t = 1 }\ninject_override = { t = 2 }",
                 "inject.t: also in inject_override",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nconcurrency = 0",
+                "backend \"a\": concurrency: at least 1",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nrate = \"30\"",
+                "backend \"a\": rate: \"30\" is no rate",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nretry = { attempts = 0 }",
+                "retry.attempts: 1 to 10",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nretry = { budget_percent = 101 }",
+                "retry.budget_percent: 0 to 100",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nretry = { tries = 2 }",
+                "unknown field `tries`",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ncircuit_breaker = { failures = 0 }",
+                "circuit_breaker.failures: at least 1",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ncircuit_breaker = { open_for = -1 }",
+                "circuit_breaker.open_for",
+            ),
+            (
+                "[limits]\nper_principal = \"fast\"",
+                "limits.per_principal: \"fast\" is no rate",
+            ),
+            (
+                "[limits]\nper_caller = \"1/s\"",
+                "unknown field `per_caller`",
             ),
             (
                 "[backends.a]\ncommand = \"x\"\nmax_argument_bytes = 0",

@@ -78,8 +78,12 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     );
     let first = supervisors.apply(&config.backends);
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
+    let mut options = snodo::transport::http::HttpOptions::new();
+    if let Some(rate) = config.limits.rate {
+        options = options.rate_per_caller(rate);
+    }
     tokio::spawn(watch(file, text, config, supervisors));
-    crate::serve_until_stopped(proxy.server().clone(), args.http).await
+    crate::serve_until_stopped(proxy.server().clone(), args.http, options).await
 }
 
 /// What `--check` prints of a valid file: a line for the file, then one
@@ -88,12 +92,16 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
 fn summary(path: &std::path::Path, config: &Config) -> String {
     use std::fmt::Write;
     let mut out = format!(
-        "{}: valid, {} backend(s), separator {:?}, health_interval {} s\n",
+        "{}: valid, {} backend(s), separator {:?}, health_interval {} s",
         path.display(),
         config.backends.len(),
         config.separator,
         config.health_interval
     );
+    if let Some(rate) = &config.limits.rate {
+        let _ = write!(out, ", per_principal {rate}");
+    }
+    out.push('\n');
     for (id, b) in &config.backends {
         let _ = write!(out, "backend {id}: ");
         match (&b.command, &b.url) {
@@ -119,9 +127,10 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
                 let _ = write!(out, ", {what}: {}", names.join(", "));
             }
         }
-        let shaping = b.shaping.describe();
-        if !shaping.is_empty() {
-            let _ = write!(out, ", {shaping}");
+        for policy in [b.shaping.describe(), b.limits.describe()] {
+            if !policy.is_empty() {
+                let _ = write!(out, ", {policy}");
+            }
         }
         out.push('\n');
     }
@@ -181,9 +190,10 @@ async fn watch(
             Ok(next) => {
                 if next.separator != config.separator
                     || next.health_interval != config.health_interval
+                    || next.limits != config.limits
                 {
                     eprintln!(
-                        "snodo proxy: {path}: separator and health_interval apply from the next start"
+                        "snodo proxy: {path}: separator, health_interval and [limits] apply from the next start"
                     );
                 }
                 eprintln!("snodo proxy: {path}: reloaded");

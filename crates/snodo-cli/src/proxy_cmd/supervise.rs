@@ -56,7 +56,11 @@ impl Supervisors {
         for (id, b) in backends {
             // Set before a new backend's first listing; a running one is
             // listed again when its shaping changed.
-            if let Err(e) = self.proxy.shape(id, b.shaping.clone()) {
+            let set = self
+                .proxy
+                .shape(id, b.shaping.clone())
+                .and_then(|()| self.proxy.limit(id, b.limits.clone()));
+            if let Err(e) = set {
                 eprintln!("snodo proxy: backend {id}: refused: {e}");
                 continue;
             }

@@ -16,3 +16,10 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
 /// The requested protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// A request over a rate limit (snodo's own code, outside the range
+/// JSON-RPC and MCP reserve): `data.retryAfter` says in how many seconds
+/// to try again.
+pub const RATE_LIMITED: i64 = -31429;
+/// A backend that is cut off for now (a proxy's open circuit breaker):
+/// `data.retryAfter` says in how many seconds to try again.
+pub const BACKEND_UNAVAILABLE: i64 = -31503;

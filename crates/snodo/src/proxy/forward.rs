@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::convert;
+use super::guard::{self, Guard};
 use super::naming::Naming;
 use super::relay::{self, Relay};
 use super::shaping::{self, Injection, Shaping};
@@ -32,6 +33,15 @@ pub(crate) struct Link {
     pub(crate) completes: bool,
     /// Where the backend's own requests are routed.
     pub(crate) relay: Relay,
+    /// Its limits, replaced when they change.
+    pub(crate) guard: std::sync::RwLock<Arc<Guard>>,
+}
+
+impl Link {
+    /// The backend's limits now.
+    pub(crate) fn guard(&self) -> Arc<Guard> {
+        self.guard.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 /// The options of a forwarded request: input requests come back to the
@@ -59,16 +69,29 @@ fn options(cx: &Context, progress: mpsc::Sender<Progress>) -> RequestOptions {
     })
 }
 
+/// How a flight to the backend ended.
+enum Ended {
+    /// Its answer.
+    Answer(Value),
+    /// The caller must give input first.
+    Input(InputRequired),
+    /// It failed.
+    Failed(ClientError),
+}
+
 /// Runs the request `make` builds at the backend, or resumes the one the
 /// caller's `requestState` names, and waits for its answer: the result, or
 /// the input the caller must give (a request the backend sent its client
 /// while it ran, the request then parked until the caller answers). The
 /// backend's progress goes to the caller meanwhile; the caller's
-/// cancellation cancels the backend's request.
+/// cancellation cancels the backend's request. A new request passes the
+/// backend's limits first, and one that may be repeated (`repeatable`) is
+/// tried again as they allow.
 async fn run<F>(
     link: &Link,
     cx: &Context,
-    make: impl FnOnce(RequestOptions) -> F,
+    repeatable: bool,
+    mut make: impl FnMut(RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
@@ -76,29 +99,79 @@ where
     let parked = cx
         .request_state()
         .filter(|s| s.starts_with(relay::STATE_PREFIX));
-    let mut flight = match parked {
-        Some(state) => {
-            let mut flight = link.relay.resume(state).ok_or_else(|| {
-                Error::invalid_params(
-                    "the requestState names no request waiting for input (it ended, or waited too long)",
-                )
-            })?;
-            if let Some((key, reply)) = flight.waiting.take() {
-                let Some(answer) = cx.input_response(&key) else {
-                    return Err(HandlerError::protocol(Error::invalid_params(format!(
-                        "inputResponses has no answer {key:?}"
-                    ))));
-                };
-                let _ = reply.send(Ok(answer.clone()));
+    if let Some(state) = parked {
+        let mut flight = link.relay.resume(state).ok_or_else(|| {
+            Error::invalid_params(
+                "the requestState names no request waiting for input (it ended, or waited too long)",
+            )
+        })?;
+        if let Some((key, reply)) = flight.waiting.take() {
+            let Some(answer) = cx.input_response(&key) else {
+                return Err(HandlerError::protocol(Error::invalid_params(format!(
+                    "inputResponses has no answer {key:?}"
+                ))));
+            };
+            let _ = reply.send(Ok(answer.clone()));
+        }
+        return finish(link, follow(link, cx, flight).await?);
+    }
+    let guard = link.guard();
+    if guard.is_open_door() {
+        return finish(link, follow(link, cx, start(link, cx, &mut make)).await?);
+    }
+    let attempts = if repeatable { guard.attempts() } else { 1 };
+    guard.earn();
+    let mut attempt = 1;
+    loop {
+        let pass = guard.admit(&link.id, cx).await?;
+        let ended = follow(link, cx, start(link, cx, &mut make)).await?;
+        match ended {
+            Ended::Failed(e) if guard::counts(&e) => {
+                guard.record(pass, true);
+                if attempt < attempts && guard.spend() {
+                    tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, attempt, "trying the call again");
+                    attempt += 1;
+                    continue;
+                }
+                return finish(link, Ended::Failed(e));
             }
-            flight
+            ended => {
+                guard.record(pass, false);
+                return finish(link, ended);
+            }
         }
-        None => {
-            let (tx, rx) = mpsc::channel(relay::QUEUE);
-            let task = tokio::spawn(make(options(cx, tx)));
-            link.relay.start(task, rx)
+    }
+}
+
+/// Starts the request `make` builds at the backend.
+fn start<F>(link: &Link, cx: &Context, make: &mut impl FnMut(RequestOptions) -> F) -> relay::Flight
+where
+    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel(relay::QUEUE);
+    let task = tokio::spawn(make(options(cx, tx)));
+    link.relay.start(task, rx)
+}
+
+/// What an ended flight answers the caller.
+fn finish(link: &Link, ended: Ended) -> Result<Result<Value, InputRequired>, HandlerError> {
+    match ended {
+        Ended::Answer(value) if crate::client::is_input_required(&value) => {
+            Ok(Err(convert::input_required(&value)?))
         }
-    };
+        Ended::Answer(value) => Ok(Ok(value)),
+        Ended::Input(input) => Ok(Err(input)),
+        Ended::Failed(e) => Err(convert::error(&link.id, e)),
+    }
+}
+
+/// Follows a flight to its end, carrying progress, log messages and input
+/// requests to the caller.
+async fn follow(
+    link: &Link,
+    cx: &Context,
+    mut flight: relay::Flight,
+) -> Result<Ended, HandlerError> {
     loop {
         tokio::select! {
             // Progress and log messages first: those the backend sent
@@ -124,15 +197,12 @@ where
                         link.id
                     ))
                 })?;
-                return Ok(Err(input.state(state)));
+                return Ok(Ended::Input(input.state(state)));
             }
             out = &mut flight.task => {
                 return match out {
-                    Ok(Ok(value)) if crate::client::is_input_required(&value) => {
-                        Ok(Err(convert::input_required(&value)?))
-                    }
-                    Ok(Ok(value)) => Ok(Ok(value)),
-                    Ok(Err(e)) => Err(convert::error(&link.id, e)),
+                    Ok(Ok(value)) => Ok(Ended::Answer(value)),
+                    Ok(Err(e)) => Ok(Ended::Failed(e)),
                     Err(e) => Err(HandlerError::protocol(Error::internal(format!(
                         "the request to backend {:?} ended: {e}", link.id
                     )))),
@@ -155,6 +225,22 @@ pub(crate) struct ForwardTool {
     /// The arguments its calls receive.
     pub(crate) injections: Vec<Injection>,
     pub(crate) shaping: Arc<Shaping>,
+}
+
+impl ForwardTool {
+    /// Whether its annotations say a call may be repeated
+    /// (`readOnlyHint` or `idempotentHint`).
+    fn repeatable(&self) -> bool {
+        let hint = |key: &str| {
+            self.definition
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(key))
+                .and_then(Value::as_bool)
+                == Some(true)
+        };
+        hint("readOnlyHint") || hint("idempotentHint")
+    }
 }
 
 impl Tool for ForwardTool {
@@ -197,10 +283,23 @@ impl Tool for ForwardTool {
             other => other.clone(),
         };
         shaping::inject(&mut arguments, &self.injections);
-        let (client, remote) = (self.link.client.clone(), self.remote.clone());
-        let result = run(&self.link, &cx, move |opts| async move {
-            let result = client.call_tool(&remote, arguments).options(opts).await?;
-            Ok(result.into_wire())
+        let (client, remote) = (&self.link.client, &self.remote);
+        let repeatable = self.repeatable();
+        // Moved into the first attempt; a retry sends a copy.
+        let (mut first, spare) = match repeatable {
+            true => (Some(arguments.clone()), Some(arguments)),
+            false => (Some(arguments), None),
+        };
+        let result = run(&self.link, &cx, repeatable, move |opts| {
+            let arguments = first
+                .take()
+                .or_else(|| spare.clone())
+                .unwrap_or(Value::Null);
+            let (client, remote) = (client.clone(), remote.clone());
+            async move {
+                let result = client.call_tool(&remote, arguments).options(opts).await?;
+                Ok(result.into_wire())
+            }
         })
         .await?;
         let value = match result {
@@ -264,11 +363,13 @@ impl Prompt for ForwardPrompt {
                 &Value::Object(arguments.clone()),
             )?;
         }
-        let client = self.link.client.clone();
+        let client = &self.link.client;
         // The raw request: the answer is read once, by `convert`.
         let params = json!({"name": self.remote, "arguments": arguments});
-        let result = run(&self.link, &cx, move |opts| async move {
-            client.request("prompts/get", params).options(opts).await
+        let mut params = Some(params);
+        let result = run(&self.link, &cx, false, move |opts| {
+            let (client, params) = (client.clone(), params.take().unwrap_or_default());
+            async move { client.request("prompts/get", params).options(opts).await }
         })
         .await?;
         match result {
@@ -407,12 +508,10 @@ impl Resource for ForwardResource {
                 Error::invalid_params("Resource not found").with_data(json!({"uri": req.uri})),
             ));
         }
-        let (client, uri) = (self.link.client.clone(), uri.to_owned());
-        let result = run(&self.link, &cx, move |opts| async move {
-            client
-                .request("resources/read", json!({ "uri": uri }))
-                .options(opts)
-                .await
+        let client = &self.link.client;
+        let result = run(&self.link, &cx, false, move |opts| {
+            let (client, params) = (client.clone(), json!({ "uri": uri }));
+            async move { client.request("resources/read", params).options(opts).await }
         })
         .await?;
         match result {

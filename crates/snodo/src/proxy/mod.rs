@@ -75,6 +75,7 @@ mod convert;
 mod error;
 mod forward;
 mod glob;
+mod guard;
 mod listing;
 mod naming;
 mod relay;
@@ -90,6 +91,8 @@ use tokio::task::AbortHandle;
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 pub use self::glob::Glob;
+pub use self::guard::BackendLimits;
+use self::guard::Guard;
 pub use self::listing::MAX_FOLLOWED;
 use self::listing::{Kinds, Listing};
 use self::naming::Naming;
@@ -118,6 +121,8 @@ struct Shared {
     backends: Mutex<BTreeMap<String, Backend>>,
     /// How each backend is served, by id (kept while it comes and goes).
     shapings: Mutex<BTreeMap<String, Arc<Shaping>>>,
+    /// Each backend's limits, by id (kept while it comes and goes).
+    guards: Mutex<BTreeMap<String, Arc<Guard>>>,
     /// Grows each time the names served change.
     changes: tokio::sync::watch::Sender<u64>,
 }
@@ -196,6 +201,7 @@ impl Proxy {
                 separator,
                 backends: Mutex::new(BTreeMap::new()),
                 shapings: Mutex::new(BTreeMap::new()),
+                guards: Mutex::new(BTreeMap::new()),
                 changes: tokio::sync::watch::Sender::new(0),
             }),
         }
@@ -260,6 +266,35 @@ impl Proxy {
         Ok(())
     }
 
+    /// Holds backend `id`'s calls to `limits` from now on (calls already
+    /// let through keep the limits they passed). A change of limits starts
+    /// them afresh: a full rate, a closed breaker. The setting is kept
+    /// while the backend is removed and added again.
+    pub fn limit(&self, id: &str, limits: BackendLimits) -> Result<(), ProxyError> {
+        check_id(id)?;
+        let mut guards = self.shared.guards.lock().unwrap_or_else(|e| e.into_inner());
+        if guards.get(id).is_some_and(|g| *g.limits() == limits) {
+            return Ok(());
+        }
+        let guard = Arc::new(Guard::new(limits));
+        guards.insert(id.to_owned(), guard.clone());
+        drop(guards);
+        if let Some(b) = self.lock().get(id) {
+            *b.link.guard.write().unwrap_or_else(|e| e.into_inner()) = guard;
+        }
+        Ok(())
+    }
+
+    /// The state of backend `id`'s circuit breaker: `closed`, `open` or
+    /// `half-open` (`None` without such a backend or breaker).
+    pub fn breaker(&self, id: &str) -> Option<&'static str> {
+        let guards = self.shared.guards.lock().unwrap_or_else(|e| e.into_inner());
+        guards
+            .get(id)
+            .filter(|g| g.has_breaker())
+            .map(|g| g.breaker_state())
+    }
+
     /// Adds a backend under `id`: lists its components, registers them and
     /// follows its list changes until it is removed. The client declares
     /// no elicitation or sampling capability of its own: use
@@ -307,12 +342,17 @@ impl Proxy {
             None => Naming::Verbatim,
         };
         let completes = client.server_capabilities().get("completions").is_some();
+        let guard = {
+            let guards = self.shared.guards.lock().unwrap_or_else(|e| e.into_inner());
+            guards.get(id).cloned().unwrap_or_default()
+        };
         let link = Arc::new(Link {
             id: id.to_owned(),
             client,
             naming,
             completes,
             relay,
+            guard: std::sync::RwLock::new(guard),
         });
         let relists = Arc::new(Relists::default());
         {

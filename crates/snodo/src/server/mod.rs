@@ -23,6 +23,7 @@ mod listen;
 mod outcome;
 mod policy;
 mod prompts;
+mod rate;
 mod registry;
 mod reply;
 mod resources;
@@ -47,6 +48,11 @@ pub(crate) use instance::Inner;
 pub use instance::Server;
 pub use listen::{MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS};
 pub use policy::{Item, Policy};
+#[cfg(feature = "client")]
+pub(crate) use rate::Bucket;
+#[cfg(feature = "http")]
+pub(crate) use rate::Buckets;
+pub use rate::{MAX_TRACKED_CALLERS, Rate};
 pub use reply::{Dispatched, Forbidden, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};
 pub use shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE;

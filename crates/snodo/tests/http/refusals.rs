@@ -198,3 +198,82 @@ async fn oversized_headers_get_431() {
     running.assert_still_answers().await;
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_over_its_rate_gets_429_with_retry_after_and_notifications_pass() {
+    let rate = snodo::server::Rate::parse("2/10s").unwrap();
+    let running = Running::start(HttpOptions::new().rate_per_caller(rate)).await;
+    let client = h1_client();
+    for _ in 0..2 {
+        let reply = post(&client, &running.url, &list_headers(), LIST_OK).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    }
+    let reply = post(&client, &running.url, &list_headers(), LIST_OK).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.text()
+    );
+    let after: u64 = reply.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=5).contains(&after), "{after}");
+    let body = reply.json();
+    assert_eq!(body["id"], "list-1", "{body}");
+    assert_eq!(body["error"]["code"], -31429, "{body}");
+    assert_eq!(body["error"]["data"]["rate"], "2/10s", "{body}");
+    let wait = body["error"]["data"]["retryAfter"].as_f64().unwrap();
+    assert!(wait > 0.0 && wait <= 5.0, "{body}");
+    // A notification is not a request: it passes.
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "notifications/cancelled"),
+    ];
+    let reply = post(&client, &running.url, &headers, note).await;
+    assert_ne!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.text()
+    );
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn callers_with_a_principal_are_held_to_the_rate_each_by_subject() {
+    use tower_service::Service as _;
+    let rate = snodo::server::Rate::parse("1/10s").unwrap();
+    let server = crate::server::server(&Default::default());
+    let service = server.http_service_with(HttpOptions::new().rate_per_caller(rate));
+    let ask = |subject: &str| {
+        let mut request = Request::post("http://localhost/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in list_headers() {
+            request = request.header(name, value);
+        }
+        let mut request = request
+            .body(Full::new(Bytes::from_static(LIST_OK.as_bytes())))
+            .unwrap();
+        request
+            .extensions_mut()
+            .insert(snodo::Principal::new(subject));
+        service.clone().call(request)
+    };
+    assert_eq!(ask("ada").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(ask("bob").await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        ask("ada").await.unwrap().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    assert_eq!(
+        ask("bob").await.unwrap().status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    assert_eq!(ask("cy").await.unwrap().status(), StatusCode::OK);
+}

@@ -11,5 +11,6 @@ mod backend;
 mod host;
 mod limits;
 mod membership;
+mod resilience;
 mod routing;
 mod shaping;

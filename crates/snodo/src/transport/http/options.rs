@@ -90,6 +90,7 @@ pub struct HttpOptions {
     pub(super) sessions: Option<std::sync::Arc<dyn super::SessionStore>>,
     pub(super) replay_budget: Option<std::sync::Arc<crate::server::legacy::ReplayBudget>>,
     pub(super) records: Option<crate::server::legacy::SessionRecords>,
+    pub(super) caller_rate: Option<crate::server::Rate>,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
@@ -106,6 +107,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_streams_per_peer", &self.max_streams_per_peer)
             .field("peer_limits_on_loopback", &self.peer_limits_on_loopback)
             .field("accept_backlog", &self.accept_backlog)
+            .field("caller_rate", &self.caller_rate)
             .finish_non_exhaustive()
     }
 }
@@ -132,6 +134,7 @@ impl Default for HttpOptions {
             sessions: None,
             replay_budget: None,
             records: None,
+            caller_rate: None,
             #[cfg(feature = "auth")]
             oauth: None,
         }
@@ -385,6 +388,22 @@ impl HttpOptions {
     /// nodes.
     pub fn shared_sessions(mut self, records: crate::server::legacy::SessionRecords) -> Self {
         self.records = Some(records);
+        self
+    }
+
+    /// Holds each caller to `rate` requests (a token bucket per caller: a
+    /// burst of the rate's count, then evenly over its period). A caller
+    /// is its [`Principal`](crate::Principal)'s subject when the request
+    /// carries one (OAuth, or middleware), and otherwise the peer's IP
+    /// address. A request over the rate is answered HTTP 429 with
+    /// `Retry-After` (whole seconds) and a JSON-RPC error
+    /// [`RATE_LIMITED`](crate::error::code::RATE_LIMITED) whose
+    /// `data.retryAfter` gives the wait in seconds; notifications and
+    /// responses pass. At most
+    /// [`MAX_TRACKED_CALLERS`](crate::server::MAX_TRACKED_CALLERS) callers
+    /// are tracked at once. No limit by default.
+    pub fn rate_per_caller(mut self, rate: crate::server::Rate) -> Self {
+        self.caller_rate = Some(rate);
         self
     }
 

@@ -26,7 +26,7 @@ use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
 use crate::server::connection::Speaks;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
-use crate::server::{Dispatched, Forbidden, Reply};
+use crate::server::{Buckets, Dispatched, Forbidden, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
 
@@ -140,6 +140,8 @@ struct Config {
     /// The OAuth resource server the service applies itself.
     #[cfg(feature = "auth")]
     oauth: Option<crate::transport::http::oauth::ResourceServer>,
+    /// Each caller's requests, when they are held to a rate.
+    callers: Option<Arc<std::sync::Mutex<Buckets>>>,
 }
 
 impl std::fmt::Debug for Config {
@@ -190,6 +192,9 @@ impl McpService {
                 .unwrap_or_else(|| ReplayBudget::new(DEFAULT_REPLAY_BUDGET)),
             #[cfg(feature = "auth")]
             oauth: options.oauth.clone(),
+            callers: options
+                .caller_rate
+                .map(|rate| Arc::new(std::sync::Mutex::new(Buckets::new(rate)))),
         };
         Self {
             server,
@@ -273,6 +278,43 @@ impl std::fmt::Debug for ResponseFuture {
     }
 }
 
+/// Takes a token from the caller's bucket, or makes the 429 that answers
+/// a caller over the rate: the caller is the principal's subject, else the
+/// peer's address.
+fn over_rate(
+    callers: &std::sync::Mutex<Buckets>,
+    transport: &TransportInfo,
+    request: &wire::Request,
+) -> Option<Response<McpBody>> {
+    let peer = transport
+        .extensions
+        .get::<crate::context::ConnectionInfo>()
+        .map(|c| c.peer.ip());
+    let caller = match (&transport.principal, peer) {
+        (Some(p), _) => format!("sub:{}", p.subject),
+        (None, Some(ip)) => format!("ip:{ip}"),
+        (None, None) => "anonymous".to_owned(),
+    };
+    let mut callers = callers.lock().unwrap_or_else(|e| e.into_inner());
+    let wait = callers.take(&caller, tokio::time::Instant::now()).err()?;
+    let rate = callers.rate().to_string();
+    drop(callers);
+    let after = (wait.as_secs_f64() * 1000.0).ceil() / 1000.0;
+    let error = Error::new(
+        crate::error::code::RATE_LIMITED,
+        format!("over the rate of {rate} requests for each caller: try again in {after} s"),
+    )
+    .with_data(serde_json::json!({"rate": rate, "retryAfter": after}));
+    let mut response = json(
+        StatusCode::TOO_MANY_REQUESTS,
+        wire::encode_error(Some(&request.id), &error).into(),
+    );
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, legacy::retry_after(wait));
+    Some(response)
+}
+
 /// One request, start to finish.
 async fn serve<B>(server: Server, config: Arc<Config>, request: Request<B>) -> Response<McpBody>
 where
@@ -350,6 +392,11 @@ where
     let decoded = wire::decode(&bytes, server.limits());
     match decoded {
         Ok(message) => {
+            if let (Some(callers), Message::Request(request)) = (&config.callers, &message)
+                && let Some(response) = over_rate(callers, &transport, request)
+            {
+                return response;
+            }
             let store = config.sessions.as_ref();
             let empty = HeaderMap::new();
             let headers = transport.headers.as_ref().unwrap_or(&empty);
