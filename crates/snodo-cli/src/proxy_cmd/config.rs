@@ -25,9 +25,15 @@
 //! retry = { attempts = 3, budget_percent = 20 }   # read-only and idempotent tools
 //! circuit_breaker = { failures = 5, open_for = 30 }
 //!
+//! pin = true                           # pin its definitions (default: the file's `pin`)
+//!
 //! [limits]
 //! per_principal = "20/s"               # each caller's requests (HTTP)
 //! ```
+//!
+//! At the top, `pin = true` pins every backend's definitions and
+//! `pin_file` names the file that keeps them (default: beside this file,
+//! its name with `.pins.json`).
 //!
 //! `expose` and `hide` take a list of patterns for every kind, or a table
 //! of lists by kind (`tools`, `prompts`, `resources`); `*` is any run of
@@ -53,6 +59,9 @@ pub(crate) struct Config {
     pub(crate) backends: BTreeMap<String, Backend>,
     #[serde(default)]
     pub(crate) limits: FrontLimits,
+    #[serde(default)]
+    pub(crate) pin: bool,
+    pub(crate) pin_file: Option<String>,
 }
 
 /// `[limits]`: what each caller may send.
@@ -130,6 +139,7 @@ pub(crate) struct Backend {
     pub(crate) rate: Option<String>,
     pub(crate) retry: Option<RetryKeys>,
     pub(crate) circuit_breaker: Option<BreakerKeys>,
+    pub(crate) pin: Option<bool>,
     /// What the shaping keys above say, built by [`Config::parse`].
     #[serde(skip)]
     pub(crate) shaping: Shaping,
@@ -139,6 +149,11 @@ pub(crate) struct Backend {
 }
 
 impl Backend {
+    /// Whether its definitions are pinned, `pin` being the file's.
+    pub(crate) fn pinned(&self, pin: bool) -> bool {
+        self.pin.unwrap_or(pin)
+    }
+
     /// Whether `other` reaches the same backend the same way (the shaping
     /// and limit keys aside: those apply without a restart).
     pub(crate) fn same_connection(&self, other: &Backend) -> bool {
@@ -186,6 +201,23 @@ const MAX_BACKENDS: usize = snodo::proxy::MAX_BACKENDS;
 pub(crate) const MAX_BYTES: u64 = 1024 * 1024;
 
 impl Config {
+    /// Where the pins of the file at `path` are kept.
+    pub(crate) fn pin_path(&self, path: &std::path::Path) -> std::path::PathBuf {
+        let dir = path.parent().unwrap_or_else(|| std::path::Path::new("."));
+        match &self.pin_file {
+            Some(file) => dir.join(file),
+            None => {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                dir.join(format!("{stem}.pins.json"))
+            }
+        }
+    }
+
+    /// Whether any backend's definitions are pinned.
+    pub(crate) fn pins_any(&self) -> bool {
+        self.backends.values().any(|b| b.pinned(self.pin))
+    }
+
     /// Parses and checks a configuration file's text. An empty (or
     /// whitespace-only) text is refused: it is what a file caught in the
     /// middle of being written looks like, and it would withdraw every
@@ -251,6 +283,13 @@ impl Config {
             }
             b.shaping = shaping(b).map_err(|e| format!("backend {id:?}: {e}"))?;
             b.limits = limits(b).map_err(|e| format!("backend {id:?}: {e}"))?;
+        }
+        if config
+            .pin_file
+            .as_deref()
+            .is_some_and(|f| f.trim().is_empty())
+        {
+            return Err("pin_file: a file name".into());
         }
         if let Some(rate) = &config.limits.per_principal {
             config.limits.rate =
@@ -629,6 +668,32 @@ mod tests {
         let none = Config::parse("[backends.a]\ncommand = \"x\"").unwrap();
         assert_eq!(none.limits.rate, None);
         assert_eq!(none.backends["a"].limits, BackendLimits::new());
+    }
+
+    #[test]
+    fn pin_keys_say_which_backends_are_pinned_and_where() {
+        let c = Config::parse(
+            "pin = true\npin_file = \"state/pins.json\"\n\
+             [backends.a]\ncommand = \"x\"\n[backends.b]\ncommand = \"x\"\npin = false\n",
+        )
+        .unwrap();
+        assert!(c.backends["a"].pinned(c.pin) && !c.backends["b"].pinned(c.pin));
+        let at = std::path::Path::new("/etc/snodo/proxy.toml");
+        assert_eq!(
+            c.pin_path(at),
+            std::path::Path::new("/etc/snodo/state/pins.json")
+        );
+        let one = Config::parse("[backends.a]\ncommand = \"x\"\npin = true\n").unwrap();
+        assert!(one.pins_any());
+        assert_eq!(
+            one.pin_path(at),
+            std::path::Path::new("/etc/snodo/proxy.pins.json")
+        );
+        assert!(
+            !Config::parse("[backends.a]\ncommand = \"x\"")
+                .unwrap()
+                .pins_any()
+        );
     }
 
     #[test]

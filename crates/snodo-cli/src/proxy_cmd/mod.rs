@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use snodo::proxy::Proxy;
+use snodo::proxy::{PinStore, Proxy};
 use snodo::server::Capability;
 
 use self::config::Config;
@@ -29,10 +29,16 @@ const FIRST_ATTEMPTS: Duration = Duration::from_secs(30);
 /// The arguments of `snodo proxy`.
 #[derive(Args)]
 #[group(skip)]
-#[command(group(
-    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http", "check"])
-))]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    group(
+        clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http", "check"])
+    )
+)]
 pub(crate) struct ProxyArgs {
+    #[command(subcommand)]
+    action: Option<Action>,
     /// Serve over stdio (newline-delimited JSON on stdin and stdout).
     #[arg(long)]
     stdio: bool,
@@ -45,24 +51,80 @@ pub(crate) struct ProxyArgs {
     check: bool,
     /// The configuration file (TOML): a [backends.ID] table per backend with
     /// a command or a url; watched for changes while the proxy runs.
-    #[arg(value_name = "CONFIG")]
-    config: PathBuf,
+    #[arg(value_name = "CONFIG", required = true)]
+    config: Option<PathBuf>,
+}
+
+/// What `snodo proxy` does besides serving.
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Approve pinned definitions that changed (all of them when no NAME is
+    /// given); a running proxy serves them again within a second.
+    Approve {
+        /// The proxy's configuration file (its pin file is found from it).
+        #[arg(value_name = "CONFIG")]
+        config: PathBuf,
+        /// Names as the proxy serves them (`docs.search`), URI templates, or
+        /// keys (`tool:docs.search`).
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+    },
+}
+
+fn invalid(m: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, m)
+}
+
+/// Reads and checks the configuration file at `path`.
+async fn load(path: &std::path::Path) -> std::io::Result<(ConfigFile, String, Config)> {
+    let file = ConfigFile::new(path.to_owned());
+    let text = file
+        .read()
+        .await
+        .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    let config = Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))?;
+    Ok((file, text, config))
+}
+
+/// `snodo proxy approve CONFIG [NAME...]`.
+async fn approve(path: &std::path::Path, names: &[String]) -> std::io::Result<()> {
+    let (_, _, config) = load(path).await?;
+    let pins = PinStore::open(config.pin_path(path)).map_err(|e| invalid(e.to_string()))?;
+    let waiting = pins.pending();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let approved = pins.approve(&names).map_err(|e| invalid(e.to_string()))?;
+    if approved.is_empty() {
+        println!("nothing waits for approval");
+    }
+    for key in approved {
+        let change = waiting.iter().find(|c| c.key == key);
+        match change {
+            Some(c) => println!("approved {key}: {} (was {})", c.seen, c.pinned),
+            None => println!("approved {key}"),
+        }
+    }
+    Ok(())
 }
 
 /// Starts the backends, then serves until stopped.
 pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
-    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
-    let file = ConfigFile::new(args.config.clone());
-    let text = file
-        .read()
-        .await
-        .map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
-    let config =
-        Config::parse(&text).map_err(|e| invalid(format!("{}: {e}", args.config.display())))?;
+    if let Some(Action::Approve { config, names }) = &args.action {
+        return approve(config, names).await;
+    }
+    let Some(path) = args.config.clone() else {
+        return Err(invalid("give the configuration file".into()));
+    };
+    let (file, text, config) = load(&path).await?;
     if args.check {
-        print!("{}", summary(&args.config, &config));
+        print!("{}", summary(&path, &config));
         return Ok(());
     }
+    let pins = if config.pins_any() {
+        let at = config.pin_path(&path);
+        Some(PinStore::open(at).map_err(|e| invalid(e.to_string()))?)
+    } else {
+        None
+    };
     let server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
         .declare(Capability::Tools)
         .declare(Capability::Resources)
@@ -75,8 +137,9 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     let mut supervisors = Supervisors::new(
         proxy.clone(),
         Duration::from_secs_f64(config.health_interval),
+        pins,
     );
-    let first = supervisors.apply(&config.backends);
+    let first = supervisors.apply(&config.backends, config.pin);
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
     let mut options = snodo::transport::http::HttpOptions::new();
     if let Some(rate) = config.limits.rate {
@@ -100,6 +163,9 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
     );
     if let Some(rate) = &config.limits.rate {
         let _ = write!(out, ", per_principal {rate}");
+    }
+    if config.pins_any() {
+        let _ = write!(out, ", pin_file {}", config.pin_path(path).display());
     }
     out.push('\n');
     for (id, b) in &config.backends {
@@ -131,6 +197,9 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
             if !policy.is_empty() {
                 let _ = write!(out, ", {policy}");
             }
+        }
+        if b.pinned(config.pin) {
+            out.push_str(", pinned");
         }
         out.push('\n');
     }
@@ -165,10 +234,31 @@ async fn watch(
     mut config: Config,
     mut supervisors: Supervisors,
 ) {
-    let path = file.path().display().to_string();
+    let config_path = file.path().to_owned();
+    let path = config_path.display().to_string();
     let mut unreadable: Option<String> = None;
+    let mut pin_fault: Option<String> = None;
     loop {
         tokio::time::sleep(WATCH_EVERY).await;
+        // An approval written by `snodo proxy approve` serves the changed
+        // definitions again.
+        if let Some(pins) = supervisors.pins() {
+            match pins.reload() {
+                Ok(changed) => {
+                    pin_fault = None;
+                    if changed {
+                        supervisors.relist_pinned(config.pin);
+                    }
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    if pin_fault.as_ref() != Some(&e) {
+                        eprintln!("snodo proxy: {e} (the pins in memory are kept)");
+                        pin_fault = Some(e);
+                    }
+                }
+            }
+        }
         let now = match file.read().await {
             Ok(now) => {
                 unreadable = None;
@@ -191,13 +281,23 @@ async fn watch(
                 if next.separator != config.separator
                     || next.health_interval != config.health_interval
                     || next.limits != config.limits
+                    || next.pin_file != config.pin_file
                 {
                     eprintln!(
-                        "snodo proxy: {path}: separator, health_interval and [limits] apply from the next start"
+                        "snodo proxy: {path}: separator, health_interval, [limits] and pin_file apply from the next start"
                     );
                 }
+                if next.pins_any() && supervisors.pins().is_none() {
+                    match PinStore::open(next.pin_path(&config_path)) {
+                        Ok(pins) => supervisors.set_pins(pins),
+                        Err(e) => {
+                            eprintln!("snodo proxy: {e} (the running configuration is kept)");
+                            continue;
+                        }
+                    }
+                }
                 eprintln!("snodo proxy: {path}: reloaded");
-                supervisors.apply(&next.backends);
+                supervisors.apply(&next.backends, next.pin);
                 config = next;
             }
             Err(e) => eprintln!("snodo proxy: {path}: {e} (the running configuration is kept)"),

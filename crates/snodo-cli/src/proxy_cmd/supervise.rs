@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
-use snodo::proxy::{Proxy, Relay};
+use snodo::proxy::{PinStore, Proxy, Relay};
 use tokio::sync::oneshot;
 
 use super::backoff::Backoff;
@@ -19,14 +19,40 @@ pub(crate) struct Supervisors {
     proxy: Proxy,
     health_interval: Duration,
     running: BTreeMap<String, (Backend, tokio::task::AbortHandle)>,
+    /// Where pinned definitions are kept, once a backend is pinned.
+    pins: Option<PinStore>,
 }
 
 impl Supervisors {
-    pub(crate) fn new(proxy: Proxy, health_interval: Duration) -> Self {
+    pub(crate) fn new(proxy: Proxy, health_interval: Duration, pins: Option<PinStore>) -> Self {
         Self {
             proxy,
             health_interval,
             running: BTreeMap::new(),
+            pins,
+        }
+    }
+
+    /// Where pinned definitions are kept, if any backend is pinned.
+    pub(crate) fn pins(&self) -> Option<&PinStore> {
+        self.pins.as_ref()
+    }
+
+    /// Sets where pinned definitions are kept (a reload that pins a
+    /// backend for the first time).
+    pub(crate) fn set_pins(&mut self, pins: PinStore) {
+        self.pins = Some(pins);
+    }
+
+    /// Lists the pinned backends again (their pins changed on disk).
+    pub(crate) fn relist_pinned(&self, pin: bool) {
+        for (id, (b, _)) in &self.running {
+            if b.pinned(pin) {
+                let (proxy, id) = (self.proxy.clone(), id.clone());
+                tokio::spawn(async move {
+                    let _ = proxy.refresh(&id).await;
+                });
+            }
         }
     }
 
@@ -37,6 +63,7 @@ impl Supervisors {
     pub(crate) fn apply(
         &mut self,
         backends: &BTreeMap<String, Backend>,
+        pin: bool,
     ) -> Vec<oneshot::Receiver<()>> {
         let stale: Vec<String> = self
             .running
@@ -56,9 +83,15 @@ impl Supervisors {
         for (id, b) in backends {
             // Set before a new backend's first listing; a running one is
             // listed again when its shaping changed.
+            let mut shaping = b.shaping.clone();
+            if b.pinned(pin)
+                && let Some(pins) = &self.pins
+            {
+                shaping = shaping.pin(pins.clone());
+            }
             let set = self
                 .proxy
-                .shape(id, b.shaping.clone())
+                .shape(id, shaping)
                 .and_then(|()| self.proxy.limit(id, b.limits.clone()));
             if let Err(e) = set {
                 eprintln!("snodo proxy: backend {id}: refused: {e}");

@@ -10,6 +10,7 @@
 use std::fmt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::wire::canonical;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
@@ -178,43 +179,6 @@ impl StateSealer {
         }
         Ok(body.get("d").cloned().unwrap_or(Value::Null))
     }
-}
-
-/// JSON with object keys sorted at every level, whatever order the map keeps:
-/// key order never changes a MAC, list order and number types do.
-fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort_unstable();
-                out.push('{');
-                for (i, key) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(key.clone()).to_string());
-                    out.push(':');
-                    write(&map[key], out);
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(item, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(value, &mut out);
-    out
 }
 
 fn now() -> u64 {

@@ -7,7 +7,10 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link, Listed};
+use super::pins;
 use super::shaping::{Component, Shaping};
 use crate::client::ClientError;
 use crate::prompt::PromptDefinition;
@@ -77,6 +80,9 @@ pub(crate) async fn list(
         prompts: None,
         followed: None,
     };
+    // Each pinned definition's key and hash, as the backend listed it.
+    let pinning = shaping.pins().is_some();
+    let mut pinned: Vec<(String, String)> = Vec::new();
     if kinds.contains(Kinds::TOOLS) {
         let mut tools = Vec::new();
         if offers("tools") {
@@ -84,8 +90,12 @@ pub(crate) async fn list(
                 if !shaping.shows(Component::Tool, &[&definition.name]) {
                     continue;
                 }
+                let hash = pinning.then(|| tool_hash(&definition));
                 let remote = std::mem::take(&mut definition.name);
                 definition.name = link.naming.name(shaping.served_name(&remote));
+                if let Some(hash) = hash {
+                    pinned.push((format!("tool:{}", definition.name), hash));
+                }
                 let injections = shaping.injections(&mut definition.input_schema);
                 tools.push(ForwardTool {
                     link: link.clone(),
@@ -103,7 +113,12 @@ pub(crate) async fn list(
         if offers("prompts") {
             for listed in client.list_prompts().await? {
                 if shaping.shows(Component::Prompt, &[&listed.name]) {
-                    prompts.push(prompt(link, listed, shaping));
+                    let hash = pinning.then(|| prompt_hash(&listed));
+                    let prompt = prompt(link, listed, shaping);
+                    if let Some(hash) = hash {
+                        pinned.push((format!("prompt:{}", prompt.definition.name), hash));
+                    }
+                    prompts.push(prompt);
                 }
             }
         }
@@ -131,13 +146,83 @@ pub(crate) async fn list(
             let templates = client.list_resource_templates().await?;
             let templates = templates.into_iter().map(Listed::Template).filter(shown);
             for listed in fixed.into_iter().chain(templates) {
-                resources.push(resource(link, listed, shaping));
+                let hash = match &listed {
+                    Listed::Template(t) if pinning => Some(template_hash(t)),
+                    _ => None,
+                };
+                let resource = resource(link, listed, shaping);
+                if let Some(hash) = hash {
+                    pinned.push((format!("template:{}", resource.uri), hash));
+                }
+                resources.push(resource);
             }
         }
         out.resources = Some(resources);
         out.followed = Some(followed);
     }
+    if let Some(store) = shaping.pins() {
+        let withdrawn = store.check(&pinned);
+        if !withdrawn.is_empty() {
+            let out_of = |key: String| withdrawn.contains(&key);
+            if let Some(tools) = &mut out.tools {
+                tools.retain(|t| !out_of(format!("tool:{}", t.definition.name)));
+            }
+            if let Some(prompts) = &mut out.prompts {
+                prompts.retain(|p| !out_of(format!("prompt:{}", p.definition.name)));
+            }
+            if let Some(resources) = &mut out.resources {
+                resources.retain(|r| {
+                    !matches!(r.listed, Listed::Template(_))
+                        || !out_of(format!("template:{}", r.uri))
+                });
+            }
+        }
+    }
     Ok(out)
+}
+
+fn text(value: &Option<String>) -> Option<Value> {
+    value.clone().map(Value::String)
+}
+
+fn tool_hash(d: &crate::tool::ToolDefinition) -> String {
+    pins::hash(
+        "tool",
+        pins::members(&[
+            ("name", Some(Value::String(d.name.clone()))),
+            ("title", text(&d.title)),
+            ("description", text(&d.description)),
+            ("inputSchema", Some(d.input_schema.clone())),
+            ("outputSchema", d.output_schema.clone()),
+            ("annotations", d.annotations.clone()),
+        ]),
+    )
+}
+
+fn prompt_hash(d: &PromptDefinition) -> String {
+    pins::hash(
+        "prompt",
+        pins::members(&[
+            ("name", Some(Value::String(d.name.clone()))),
+            ("title", text(&d.title)),
+            ("description", text(&d.description)),
+            ("arguments", serde_json::to_value(&d.arguments).ok()),
+        ]),
+    )
+}
+
+fn template_hash(d: &crate::resource::TemplateDefinition) -> String {
+    pins::hash(
+        "template",
+        pins::members(&[
+            ("uriTemplate", Some(Value::String(d.uri_template.clone()))),
+            ("name", Some(Value::String(d.name.clone()))),
+            ("title", text(&d.title)),
+            ("description", text(&d.description)),
+            ("mimeType", text(&d.mime_type)),
+            ("annotations", d.annotations.clone()),
+        ]),
+    )
 }
 
 fn prompt(

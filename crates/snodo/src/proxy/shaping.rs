@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::glob::{self, Glob};
+use super::pins::PinStore;
 
 /// A kind of component a backend lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,6 +61,7 @@ pub struct Shaping {
     inject: Map<String, Value>,
     inject_override: Map<String, Value>,
     max_argument_bytes: Option<usize>,
+    pins: Option<PinStore>,
 }
 
 /// An argument a tool's calls receive.
@@ -125,6 +127,24 @@ impl Shaping {
     pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
         self.max_argument_bytes = Some(bytes);
         self
+    }
+
+    /// Pins the backend's tools, prompts and resource templates in
+    /// `store`: the first definition seen of each is recorded (a hash of
+    /// its name, title, description, schemas or arguments, and
+    /// annotations, as the backend lists it); a later, different one is
+    /// withdrawn (not served, as if hidden) until approved
+    /// ([`PinStore::approve`]), and the change is logged with both
+    /// hashes. Keys are the names served: `tool:<name>`, `prompt:<name>`,
+    /// `template:<uri template>`.
+    pub fn pin(mut self, store: PinStore) -> Self {
+        self.pins = Some(store);
+        self
+    }
+
+    /// Where its definitions are pinned, if they are.
+    pub(crate) fn pins(&self) -> Option<&PinStore> {
+        self.pins.as_ref()
     }
 
     /// Whether a component of `kind` known by `names` (a resource: its
@@ -233,6 +253,9 @@ impl Shaping {
         }
         if let Some(bytes) = self.max_argument_bytes {
             parts.push(format!("max_argument_bytes {bytes}"));
+        }
+        if self.pins.is_some() {
+            parts.push("pinned".into());
         }
         parts.join(", ")
     }

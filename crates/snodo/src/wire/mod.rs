@@ -4,6 +4,7 @@
 //! [`Message`] or a [`DecodeError`] that carries the JSON-RPC error to send
 //! (and the request id, when it could be read).
 
+mod canonical;
 pub(crate) mod decode;
 mod encode;
 // Only the client reads the envelope of a message too long to decode.
@@ -16,6 +17,7 @@ pub(crate) mod meta;
 mod scan;
 mod target;
 
+pub(crate) use canonical::canonical;
 #[cfg(feature = "client")]
 pub(crate) use decode::strip_bom;
 pub use decode::{DecodeError, Limits, Message, Notification, Request, decode};

@@ -11,6 +11,7 @@ mod backend;
 mod host;
 mod limits;
 mod membership;
+mod pinning;
 mod resilience;
 mod routing;
 mod shaping;
