@@ -2,6 +2,7 @@
 # The OAuth tests against a real OpenID Connect provider: installs Node 22
 # and the pinned oidc-provider (scripts/tools.sh), then runs the ignored
 # tests that start it on 127.0.0.1 (crates/snodo/tests/oauth_provider.rs,
+# crates/snodo-cli/tests/gateway_auth.rs,
 # crates/snodo-cli/tests/oauth_login.rs).
 #
 #   interop/oauth/run.sh
@@ -14,4 +15,4 @@ node_bin="$(ensure_node22)"
 SNODO_OIDC_DIR="$(ensure_oidc_provider)"
 SNODO_NODE="$node_bin/node"
 export SNODO_OIDC_DIR SNODO_NODE
-cargo test --all-features --test oauth_provider --test oauth_login -- --ignored
+cargo test --all-features --test oauth_provider --test oauth_login --test gateway_auth -- --ignored

@@ -178,7 +178,14 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         if let Some(records) = records {
             options = options.shared_sessions(records);
         }
-        return serve_http(server, addr, args.issuer.as_deref(), options).await;
+        let front = args.issuer.as_deref().map(|issuer| Front {
+            issuer: issuer.to_owned(),
+            resource: None,
+            scopes: vec![demo::READ_SCOPE.into(), demo::WRITE_SCOPE.into()],
+            challenge: vec![demo::READ_SCOPE.into()],
+            name: "snodo demo",
+        });
+        return serve_http(server, addr, front, options).await;
     }
     // SIGTERM or SIGINT ends the demo at once, even while stdin stays open.
     let stop = stop_signal();
@@ -193,10 +200,11 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
 async fn serve_until_stopped(
     server: snodo::Server,
     http: Option<SocketAddr>,
+    front: Option<Front>,
     options: snodo::transport::http::HttpOptions,
 ) -> std::io::Result<()> {
     if let Some(addr) = http {
-        return serve_http(server, addr, None, options).await;
+        return serve_http(server, addr, front, options).await;
     }
     let stop = stop_signal();
     tokio::select! {
@@ -205,10 +213,24 @@ async fn serve_until_stopped(
     }
 }
 
+/// An HTTP server's OAuth front door: tokens from `issuer` for `resource`.
+pub(crate) struct Front {
+    /// The authorization server whose JWTs are accepted.
+    pub(crate) issuer: String,
+    /// The canonical URI tokens must name (default: the listener's URL).
+    pub(crate) resource: Option<String>,
+    /// The scopes the resource metadata lists.
+    pub(crate) scopes: Vec<String>,
+    /// The scopes a 401 challenge asks for.
+    pub(crate) challenge: Vec<String>,
+    /// The resource's name in its metadata.
+    pub(crate) name: &'static str,
+}
+
 async fn serve_http(
     server: snodo::Server,
     addr: SocketAddr,
-    issuer: Option<&str>,
+    front: Option<Front>,
     mut options: snodo::transport::http::HttpOptions,
 ) -> std::io::Result<()> {
     use snodo::transport::http::HttpListener;
@@ -223,15 +245,18 @@ async fn serve_http(
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     let bound = socket.listen(1024)?;
-    if let Some(issuer) = issuer {
-        // The audience is the URL printed below.
-        let url = format!("http://{}{}", bound.local_addr()?, "/mcp");
+    if let Some(front) = front {
+        // The audience is the URL printed below, unless one is configured.
+        let url = match front.resource {
+            Some(resource) => resource,
+            None => format!("http://{}{}", bound.local_addr()?, "/mcp"),
+        };
         let rs = ResourceServer::builder(&url)
-            .authorization_server(issuer)
-            .scopes_supported([demo::READ_SCOPE, demo::WRITE_SCOPE])
-            .challenge_scopes([demo::READ_SCOPE])
-            .resource_name("snodo demo")
-            .verifier(JwtVerifier::new(issuer, &url))
+            .authorization_server(&front.issuer)
+            .scopes_supported(front.scopes)
+            .challenge_scopes(front.challenge)
+            .resource_name(front.name)
+            .verifier(JwtVerifier::new(&front.issuer, &url))
             .build()
             .map_err(std::io::Error::other)?;
         options = options.oauth(rs);

@@ -71,6 +71,7 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
     crate::serve_until_stopped(
         proxy.server().clone(),
         args.http,
+        None,
         snodo::transport::http::HttpOptions::new(),
     )
     .await

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use snodo::client::{Client, ListenFilter};
+use support::tool_names;
 use tokio::io::AsyncBufReadExt;
 
 const BIN: &str = env!("CARGO_BIN_EXE_snodo");
@@ -71,18 +72,6 @@ async fn refusal(command: &mut tokio::process::Command, secs: u64) -> String {
         .unwrap();
     assert!(!out.status.success());
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-async fn tool_names(client: &Client) -> Vec<String> {
-    let mut names: Vec<String> = client
-        .list_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    names.sort();
-    names
 }
 
 /// Waits (up to `secs`) until `check` holds for the proxy's tool names.

@@ -31,6 +31,20 @@
 //! per_principal = "20/s"               # each caller's requests (HTTP)
 //! ```
 //!
+//! ```toml
+//! [auth]                               # a token from this issuer on every request (HTTP)
+//! issuer = "https://login.example.com"
+//! resource = "https://gateway.example.com/mcp"   # default: the listener's URL
+//! scopes = ["mcp:tools"]               # what a 401 challenge asks for
+//!
+//! [[auth.roles]]                       # without roles, a valid token sees everything
+//! name = "reader"
+//! when = { scope = ["reports:read"] }  # claims that grant the role
+//! tools = ["reports.get_*"]            # names served, as patterns
+//! resources = ["reports+*"]
+//! prompts = []
+//! ```
+//!
 //! At the top, `pin = true` pins every backend's definitions and
 //! `pin_file` names the file that keeps them (default: beside this file,
 //! its name with `.pins.json`).
@@ -44,7 +58,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use snodo::proxy::{BackendLimits, Component, Glob, Shaping};
+use snodo::proxy::{BackendLimits, Component, Glob, Role, Shaping};
 use snodo::server::Rate;
 
 /// The whole file.
@@ -62,6 +76,76 @@ pub(crate) struct Config {
     #[serde(default)]
     pub(crate) pin: bool,
     pub(crate) pin_file: Option<String>,
+    pub(crate) auth: Option<Auth>,
+}
+
+/// `[auth]`: the front door.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Auth {
+    pub(crate) issuer: String,
+    pub(crate) resource: Option<String>,
+    #[serde(default)]
+    pub(crate) scopes: Vec<String>,
+    #[serde(default)]
+    pub(crate) roles: Vec<RoleKeys>,
+}
+
+impl Auth {
+    /// The roles as the policy holds them; without roles, one that lets
+    /// every token see everything.
+    pub(crate) fn policy_roles(&self) -> Result<Vec<Role>, String> {
+        if self.roles.is_empty() {
+            let all = || [Glob::new("*").expect("a valid pattern")];
+            return Ok(vec![
+                Role::new("any token")
+                    .tools(all())
+                    .resources(all())
+                    .prompts(all()),
+            ]);
+        }
+        self.roles.iter().map(RoleKeys::role).collect()
+    }
+}
+
+/// One `[[auth.roles]]` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RoleKeys {
+    pub(crate) name: String,
+    #[serde(default)]
+    pub(crate) when: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub(crate) tools: Vec<String>,
+    #[serde(default)]
+    pub(crate) resources: Vec<String>,
+    #[serde(default)]
+    pub(crate) prompts: Vec<String>,
+}
+
+impl RoleKeys {
+    fn role(&self) -> Result<Role, String> {
+        let name = &self.name;
+        let mut role = Role::new(name);
+        for (claim, values) in &self.when {
+            if values.is_empty() {
+                return Err(format!(
+                    "auth.roles {name:?}: when.{claim}: give the values that grant the role"
+                ));
+            }
+            role = role.when(claim, values.iter().cloned());
+        }
+        let globs = |key: &str, patterns: &[String]| -> Result<Vec<Glob>, String> {
+            patterns
+                .iter()
+                .map(|p| Glob::new(p).map_err(|e| format!("auth.roles {name:?}: {key}: {e}")))
+                .collect()
+        };
+        Ok(role
+            .tools(globs("tools", &self.tools)?)
+            .resources(globs("resources", &self.resources)?)
+            .prompts(globs("prompts", &self.prompts)?))
+    }
 }
 
 /// `[limits]`: what each caller may send.
@@ -694,6 +778,41 @@ mod tests {
                 .unwrap()
                 .pins_any()
         );
+    }
+
+    #[test]
+    fn auth_keys_give_the_front_door_and_its_roles() {
+        let c = Config::parse(
+            r#"
+            [auth]
+            issuer = "http://127.0.0.1:9/"
+            scopes = ["mcp"]
+            [[auth.roles]]
+            name = "reader"
+            when = { scope = ["reports:read"] }
+            tools = ["reports.get_*"]
+            [[auth.roles]]
+            name = "ops"
+            when = { groups = ["ops"] }
+            tools = ["*"]
+            resources = ["*"]
+            prompts = ["*"]
+            "#,
+        )
+        .unwrap();
+        let auth = c.auth.unwrap();
+        assert_eq!(auth.scopes, ["mcp"]);
+        let roles = auth.policy_roles().unwrap();
+        assert_eq!(
+            roles[0],
+            Role::new("reader")
+                .when("scope", ["reports:read"])
+                .tools([Glob::new("reports.get_*").unwrap()])
+        );
+        let open = Config::parse("[auth]\nissuer = \"http://127.0.0.1:9\"").unwrap();
+        let roles = open.auth.unwrap().policy_roles().unwrap();
+        let anyone = snodo::Principal::new("x");
+        assert!(roles[0].grants(&anyone));
     }
 
     #[test]

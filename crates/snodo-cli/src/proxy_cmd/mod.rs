@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use snodo::proxy::{PinStore, Proxy};
+use snodo::proxy::{PinStore, Proxy, Roles};
 use snodo::server::Capability;
 
 use self::config::Config;
@@ -125,14 +125,26 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     } else {
         None
     };
-    let server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
+    if config.auth.is_some() && args.stdio {
+        return Err(invalid(format!(
+            "{}: [auth] needs --http (stdio carries no token)",
+            path.display()
+        )));
+    }
+    let roles = match &config.auth {
+        Some(auth) => Some(Roles::new(auth.policy_roles().map_err(invalid)?)),
+        None => None,
+    };
+    let mut server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
         .declare(Capability::Tools)
         .declare(Capability::Resources)
         .declare(Capability::Prompts)
         .declare(Capability::Completions)
-        .request_timeout(snodo::proxy::BRIDGE_REQUEST_TIMEOUT)
-        .build()
-        .map_err(std::io::Error::other)?;
+        .request_timeout(snodo::proxy::BRIDGE_REQUEST_TIMEOUT);
+    if let Some(roles) = &roles {
+        server = server.policy(roles.clone());
+    }
+    let server = server.build().map_err(std::io::Error::other)?;
     let proxy = Proxy::namespaced(server, &config.separator).map_err(std::io::Error::other)?;
     let mut supervisors = Supervisors::new(
         proxy.clone(),
@@ -145,8 +157,15 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     if let Some(rate) = config.limits.rate {
         options = options.rate_per_caller(rate);
     }
-    tokio::spawn(watch(file, text, config, supervisors));
-    crate::serve_until_stopped(proxy.server().clone(), args.http, options).await
+    let front = config.auth.as_ref().map(|auth| crate::Front {
+        issuer: auth.issuer.clone(),
+        resource: auth.resource.clone(),
+        scopes: auth.scopes.clone(),
+        challenge: auth.scopes.clone(),
+        name: "snodo proxy",
+    });
+    tokio::spawn(watch(file, text, config, supervisors, roles));
+    crate::serve_until_stopped(proxy.server().clone(), args.http, front, options).await
 }
 
 /// What `--check` prints of a valid file: a line for the file, then one
@@ -168,6 +187,18 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
         let _ = write!(out, ", pin_file {}", config.pin_path(path).display());
     }
     out.push('\n');
+    if let Some(auth) = &config.auth {
+        let _ = writeln!(
+            out,
+            "auth: issuer {}, resource {}, scopes [{}]",
+            auth.issuer,
+            auth.resource.as_deref().unwrap_or("the listener's URL"),
+            auth.scopes.join(" ")
+        );
+        for role in auth.policy_roles().unwrap_or_default() {
+            let _ = writeln!(out, "{}", role.describe());
+        }
+    }
     for (id, b) in &config.backends {
         let _ = write!(out, "backend {id}: ");
         match (&b.command, &b.url) {
@@ -233,6 +264,7 @@ async fn watch(
     mut text: String,
     mut config: Config,
     mut supervisors: Supervisors,
+    roles: Option<Roles>,
 ) {
     let config_path = file.path().to_owned();
     let path = config_path.display().to_string();
@@ -286,6 +318,19 @@ async fn watch(
                     eprintln!(
                         "snodo proxy: {path}: separator, health_interval, [limits] and pin_file apply from the next start"
                     );
+                }
+                match (&roles, &next.auth, &config.auth) {
+                    (Some(roles), Some(now), Some(before))
+                        if now.issuer == before.issuer
+                            && now.resource == before.resource
+                            && now.scopes == before.scopes =>
+                    {
+                        roles.set(now.policy_roles().unwrap_or_default());
+                    }
+                    (_, now, before) if now != before => eprintln!(
+                        "snodo proxy: {path}: [auth] applies from the next start (but for its roles)"
+                    ),
+                    _ => {}
                 }
                 if next.pins_any() && supervisors.pins().is_none() {
                     match PinStore::open(next.pin_path(&config_path)) {

@@ -85,3 +85,16 @@ pub fn terminate_and_wait(mut child: Child) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The tool names `client`'s server lists, sorted.
+pub async fn tool_names(client: &snodo::client::Client) -> Vec<String> {
+    let mut names: Vec<String> = client
+        .list_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    names.sort();
+    names
+}

@@ -81,6 +81,7 @@ mod naming;
 mod pins;
 mod relay;
 mod relist;
+mod roles;
 mod shaping;
 
 use std::collections::{BTreeMap, HashSet};
@@ -101,6 +102,7 @@ pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
 pub use self::pins::{MAX_PIN_FILE_BYTES, PendingChange, PinStore};
 pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
 use self::relist::Relists;
+pub use self::roles::{Role, Roles};
 pub use self::shaping::{Component, Shaping};
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ListenFilter, Subscription, Target};

@@ -1,0 +1,215 @@
+//! `snodo proxy` as a gateway with a front door: tokens from a real OpenID
+//! Connect provider (oidc-provider on 127.0.0.1), two roles granted by
+//! scope, and a demo backend over stdio. What a role does not allow is
+//! neither listed nor reachable: not called, read, got or completed.
+//! Ignored by a plain `cargo test`: `interop/oauth/run.sh` installs the
+//! provider and runs it with `--ignored`.
+
+#[path = "../../snodo/tests/oauth_support/mod.rs"]
+mod oauth_support;
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use oauth_support::Provider;
+use serde_json::json;
+use snodo::client::{Client, ClientError, CompletionRef};
+use support::tool_names;
+
+const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
+
+/// The gateway's process and URL.
+async fn gateway(config: &std::path::Path) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(SNODO)
+        .args(["proxy", "--http", "127.0.0.1:0"])
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the proxy starts");
+    let url = support::demo_url(&mut child).await;
+    (child, url)
+}
+
+async fn client(url: &str, token: &str) -> Client {
+    Client::builder()
+        .header("authorization", &format!("Bearer {token}"))
+        .connect(url)
+        .await
+        .expect("the gateway takes the token")
+}
+
+/// A refusal that says nothing is there: -32602.
+fn not_there(e: ClientError, what: &str) {
+    assert_eq!(e.code(), Some(-32602), "{what}: {e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn two_roles_see_different_tools_and_what_is_hidden_cannot_be_reached() {
+    let provider = Provider::start(&[]).await;
+    let dir = std::env::temp_dir().join(format!("snodo-gateway-auth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[auth]
+issuer = "{issuer}"
+scopes = ["demo:read"]
+
+[[auth.roles]]
+name = "reader"
+when = {{ scope = ["demo:read"] }}
+tools = ["demo.greet", "demo.add"]
+resources = ["demo+demo://readme"]
+
+[[auth.roles]]
+name = "writer"
+when = {{ scope = ["files:write"] }}
+tools = ["*"]
+resources = ["*"]
+prompts = ["*"]
+
+[backends.demo]
+command = ["{SNODO}", "demo", "--stdio"]
+stderr = "quiet"
+"#,
+            issuer = provider.issuer
+        ),
+    )
+    .unwrap();
+    let (_gateway, url) = gateway(&config).await;
+
+    // No token: 401 with the challenge.
+    let e = Client::connect(url.as_str()).await.unwrap_err();
+    assert_eq!(e.status(), Some(401), "{e}");
+
+    let reader_token = provider
+        .token("reader", "reader-secret", &url, "demo:read")
+        .await
+        .unwrap();
+    let writer_token = provider
+        .token("svc", "svc-secret", &url, "demo:read files:write")
+        .await
+        .unwrap();
+    let reader = client(&url, &reader_token).await;
+    let writer = client(&url, &writer_token).await;
+
+    // Two roles, two lists.
+    assert_eq!(tool_names(&reader).await, ["demo.add", "demo.greet"]);
+    let all = tool_names(&writer).await;
+    assert!(
+        all.len() > 2 && all.contains(&"demo.lookup".to_string()),
+        "{all:?}"
+    );
+    let r = reader
+        .call_tool("demo.add", json!({"a": 2, "b": 3}))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content(), Some(&json!({"sum": 5})));
+
+    // Hidden from the reader: no call, read, get or completion.
+    not_there(
+        reader
+            .call_tool("demo.lookup", json!({"query": "x"}))
+            .await
+            .unwrap_err(),
+        "call",
+    );
+    let read = json!({"uri": "demo+demo://greetings/ada"});
+    not_there(
+        reader
+            .request("resources/read", read.clone())
+            .await
+            .unwrap_err(),
+        "read",
+    );
+    let get = json!({"name": "demo.introduce", "arguments": {"name": "Ada"}});
+    not_there(
+        reader
+            .request("prompts/get", get.clone())
+            .await
+            .unwrap_err(),
+        "get",
+    );
+    let prompt = CompletionRef::Prompt("demo.introduce".into());
+    not_there(
+        reader
+            .complete(prompt.clone(), "name", "a", None)
+            .await
+            .unwrap_err(),
+        "complete a prompt",
+    );
+    let template = CompletionRef::Resource("demo+demo://greetings/{name}".into());
+    not_there(
+        reader
+            .complete(template.clone(), "name", "a", None)
+            .await
+            .unwrap_err(),
+        "complete a template",
+    );
+    let listed = reader.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(listed["prompts"], json!([]), "{listed}");
+    let listed = reader
+        .request("resources/templates/list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(listed["resourceTemplates"], json!([]), "{listed}");
+    let readme = reader
+        .request("resources/read", json!({"uri": "demo+demo://readme"}))
+        .await
+        .unwrap();
+    assert!(
+        readme["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("snodo demo")
+    );
+
+    // The writer reaches all of it.
+    let r = writer.request("resources/read", read).await.unwrap();
+    assert_eq!(r["contents"][0]["text"], "Hello, ada!");
+    let r = writer.request("prompts/get", get).await.unwrap();
+    assert!(
+        r["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Ada")
+    );
+    let done = writer.complete(prompt, "name", "a", None).await.unwrap();
+    assert!(!done.values.is_empty(), "{:?}", done.values);
+    let done = writer.complete(template, "name", "a", None).await.unwrap();
+    assert!(!done.values.is_empty(), "{:?}", done.values);
+
+    // A token for another resource is refused.
+    let other = provider
+        .token("svc", "svc-secret", "http://127.0.0.1:9/mcp", "demo:read")
+        .await
+        .unwrap();
+    let e = Client::builder()
+        .header("authorization", &format!("Bearer {other}"))
+        .connect(url.as_str())
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401), "{e}");
+
+    // Roles change while the gateway runs.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let wider = text.replace(
+        r#"tools = ["demo.greet", "demo.add"]"#,
+        r#"tools = ["demo.*"]"#,
+    );
+    assert_ne!(text, wider);
+    std::fs::write(&config, wider).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tool_names(&reader).await.len() < all.len() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(tool_names(&reader).await, all);
+    let _ = std::fs::remove_dir_all(&dir);
+}
