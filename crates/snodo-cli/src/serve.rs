@@ -59,6 +59,7 @@ pub(crate) async fn run(args: ServeArgs) -> std::io::Result<()> {
         proxy.clone(),
         snodo::proxy::BRIDGE_BACKEND.into(),
         crate::proxy_cmd::supervise::Connector {
+            notes: None,
             builder,
             target,
             timeout: CONNECT_TIMEOUT,

@@ -997,33 +997,21 @@ async fn post_raw(
     name: &str,
     body: &str,
 ) -> (u16, Option<String>, serde_json::Value) {
-    use http_body_util::BodyExt as _;
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http::<http_body_util::Full<bytes::Bytes>>();
-    let request = http::Request::post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .header("mcp-name", name)
-        .body(http_body_util::Full::new(bytes::Bytes::from(
-            body.to_owned(),
-        )))
-        .unwrap();
-    let response = tokio::time::timeout(Duration::from_secs(10), client.request(request))
-        .await
-        .expect("answered in time")
-        .unwrap();
-    let status = response.status().as_u16();
-    let after = response
-        .headers()
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+    ];
+    let (status, headers, body) = send_raw(http::Method::POST, url, &headers, body).await;
+    let after = headers
         .get("retry-after")
         .map(|v| v.to_str().unwrap().to_owned());
-    let body = response.into_body().collect().await.unwrap().to_bytes();
     (
         status,
         after,
-        serde_json::from_slice(&body).unwrap_or_default(),
+        serde_json::from_str(&body).unwrap_or_default(),
     )
 }
 
@@ -1186,5 +1174,236 @@ async fn a_pinned_tool_that_changes_is_withdrawn_until_snodo_proxy_approve() {
         "{summary}"
     );
     assert!(summary.contains(", pinned\n"), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `GET url` with these headers: the status, content type and body.
+async fn get_raw(url: &str, headers: &[(&str, &str)]) -> (u16, String, String) {
+    let (status, headers, body) = send_raw(http::Method::GET, url, headers, "").await;
+    let kind = headers
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, kind, body)
+}
+
+/// Sends one HTTP request: the status, the headers and the body.
+async fn send_raw(
+    method: http::Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, http::HeaderMap, String) {
+    use http_body_util::BodyExt as _;
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http::<http_body_util::Full<bytes::Bytes>>();
+    let mut request = http::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            body.to_owned(),
+        )))
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(10), client.request(request))
+        .await
+        .expect("answered in time")
+        .unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (
+        parts.status.as_u16(),
+        parts.headers,
+        String::from_utf8_lossy(&body).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn livez_readyz_metrics_and_admin_backends_report_the_gateway() {
+    let up = tools_of("up", &["ping"]);
+    let up_url = serve_here(&up).await;
+    // A port nothing listens on: that backend stays down.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}/mcp", dead.local_addr().unwrap());
+    drop(dead);
+    let dir = test_dir("ops");
+    let config = dir.join("proxy.toml");
+    let file = |required: bool| {
+        format!(
+            "health_interval = 0.5\n\
+             [backends.up]\nurl = \"{up_url}\"\nrate = \"100/s\"\n\
+             circuit_breaker = {{ failures = 3, open_for = 5 }}\n\
+             [backends.gone]\nurl = \"{dead_url}\"\nrequired = {required}\nconnect_timeout = 1\n"
+        )
+    };
+    std::fs::write(&config, file(true)).unwrap();
+    let proxy = start_proxy(&config).await;
+    let base = proxy.url.trim_end_matches("/mcp").to_string();
+    let client = Client::http(&proxy.url).await.unwrap();
+    assert_eq!(answer(&client, "up.ping").await, "ping of up");
+    assert_eq!(answer(&client, "up.ping").await, "ping of up");
+
+    let (status, _, body) = get_raw(&format!("{base}/livez"), &[]).await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    let (status, _, body) = get_raw(&format!("{base}/readyz"), &[]).await;
+    assert_eq!(status, 503, "{body}");
+    let ready: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(ready, json!({"ready": false, "waiting": ["gone"]}));
+
+    // /metrics, read by a Prometheus text parser.
+    let (status, kind, text) = get_raw(&format!("{base}/metrics"), &[]).await;
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/plain; version=0.0.4"), "{kind}");
+    let lines = text.lines().map(|l| Ok(l.to_owned()));
+    let scrape = prometheus_parse::Scrape::parse(lines).expect("Prometheus text");
+    let sample = |name: &str, labels: &[(&str, &str)]| {
+        scrape
+            .samples
+            .iter()
+            .find(|s| s.metric == name && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+            .map(|s| s.value.clone())
+    };
+    let calls = [("backend", "up"), ("method", "tools/call")];
+    assert!(
+        matches!(sample("snodo_proxy_requests_total", &calls), Some(prometheus_parse::Value::Counter(n)) if n == 2.0),
+        "{text}"
+    );
+    assert!(
+        matches!(sample("snodo_proxy_errors_total", &calls), Some(prometheus_parse::Value::Counter(n)) if n == 0.0),
+        "{text}"
+    );
+    match sample("snodo_proxy_request_duration_seconds", &calls) {
+        Some(prometheus_parse::Value::Histogram(buckets)) => {
+            assert_eq!(buckets.last().unwrap().count, 2.0, "{text}");
+        }
+        other => panic!("{other:?}\n{text}"),
+    }
+    assert!(
+        matches!(sample("snodo_proxy_backend_up", &[("backend", "up")]), Some(prometheus_parse::Value::Gauge(n)) if n == 1.0),
+        "{text}"
+    );
+    assert!(
+        matches!(sample("snodo_proxy_breaker_state", &[("backend", "up")]), Some(prometheus_parse::Value::Gauge(n)) if n == 0.0),
+        "{text}"
+    );
+
+    // The admin surface of an open proxy answers loopback peers.
+    let (status, _, body) = get_raw(&format!("{base}/admin/backends"), &[]).await;
+    assert_eq!(status, 200, "{body}");
+    let report: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let up = &report["backends"][1];
+    assert_eq!(up["id"], "up");
+    assert_eq!(up["state"], "up");
+    assert_eq!(up["revision"], "2026-07-28");
+    assert_eq!(up["tools"], 1);
+    assert_eq!(up["breaker"], "closed");
+    assert!(
+        up["limits"].as_str().unwrap().contains("rate 100/s"),
+        "{body}"
+    );
+    let gone = &report["backends"][0];
+    assert_eq!(gone["id"], "gone");
+    assert_eq!(gone["state"], "down");
+    assert!(gone["lastError"].is_string(), "{body}");
+
+    // Not required any more: ready.
+    std::fs::write(&config, file(false)).unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, _, _) = get_raw(&format!("{base}/readyz"), &[]).await;
+        if status == 200 || tokio::time::Instant::now() > deadline {
+            assert_eq!(status, 200);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, _, _) = get_raw(&format!("{base}/nothing"), &[]).await;
+    assert_eq!(status, 404);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_surface_takes_the_admin_token_and_approves_pinned_changes() {
+    let backend = snodo::Server::builder("kit", "1")
+        .tool(search_tool("Searches the docs"))
+        .build()
+        .unwrap();
+    let url = serve_here(&backend).await;
+    let dir = test_dir("admin");
+    let config = dir.join("proxy.toml");
+    // The issuer is never asked: only the admin surface is used here.
+    std::fs::write(
+        &config,
+        format!(
+            "pin = true\n[auth]\nissuer = \"http://127.0.0.1:9\"\nadmin_token = \"${{SNODO_TEST_ADMIN}}\"\n\
+             [backends.kit]\nurl = \"{url}\"\n"
+        ),
+    )
+    .unwrap();
+    let token = "an-admin-token-of-some-length";
+    let proxy = start_proxy_with(&config, |c| {
+        c.env("SNODO_TEST_ADMIN", token);
+    })
+    .await;
+    let base = proxy.url.trim_end_matches("/mcp").to_string();
+    let backends = format!("{base}/admin/backends");
+    let bearer = format!("Bearer {token}");
+    let report = || async {
+        let (status, _, body) = get_raw(&backends, &[("authorization", &bearer)]).await;
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["backends"][0].clone()
+    };
+    for headers in [
+        vec![],
+        vec![("authorization", "Bearer wrong-token-of-some-length")],
+    ] {
+        let (status, _, body) = get_raw(&backends, &headers).await;
+        assert_eq!(status, 401, "{body}");
+    }
+    assert_eq!(report().await["tools"], 1);
+    // MCP itself still wants a token from the issuer.
+    let (status, _, _) = send_raw(http::Method::POST, &proxy.url, &[], "{}").await;
+    assert_eq!(status, 401);
+
+    assert!(backend.remove_tool("search"));
+    backend
+        .add_tool(search_tool("Changed behind your back"))
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while report().await["tools"] != 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let kit = report().await;
+    assert_eq!(kit["tools"], 0, "{kit}");
+    assert_eq!(kit["pending"], json!(["tool:kit.search"]), "{kit}");
+
+    let approve = format!("{base}/admin/approve");
+    let (status, _, body) = send_raw(
+        http::Method::POST,
+        &approve,
+        &[("authorization", "Bearer wrong-token-of-some-length")],
+        r#"{"names": ["kit.search"]}"#,
+    )
+    .await;
+    assert_eq!(status, 401, "{body}");
+    let (status, _, body) = send_raw(
+        http::Method::POST,
+        &approve,
+        &[("authorization", &bearer)],
+        r#"{"names": ["kit.search"]}"#,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+        json!({"approved": ["tool:kit.search"]})
+    );
+    let kit = report().await;
+    assert_eq!(
+        (kit["tools"].clone(), kit["pending"].clone()),
+        (json!(1), json!([])),
+        "{kit}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

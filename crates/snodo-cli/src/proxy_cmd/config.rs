@@ -89,6 +89,9 @@ pub(crate) struct Auth {
     pub(crate) scopes: Vec<String>,
     #[serde(default)]
     pub(crate) roles: Vec<RoleKeys>,
+    /// The bearer token of the admin surface (`${NAME}` read from the
+    /// environment).
+    pub(crate) admin_token: Option<String>,
 }
 
 impl Auth {
@@ -224,6 +227,8 @@ pub(crate) struct Backend {
     pub(crate) retry: Option<RetryKeys>,
     pub(crate) circuit_breaker: Option<BreakerKeys>,
     pub(crate) pin: Option<bool>,
+    /// Whether `/readyz` waits for it (default true).
+    pub(crate) required: Option<bool>,
     /// What the shaping keys above say, built by [`Config::parse`].
     #[serde(skip)]
     pub(crate) shaping: Shaping,
@@ -233,6 +238,11 @@ pub(crate) struct Backend {
 }
 
 impl Backend {
+    /// Whether `/readyz` waits for it.
+    pub(crate) fn is_required(&self) -> bool {
+        self.required.unwrap_or(true)
+    }
+
     /// Whether its definitions are pinned, `pin` being the file's.
     pub(crate) fn pinned(&self, pin: bool) -> bool {
         self.pin.unwrap_or(pin)
@@ -367,6 +377,32 @@ impl Config {
             }
             b.shaping = shaping(b).map_err(|e| format!("backend {id:?}: {e}"))?;
             b.limits = limits(b).map_err(|e| format!("backend {id:?}: {e}"))?;
+        }
+        if let Some(auth) = &config.auth {
+            if !snodo::client::Target::is_url(&auth.issuer) {
+                return Err("auth.issuer: an http:// or https:// URL".into());
+            }
+            if let Some(resource) = &auth.resource
+                && !snodo::client::Target::is_url(resource)
+            {
+                return Err("auth.resource: an http:// or https:// URL".into());
+            }
+            let mut names = std::collections::BTreeSet::new();
+            for role in &auth.roles {
+                if role.name.trim().is_empty() {
+                    return Err("auth.roles: each role has a name".into());
+                }
+                if !names.insert(role.name.as_str()) {
+                    return Err(format!("auth.roles: two roles are named {:?}", role.name));
+                }
+            }
+            auth.policy_roles()?;
+        }
+        if let Some(token) = config.auth.as_mut().and_then(|a| a.admin_token.as_mut()) {
+            *token = expand(token, env).map_err(|e| format!("auth.admin_token: {e}"))?;
+            if token.len() < 16 {
+                return Err("auth.admin_token: at least 16 characters".into());
+            }
         }
         if config
             .pin_file
@@ -912,6 +948,42 @@ mod tests {
             (
                 "[limits]\nper_caller = \"1/s\"",
                 "unknown field `per_caller`",
+            ),
+            ("pin_file = \" \"", "pin_file: a file name"),
+            ("pin = \"yes\"", "invalid type"),
+            ("[auth]\nscopes = []", "missing field `issuer`"),
+            ("[auth]\nissuer = \"login\"", "auth.issuer: an http"),
+            (
+                "[auth]\nissuer = \"http://h\"\nresource = \"x\"",
+                "auth.resource: an http",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[[auth.roles]]\nname = \"a\"\n[[auth.roles]]\nname = \"a\"",
+                "two roles are named \"a\"",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[[auth.roles]]\nname = \" \"",
+                "auth.roles: each role has a name",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[[auth.roles]]\nname = \"a\"\nwhen = { scope = [] }",
+                "auth.roles \"a\": when.scope: give the values",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[[auth.roles]]\nname = \"a\"\ntools = [\"\"]",
+                "auth.roles \"a\": tools: pattern",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[[auth.roles]]\nname = \"a\"\nrole = 1",
+                "unknown field `role`",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\nadmin_token = \"short\"",
+                "auth.admin_token: at least 16 characters",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\nadmin_token = \"${SNODO_UNSET_ADMIN}\"",
+                "auth.admin_token: ${SNODO_UNSET_ADMIN} is not set",
             ),
             (
                 "[backends.a]\ncommand = \"x\"\nmax_argument_bytes = 0",

@@ -6,6 +6,7 @@
 mod backoff;
 mod config;
 mod file;
+mod ops;
 pub(crate) mod supervise;
 
 use std::net::SocketAddr;
@@ -153,10 +154,18 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     );
     let first = supervisors.apply(&config.backends, config.pin);
     let _ = tokio::time::timeout(FIRST_ATTEMPTS, futures_join(first)).await;
+    let ops = ops::Ops {
+        proxy: proxy.clone(),
+        setting: Default::default(),
+        notes: supervisors.notes(),
+    };
+    settle(&ops, &config, supervisors.pins());
     let mut options = snodo::transport::http::HttpOptions::new();
     if let Some(rate) = config.limits.rate {
         options = options.rate_per_caller(rate);
     }
+    let surface = ops.clone();
+    options = options.other_paths(move |request| surface.clone().answer(request));
     let front = config.auth.as_ref().map(|auth| crate::Front {
         issuer: auth.issuer.clone(),
         resource: auth.resource.clone(),
@@ -164,7 +173,7 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         challenge: auth.scopes.clone(),
         name: "snodo proxy",
     });
-    tokio::spawn(watch(file, text, config, supervisors, roles));
+    tokio::spawn(watch(file, text, config, supervisors, roles, ops));
     crate::serve_until_stopped(proxy.server().clone(), args.http, front, options).await
 }
 
@@ -249,6 +258,24 @@ fn without_userinfo(url: &str) -> String {
     }
 }
 
+/// Tells the operational surface about the running configuration.
+fn settle(ops: &ops::Ops, config: &Config, pins: Option<&PinStore>) {
+    let mut setting = ops.setting.lock().unwrap_or_else(|e| e.into_inner());
+    setting.backends = config
+        .backends
+        .iter()
+        .map(|(id, b)| (id.clone(), b.is_required()))
+        .collect();
+    setting.admin = match &config.auth {
+        None => ops::Admin::Loopback,
+        Some(auth) => match &auth.admin_token {
+            Some(token) => ops::Admin::Token(token.clone()),
+            None => ops::Admin::Closed,
+        },
+    };
+    setting.pins = pins.cloned();
+}
+
 async fn futures_join(receivers: Vec<tokio::sync::oneshot::Receiver<()>>) {
     for rx in receivers {
         let _ = rx.await;
@@ -265,6 +292,7 @@ async fn watch(
     mut config: Config,
     mut supervisors: Supervisors,
     roles: Option<Roles>,
+    ops: ops::Ops,
 ) {
     let config_path = file.path().to_owned();
     let path = config_path.display().to_string();
@@ -343,6 +371,7 @@ async fn watch(
                 }
                 eprintln!("snodo proxy: {path}: reloaded");
                 supervisors.apply(&next.backends, next.pin);
+                settle(&ops, &next, supervisors.pins());
                 config = next;
             }
             Err(e) => eprintln!("snodo proxy: {path}: {e} (the running configuration is kept)"),

@@ -21,6 +21,8 @@ pub(crate) struct Supervisors {
     running: BTreeMap<String, (Backend, tokio::task::AbortHandle)>,
     /// Where pinned definitions are kept, once a backend is pinned.
     pins: Option<PinStore>,
+    /// The supervisors' last word on each backend.
+    notes: Notes,
 }
 
 impl Supervisors {
@@ -30,7 +32,13 @@ impl Supervisors {
             health_interval,
             running: BTreeMap::new(),
             pins,
+            notes: Notes::default(),
         }
+    }
+
+    /// The supervisors' last word on each backend.
+    pub(crate) fn notes(&self) -> Notes {
+        self.notes.clone()
     }
 
     /// Where pinned definitions are kept, if any backend is pinned.
@@ -104,10 +112,13 @@ impl Supervisors {
             let (tx, rx) = oneshot::channel();
             first.push(rx);
             let task = match connector(b) {
-                Ok(connector) => tokio::spawn(supervise(
+                Ok(mut connector) => tokio::spawn(supervise(
                     self.proxy.clone(),
                     id.clone(),
-                    connector,
+                    {
+                        connector.notes = Some(self.notes.clone());
+                        connector
+                    },
                     self.health_interval,
                     Some(tx),
                     None,
@@ -124,9 +135,14 @@ impl Supervisors {
     }
 }
 
+/// The last failure each backend's supervisor saw, by id.
+pub(crate) type Notes = std::sync::Arc<std::sync::Mutex<BTreeMap<String, String>>>;
+
 /// How to reach one backend.
 #[derive(Clone)]
 pub(crate) struct Connector {
+    /// Where its failures are noted, if anywhere.
+    pub(crate) notes: Option<Notes>,
     pub(crate) builder: ClientBuilder,
     pub(crate) target: Target,
     /// How long one attempt (start, handshake, listing) may take.
@@ -145,6 +161,7 @@ fn connector(backend: &Backend) -> Result<Connector, String> {
         builder = builder.header(name, value);
     }
     Ok(Connector {
+        notes: None,
         builder,
         target: target(backend)?,
         timeout: Duration::from_secs_f64(backend.connect_timeout),
@@ -166,6 +183,12 @@ pub(crate) async fn supervise(
         format!("snodo proxy: backend {id}")
     } else {
         connector.label.clone()
+    };
+    let note = |what: &str| {
+        if let Some(notes) = &connector.notes {
+            let mut notes = notes.lock().unwrap_or_else(|e| e.into_inner());
+            notes.insert(id.clone(), what.to_owned());
+        }
     };
     let mut backoff = Backoff::default();
     let mut changes = proxy.changes();
@@ -201,6 +224,7 @@ pub(crate) async fn supervise(
                             }
                             Err(e) => {
                                 eprintln!("{label}: down: {}", escape::line(&e.to_string()));
+                                note(&e.to_string());
                                 client.close().await;
                                 None
                             }
@@ -208,13 +232,13 @@ pub(crate) async fn supervise(
                     }
                     Ok(Err(Failure::Down(e))) => {
                         eprintln!("{label}: down: {}", escape::line(&e));
+                        note(&e);
                         None
                     }
                     Err(_) => {
-                        eprintln!(
-                            "{label}: down: not ready within {} s",
-                            connector.timeout.as_secs_f64()
-                        );
+                        let e = format!("not ready within {} s", connector.timeout.as_secs_f64());
+                        eprintln!("{label}: down: {e}");
+                        note(&e);
                         None
                     }
                 }
@@ -227,6 +251,7 @@ pub(crate) async fn supervise(
             Some(client) => {
                 let since = tokio::time::Instant::now();
                 let why = watch_health(&client, interval).await;
+                note(&why);
                 proxy.remove_backend(&id);
                 eprintln!(
                     "{label}: down ({}): its components are withdrawn",

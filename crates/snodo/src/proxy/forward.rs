@@ -14,6 +14,7 @@ use super::guard::{self, Guard};
 use super::naming::Naming;
 use super::relay::{self, Relay};
 use super::shaping::{self, Injection, Shaping};
+use super::stats::Stats;
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
 use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
@@ -35,6 +36,8 @@ pub(crate) struct Link {
     pub(crate) relay: Relay,
     /// Its limits, replaced when they change.
     pub(crate) guard: std::sync::RwLock<Arc<Guard>>,
+    /// The proxy's counters.
+    pub(crate) stats: Arc<Stats>,
 }
 
 impl Link {
@@ -90,6 +93,24 @@ enum Ended {
 async fn run<F>(
     link: &Link,
     cx: &Context,
+    method: &'static str,
+    repeatable: bool,
+    make: impl FnMut(RequestOptions) -> F,
+) -> Result<Result<Value, InputRequired>, HandlerError>
+where
+    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
+{
+    let since = std::time::Instant::now();
+    let out = attempt(link, cx, repeatable, make).await;
+    link.stats
+        .request(&link.id, method, since.elapsed(), out.is_err());
+    out
+}
+
+/// [`run`]'s work, uncounted.
+async fn attempt<F>(
+    link: &Link,
+    cx: &Context,
     repeatable: bool,
     mut make: impl FnMut(RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
@@ -123,7 +144,15 @@ where
     guard.earn();
     let mut attempt = 1;
     loop {
-        let pass = guard.admit(&link.id, cx).await?;
+        let pass = match guard.admit(&link.id, cx).await {
+            Ok(pass) => pass,
+            Err(refused) => {
+                if let Some(why) = refused.why {
+                    link.stats.refused(&link.id, why);
+                }
+                return Err(refused.error);
+            }
+        };
         let ended = follow(link, cx, start(link, cx, &mut make)).await?;
         match ended {
             Ended::Failed(e) if guard::counts(&e) => {
@@ -290,7 +319,7 @@ impl Tool for ForwardTool {
             true => (Some(arguments.clone()), Some(arguments)),
             false => (Some(arguments), None),
         };
-        let result = run(&self.link, &cx, repeatable, move |opts| {
+        let result = run(&self.link, &cx, "tools/call", repeatable, move |opts| {
             let arguments = first
                 .take()
                 .or_else(|| spare.clone())
@@ -367,7 +396,7 @@ impl Prompt for ForwardPrompt {
         // The raw request: the answer is read once, by `convert`.
         let params = json!({"name": self.remote, "arguments": arguments});
         let mut params = Some(params);
-        let result = run(&self.link, &cx, false, move |opts| {
+        let result = run(&self.link, &cx, "prompts/get", false, move |opts| {
             let (client, params) = (client.clone(), params.take().unwrap_or_default());
             async move { client.request("prompts/get", params).options(opts).await }
         })
@@ -509,7 +538,7 @@ impl Resource for ForwardResource {
             ));
         }
         let client = &self.link.client;
-        let result = run(&self.link, &cx, false, move |opts| {
+        let result = run(&self.link, &cx, "resources/read", false, move |opts| {
             let (client, params) = (client.clone(), json!({ "uri": uri }));
             async move { client.request("resources/read", params).options(opts).await }
         })

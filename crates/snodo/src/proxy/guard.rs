@@ -9,6 +9,7 @@ use serde_json::json;
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
+use super::stats::Refusal;
 use crate::client::{ClientError, ClientErrorKind};
 use crate::error::HandlerError;
 use crate::server::{Bucket, Rate};
@@ -131,6 +132,14 @@ pub(crate) struct Guard {
     budget: Mutex<f64>,
 }
 
+/// A call not let through: the limit that refused it (none when its
+/// caller went away while it waited), and the error that says so.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) why: Option<Refusal>,
+    pub(crate) error: HandlerError,
+}
+
 /// A call let through; dropped when it ends.
 pub(crate) struct Pass<'a> {
     guard: &'a Guard,
@@ -201,7 +210,11 @@ impl Guard {
     /// Lets a call through, or says why not: cut off, over the rate; waits
     /// for a turn under the concurrency limit (or the caller's
     /// cancellation).
-    pub(crate) async fn admit(&self, id: &str, cx: &Context) -> Result<Pass<'_>, HandlerError> {
+    pub(crate) async fn admit(&self, id: &str, cx: &Context) -> Result<Pass<'_>, Refused> {
+        let refused = |why, error| Refused {
+            why: Some(why),
+            error,
+        };
         let mut trial = false;
         if let Some((_, open_for)) = self.limits.breaker {
             let now = Instant::now();
@@ -209,13 +222,13 @@ impl Guard {
             match *breaker {
                 Breaker::Closed(_) => {}
                 Breaker::Open(until) if until > now => {
-                    return Err(cut_off(id, until - now));
+                    return Err(refused(Refusal::Breaker, cut_off(id, until - now)));
                 }
                 Breaker::Open(_) => {
                     *breaker = Breaker::Trial;
                     trial = true;
                 }
-                Breaker::Trial => return Err(cut_off(id, open_for)),
+                Breaker::Trial => return Err(refused(Refusal::Breaker, cut_off(id, open_for))),
             }
         }
         let mut pass = Pass {
@@ -227,13 +240,16 @@ impl Guard {
         if let (Some(bucket), Some(rate)) = (&self.bucket, &self.limits.rate)
             && let Err(wait) = lock(bucket).take(rate, Instant::now())
         {
-            return Err(limited(id, rate, wait));
+            return Err(refused(Refusal::Rate, limited(id, rate, wait)));
         }
         if let Some(permits) = &self.permits {
             tokio::select! {
                 permit = permits.acquire() => pass._permit = permit.ok(),
                 () = cx.cancellation().cancelled() => {
-                    return Err(HandlerError::protocol(Error::internal("the request was cancelled")));
+                    return Err(Refused {
+                        why: None,
+                        error: HandlerError::protocol(Error::internal("the request was cancelled")),
+                    });
                 }
             }
         }
@@ -342,7 +358,9 @@ mod tests {
             guard.record(pass, true);
         }
         assert_eq!(guard.breaker_state(), "open");
-        let e = guard.admit("b", &cx).await.err().unwrap().to_string();
+        let e = guard.admit("b", &cx).await.err().unwrap();
+        assert_eq!(e.why, Some(Refusal::Breaker));
+        let e = e.error.to_string();
         assert!(e.contains("cut off"), "{e}");
         tokio::time::advance(Duration::from_secs(10)).await;
         assert_eq!(guard.breaker_state(), "half-open");
@@ -376,7 +394,8 @@ mod tests {
         assert!(guard.admit("b", &cx).await.is_ok());
         assert!(guard.admit("b", &cx).await.is_ok());
         let e = guard.admit("b", &cx).await.err().unwrap();
-        let e = e.to_string();
+        assert_eq!(e.why, Some(Refusal::Rate));
+        let e = e.error.to_string();
         assert!(e.contains("try again in 0.5 s"), "{e}");
         // One retry to start with; two first attempts earn another.
         assert_eq!(guard.attempts(), 3);

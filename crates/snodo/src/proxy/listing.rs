@@ -161,7 +161,10 @@ pub(crate) async fn list(
         out.followed = Some(followed);
     }
     if let Some(store) = shaping.pins() {
-        let withdrawn = store.check(&pinned);
+        let (withdrawn, new) = store.check(&pinned);
+        if new > 0 {
+            link.stats.withdrawn(&link.id, new);
+        }
         if !withdrawn.is_empty() {
             let out_of = |key: String| withdrawn.contains(&key);
             if let Some(tools) = &mut out.tools {

@@ -83,6 +83,7 @@ mod relay;
 mod relist;
 mod roles;
 mod shaping;
+mod stats;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -104,6 +105,8 @@ pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
 use self::relist::Relists;
 pub use self::roles::{Role, Roles};
 pub use self::shaping::{Component, Shaping};
+pub use self::stats::BackendStatus;
+use self::stats::Stats;
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ListenFilter, Subscription, Target};
 use crate::server::{Capability, Group};
@@ -127,6 +130,8 @@ struct Shared {
     shapings: Mutex<BTreeMap<String, Arc<Shaping>>>,
     /// Each backend's limits, by id (kept while it comes and goes).
     guards: Mutex<BTreeMap<String, Arc<Guard>>>,
+    /// What its forwarded requests counted.
+    stats: Arc<Stats>,
     /// Grows each time the names served change.
     changes: tokio::sync::watch::Sender<u64>,
 }
@@ -206,6 +211,7 @@ impl Proxy {
                 backends: Mutex::new(BTreeMap::new()),
                 shapings: Mutex::new(BTreeMap::new()),
                 guards: Mutex::new(BTreeMap::new()),
+                stats: Arc::new(Stats::default()),
                 changes: tokio::sync::watch::Sender::new(0),
             }),
         }
@@ -299,6 +305,68 @@ impl Proxy {
             .map(|g| g.breaker_state())
     }
 
+    /// Each backend as the proxy serves it now, in id order.
+    pub fn status(&self) -> Vec<BackendStatus> {
+        let pending: Vec<String> = {
+            let shapings = self
+                .shared
+                .shapings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let mut keys: Vec<String> = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
+            for shaping in shapings.values() {
+                if let Some(store) = shaping.pins()
+                    && seen.insert(Arc::as_ptr(shaping) as usize)
+                {
+                    keys.extend(store.pending().into_iter().map(|c| c.key));
+                }
+            }
+            keys.sort();
+            keys.dedup();
+            keys
+        };
+        let backends = self.lock();
+        backends
+            .iter()
+            .map(|(id, b)| {
+                let guard = b.link.guard();
+                let naming = &b.link.naming;
+                let mine = |key: &&String| match key.split_once(':') {
+                    Some(("template", uri)) => naming.backend_uri(uri).is_some(),
+                    Some((_, name)) => match naming {
+                        Naming::Prefixed { name_prefix, .. } => name.starts_with(name_prefix),
+                        Naming::Verbatim => true,
+                    },
+                    None => false,
+                };
+                BackendStatus {
+                    id: id.clone(),
+                    revision: b.link.client.protocol_version(),
+                    tools: b.group.tools.len(),
+                    resources: b.group.resources.len(),
+                    prompts: b.group.prompts.len(),
+                    withdrawn: b.withdrawn.clone(),
+                    breaker: guard.has_breaker().then(|| guard.breaker_state()),
+                    limits: guard.limits().describe(),
+                    pending: pending.iter().filter(mine).cloned().collect(),
+                }
+            })
+            .collect()
+    }
+
+    /// The proxy's counters and each backend's state as Prometheus text
+    /// (exposition format 0.0.4): `snodo_proxy_requests_total`,
+    /// `snodo_proxy_errors_total` and `snodo_proxy_request_duration_seconds`
+    /// by backend and method, `snodo_proxy_limiter_rejections_total` by
+    /// backend and limit (`rate`, `breaker`),
+    /// `snodo_proxy_pinned_withdrawals_total`, `snodo_proxy_backend_up`
+    /// and `snodo_proxy_breaker_state` (0 closed, 1 open, 2 half-open) by
+    /// backend.
+    pub fn metrics(&self) -> String {
+        self.shared.stats.render(&self.status())
+    }
+
     /// Adds a backend under `id`: lists its components, registers them and
     /// follows its list changes until it is removed. The client declares
     /// no elicitation or sampling capability of its own: use
@@ -357,6 +425,7 @@ impl Proxy {
             completes,
             relay,
             guard: std::sync::RwLock::new(guard),
+            stats: self.shared.stats.clone(),
         });
         let relists = Arc::new(Relists::default());
         {

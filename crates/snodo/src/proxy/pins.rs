@@ -186,9 +186,10 @@ impl PinStore {
 
     /// Looks up each `(key, hash)` of a listing: a key not seen before is
     /// pinned to its hash; one whose hash differs from its pin is recorded
-    /// as pending (logged with both hashes) and returned, to be withdrawn.
-    /// The file is written once, when something changed.
-    pub(crate) fn check(&self, listed: &[(String, String)]) -> Vec<String> {
+    /// as pending (logged with both hashes) and returned, to be withdrawn,
+    /// with how many of them are newly so. The file is written once, when
+    /// something changed.
+    pub(crate) fn check(&self, listed: &[(String, String)]) -> (Vec<String>, usize) {
         let mut state = self.lock();
         if let Some(path) = state.path.clone()
             && stamp(&path) != state.seen
@@ -199,6 +200,7 @@ impl PinStore {
         }
         let mut changed = false;
         let mut withdrawn = Vec::new();
+        let mut new = 0;
         for (key, hash) in listed {
             match state.pins.get_mut(key) {
                 None => {
@@ -225,6 +227,7 @@ impl PinStore {
                         );
                         pin.pending = Some(hash.clone());
                         changed = true;
+                        new += 1;
                     }
                     withdrawn.push(key.clone());
                 }
@@ -233,7 +236,7 @@ impl PinStore {
         if changed && let Err(e) = save(&mut state) {
             tracing::warn!(target: "snodo::proxy", "the pins could not be saved: {e}");
         }
-        withdrawn
+        (withdrawn, new)
     }
 }
 
@@ -423,9 +426,17 @@ mod tests {
                 ("prompt:a.p".to_string(), "p1".to_string()),
             ]
         };
-        assert!(store.check(&listed("h1")).is_empty());
-        assert!(store.check(&listed("h1")).is_empty());
-        assert_eq!(store.check(&listed("h2")), ["tool:a.t"]);
+        let withdrawn = |h: &str| store.check(&listed(h)).0;
+        assert!(withdrawn("h1").is_empty());
+        assert!(withdrawn("h1").is_empty());
+        assert_eq!(
+            store.check(&listed("h2")),
+            (vec!["tool:a.t".to_string()], 1)
+        );
+        assert_eq!(
+            store.check(&listed("h2")),
+            (vec!["tool:a.t".to_string()], 0)
+        );
         assert_eq!(
             store.pending(),
             [PendingChange {
@@ -435,16 +446,16 @@ mod tests {
             }]
         );
         // Back to the pinned definition: served, nothing pending.
-        assert!(store.check(&listed("h1")).is_empty());
+        assert!(withdrawn("h1").is_empty());
         assert!(store.pending().is_empty());
-        assert_eq!(store.check(&listed("h2")), ["tool:a.t"]);
+        assert_eq!(withdrawn("h2"), ["tool:a.t"]);
 
         // Another process approves in the file; the store sees it.
         let other = PinStore::open(&path).unwrap();
         assert!(other.approve(&["a.p"]).is_err());
         assert_eq!(other.approve(&["a.t"]).unwrap(), ["tool:a.t"]);
         assert!(store.reload().unwrap());
-        assert!(store.check(&listed("h2")).is_empty());
+        assert!(withdrawn("h2").is_empty());
         assert!(store.pending().is_empty());
         let text = std::fs::read_to_string(&path).unwrap();
         let file: Value = serde_json::from_str(&text).unwrap();

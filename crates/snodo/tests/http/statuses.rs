@@ -311,3 +311,38 @@ async fn wrong_path_gets_404() {
     }
     running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn other_paths_go_to_their_handler_after_the_host_and_origin_checks() {
+    let options = HttpOptions::new().other_paths(|request: Request<Bytes>| async move {
+        let text = format!(
+            "{} {} {}",
+            request.method(),
+            request.uri().path(),
+            String::from_utf8_lossy(request.body())
+        );
+        let mut response = http::Response::new(snodo::transport::http::McpBody::full(text));
+        *response.status_mut() = StatusCode::IM_A_TEAPOT;
+        response
+    });
+    let running = Running::start(options).await;
+    let client = h1_client();
+    let base = running.url.trim_end_matches("/mcp").to_string();
+    let get = Request::get(format!("{base}/livez"))
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let reply = send(&client, get).await;
+    assert_eq!(reply.status, StatusCode::IM_A_TEAPOT);
+    assert_eq!(reply.text(), "GET /livez ");
+    let reply = post(&client, &format!("{base}/admin/approve"), &[], "kit.search").await;
+    assert_eq!(reply.text(), "POST /admin/approve kit.search");
+    let foreign = Request::post(format!("{base}/admin/approve"))
+        .header("origin", "http://evil.example")
+        .body(Full::new(Bytes::from_static(b"x")))
+        .unwrap();
+    assert_eq!(send(&client, foreign).await.status, StatusCode::FORBIDDEN);
+    // The endpoint is MCP's as before.
+    let reply = post(&client, &running.url, &list_headers(), LIST_OK).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    running.stop().await;
+}

@@ -91,6 +91,7 @@ pub struct HttpOptions {
     pub(super) replay_budget: Option<std::sync::Arc<crate::server::legacy::ReplayBudget>>,
     pub(super) records: Option<crate::server::legacy::SessionRecords>,
     pub(super) caller_rate: Option<crate::server::Rate>,
+    pub(super) other_paths: Option<OtherPaths>,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::transport::http::oauth::ResourceServer>,
 }
@@ -111,6 +112,16 @@ impl std::fmt::Debug for HttpOptions {
             .finish_non_exhaustive()
     }
 }
+
+/// What answers requests to other paths.
+pub(super) type OtherPaths = std::sync::Arc<
+    dyn Fn(
+            http::Request<bytes::Bytes>,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = http::Response<super::McpBody>> + Send>,
+        > + Send
+        + Sync,
+>;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -135,6 +146,7 @@ impl Default for HttpOptions {
             replay_budget: None,
             records: None,
             caller_rate: None,
+            other_paths: None,
             #[cfg(feature = "auth")]
             oauth: None,
         }
@@ -404,6 +416,24 @@ impl HttpOptions {
     /// are tracked at once. No limit by default.
     pub fn rate_per_caller(mut self, rate: crate::server::Rate) -> Self {
         self.caller_rate = Some(rate);
+        self
+    }
+
+    /// Answers requests to paths other than the endpoint (and the OAuth
+    /// metadata paths) with `handler`, instead of 404: health checks,
+    /// metrics or an admin page beside MCP on one listener. The request
+    /// passes the same Host and Origin checks first, and its body is read
+    /// whole within [`max_body_bytes`](Self::max_body_bytes) and the body
+    /// timeout; no OAuth check is made (the handler guards what it
+    /// serves).
+    pub fn other_paths<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(http::Request<bytes::Bytes>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = http::Response<super::McpBody>> + Send + 'static,
+    {
+        self.other_paths = Some(std::sync::Arc::new(move |request| {
+            Box::pin(handler(request))
+        }));
         self
     }
 

@@ -142,6 +142,8 @@ struct Config {
     oauth: Option<crate::transport::http::oauth::ResourceServer>,
     /// Each caller's requests, when they are held to a rate.
     callers: Option<Arc<std::sync::Mutex<Buckets>>>,
+    /// What answers other paths than the endpoint.
+    other_paths: Option<super::options::OtherPaths>,
 }
 
 impl std::fmt::Debug for Config {
@@ -195,6 +197,7 @@ impl McpService {
             callers: options
                 .caller_rate
                 .map(|rate| Arc::new(std::sync::Mutex::new(Buckets::new(rate)))),
+            other_paths: options.other_paths.clone(),
         };
         Self {
             server,
@@ -331,7 +334,17 @@ where
         return *response;
     }
     if parts.uri.path() != &*config.endpoint {
-        return status(StatusCode::NOT_FOUND);
+        let Some(other) = &config.other_paths else {
+            return status(StatusCode::NOT_FOUND);
+        };
+        if let Err(message) = config.admit(&parts) {
+            return reject(StatusCode::FORBIDDEN, message);
+        }
+        let bytes = match read_body(body, &parts.headers, &config).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        return other(Request::from_parts(parts, bytes)).await;
     }
     let sessions = server.serves_legacy();
     let verb_ok = parts.method == Method::POST

@@ -1,0 +1,274 @@
+//! What `snodo proxy --http` serves beside MCP on its listener: `/livez`,
+//! `/readyz`, Prometheus text at `/metrics`, and the admin surface
+//! (`/admin/backends`, `POST /admin/approve`).
+//!
+//! The admin surface takes `Authorization: Bearer <[auth] admin_token>`;
+//! without `[auth]` (an open proxy) it answers loopback peers only, and
+//! with `[auth]` but no `admin_token` it answers no one.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use serde_json::{Value, json};
+use snodo::handler::ConnectionInfo;
+use snodo::proxy::{PinStore, Proxy};
+use snodo::transport::http::McpBody;
+
+/// What the surface needs to know of the running configuration.
+#[derive(Default)]
+pub(crate) struct Setting {
+    /// Each configured backend and whether `/readyz` waits for it.
+    pub(crate) backends: BTreeMap<String, bool>,
+    /// Who may use the admin surface.
+    pub(crate) admin: Admin,
+    /// Where pins are kept, if any backend is pinned.
+    pub(crate) pins: Option<PinStore>,
+}
+
+/// Who may use the admin surface.
+#[derive(Default, Clone, PartialEq, Eq)]
+pub(crate) enum Admin {
+    /// Loopback peers (an open proxy).
+    #[default]
+    Loopback,
+    /// Whoever shows this bearer token.
+    Token(String),
+    /// No one (`[auth]` without `admin_token`).
+    Closed,
+}
+
+/// The surface: the proxy, the setting the watcher keeps current, and the
+/// supervisors' last word on each backend.
+#[derive(Clone)]
+pub(crate) struct Ops {
+    pub(crate) proxy: Proxy,
+    pub(crate) setting: Arc<Mutex<Setting>>,
+    pub(crate) notes: super::supervise::Notes,
+}
+
+fn respond(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::full(body.into()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type),
+    );
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response<McpBody> {
+    respond(status, "application/json", value.to_string())
+}
+
+/// Compares without stopping at the first difference.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Ops {
+    fn setting(&self) -> std::sync::MutexGuard<'_, Setting> {
+        self.setting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Answers one request to a path other than the MCP endpoint.
+    pub(crate) async fn answer(self, request: Request<Bytes>) -> Response<McpBody> {
+        let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+        match (method, path.as_str()) {
+            (Method::GET, "/livez") => respond(StatusCode::OK, "text/plain", "ok\n"),
+            (Method::GET, "/readyz") => self.ready(),
+            (Method::GET, "/metrics") => respond(
+                StatusCode::OK,
+                "text/plain; version=0.0.4; charset=utf-8",
+                self.proxy.metrics(),
+            ),
+            (_, p) if p.starts_with("/admin") => {
+                if let Some(refusal) = self.refuse(&request) {
+                    return refusal;
+                }
+                match (request.method().clone(), p) {
+                    (Method::GET, "/admin/backends") => {
+                        json_response(StatusCode::OK, &self.backends())
+                    }
+                    (Method::POST, "/admin/approve") => self.approve(request.body()).await,
+                    _ => respond(StatusCode::NOT_FOUND, "text/plain", "not found\n"),
+                }
+            }
+            _ => respond(StatusCode::NOT_FOUND, "text/plain", "not found\n"),
+        }
+    }
+
+    /// Ready when every required backend's components are served.
+    fn ready(&self) -> Response<McpBody> {
+        let up: Vec<String> = self
+            .proxy
+            .status()
+            .into_iter()
+            .filter(|b| b.withdrawn.is_none())
+            .map(|b| b.id)
+            .collect();
+        let waiting: Vec<String> = self
+            .setting()
+            .backends
+            .iter()
+            .filter(|(id, required)| **required && !up.contains(id))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let status = if waiting.is_empty() {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        };
+        json_response(
+            status,
+            &json!({"ready": waiting.is_empty(), "waiting": waiting}),
+        )
+    }
+
+    /// Why the admin surface refuses `request`, if it does.
+    fn refuse(&self, request: &Request<Bytes>) -> Option<Response<McpBody>> {
+        let admin = self.setting().admin.clone();
+        let denied = |status, why: &str| Some(json_response(status, &json!({"error": why})));
+        match admin {
+            Admin::Closed => denied(
+                StatusCode::FORBIDDEN,
+                "the admin surface is closed: set [auth] admin_token",
+            ),
+            Admin::Loopback => {
+                let peer = request
+                    .extensions()
+                    .get::<ConnectionInfo>()
+                    .map(|c| c.peer.ip());
+                if peer.is_some_and(|ip| ip.is_loopback()) {
+                    None
+                } else {
+                    denied(
+                        StatusCode::FORBIDDEN,
+                        "an open proxy's admin surface answers loopback peers only",
+                    )
+                }
+            }
+            Admin::Token(token) => {
+                let shown = request
+                    .headers()
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.strip_prefix("Bearer "))
+                    .unwrap_or_default();
+                if same(shown.as_bytes(), token.as_bytes()) {
+                    None
+                } else {
+                    let mut response = json_response(
+                        StatusCode::UNAUTHORIZED,
+                        &json!({"error": "show the admin token as a bearer token"}),
+                    );
+                    response.headers_mut().insert(
+                        header::WWW_AUTHENTICATE,
+                        header::HeaderValue::from_static("Bearer realm=\"snodo proxy admin\""),
+                    );
+                    Some(response)
+                }
+            }
+        }
+    }
+
+    /// Each configured backend: its state, revision, counts, breaker,
+    /// limits, pending pinned changes and the last error seen.
+    pub(crate) fn backends(&self) -> Value {
+        let served: BTreeMap<String, snodo::proxy::BackendStatus> = self
+            .proxy
+            .status()
+            .into_iter()
+            .map(|b| (b.id.clone(), b))
+            .collect();
+        let configured: Vec<(String, bool)> = self
+            .setting()
+            .backends
+            .iter()
+            .map(|(id, r)| (id.clone(), *r))
+            .collect();
+        let notes = self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let list: Vec<Value> = configured
+            .into_iter()
+            .map(|(id, required)| {
+                let last = notes.get(&id).cloned();
+                match served.get(&id) {
+                    Some(b) => json!({
+                        "id": id,
+                        "state": if b.withdrawn.is_some() { "withdrawn" } else { "up" },
+                        "required": required,
+                        "revision": b.revision,
+                        "tools": b.tools,
+                        "resources": b.resources,
+                        "prompts": b.prompts,
+                        "breaker": b.breaker,
+                        "limits": b.limits,
+                        "pending": b.pending,
+                        "lastError": b.withdrawn.clone().or(last),
+                    }),
+                    None => json!({
+                        "id": id,
+                        "state": "down",
+                        "required": required,
+                        "revision": null,
+                        "tools": 0,
+                        "resources": 0,
+                        "prompts": 0,
+                        "breaker": null,
+                        "limits": "",
+                        "pending": [],
+                        "lastError": last,
+                    }),
+                }
+            })
+            .collect();
+        json!({"backends": list})
+    }
+
+    /// Approves pinned changes: `{"names": [...]}` (every pending one when
+    /// empty), then lists the backends again.
+    async fn approve(&self, body: &Bytes) -> Response<McpBody> {
+        let Some(pins) = self.setting().pins.clone() else {
+            return json_response(
+                StatusCode::CONFLICT,
+                &json!({"error": "no backend is pinned"}),
+            );
+        };
+        let names: Vec<String> = match serde_json::from_slice::<Value>(body) {
+            Ok(v) => match v.get("names").and_then(Value::as_array) {
+                Some(names) => names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                None => Vec::new(),
+            },
+            Err(_) if body.is_empty() => Vec::new(),
+            Err(e) => {
+                return json_response(
+                    StatusCode::BAD_REQUEST,
+                    &json!({"error": format!("not JSON: {e}")}),
+                );
+            }
+        };
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        match pins.approve(&names) {
+            Ok(approved) => {
+                for b in self.proxy.status() {
+                    let _ = self.proxy.refresh(&b.id).await;
+                }
+                json_response(StatusCode::OK, &json!({"approved": approved}))
+            }
+            Err(e) => json_response(StatusCode::CONFLICT, &json!({"error": e.to_string()})),
+        }
+    }
+}
