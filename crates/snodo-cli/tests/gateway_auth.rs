@@ -58,6 +58,9 @@ async fn two_roles_see_different_tools_and_what_is_hidden_cannot_be_reached() {
         &config,
         format!(
             r#"
+[audit]
+path = "audit.jsonl"
+
 [auth]
 issuer = "{issuer}"
 scopes = ["demo:read"]
@@ -112,6 +115,18 @@ stderr = "quiet"
         .await
         .unwrap();
     assert_eq!(r.structured_content(), Some(&json!({"sum": 5})));
+    // The audit line names the caller by its token's subject.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let text = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains("demo.add")) {
+            break serde_json::from_str::<serde_json::Value>(line).unwrap();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no audit line: {text}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(line["principal"], "reader", "{line}");
+    assert_eq!(line["outcome"], "ok", "{line}");
 
     // Hidden from the reader: no call, read, get or completion.
     not_there(

@@ -1407,3 +1407,70 @@ async fn the_admin_surface_takes_the_admin_token_and_approves_pinned_changes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_log_has_a_line_per_call_and_no_credential() {
+    let backend = echoes(&["echo"]);
+    let url = serve_here(&backend).await;
+    let dir = test_dir("audit");
+    let config = dir.join("proxy.toml");
+    let file = |arguments: bool| {
+        format!(
+            "[audit]\npath = \"audit.jsonl\"\narguments = {arguments}\n\
+             [backends.kit]\nurl = \"{url}\"\nheaders = {{ Authorization = \"Bearer s3cret-backend-token\" }}\n\
+             rate = \"2/60s\"\n"
+        )
+    };
+    std::fs::write(&config, file(true)).unwrap();
+    let proxy = start_proxy(&config).await;
+    let client = Client::http(&proxy.url).await.unwrap();
+    let args = json!({"text": "hi", "lang": "en", "tenant": "t"});
+    client.call_tool("kit.echo", args.clone()).await.unwrap();
+    let summary = summary_of(&config).await;
+    assert!(
+        summary.contains("\naudit: audit.jsonl, arguments written\n"),
+        "{summary}"
+    );
+    // Without arguments from now on; the third call is over the rate.
+    std::fs::write(&config, file(false)).unwrap();
+    assert!(proxy.logged("reloaded", 10).await, "{}", proxy.log_text());
+    client.call_tool("kit.echo", args.clone()).await.unwrap();
+    let e = client.call_tool("kit.echo", args).await.unwrap_err();
+    assert_eq!(e.code(), Some(-31429), "{e}");
+
+    let log = dir.join("audit.jsonl");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let lines = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.lines().count() >= 3 || tokio::time::Instant::now() > deadline {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!lines.contains("s3cret"), "{lines}");
+    let lines: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    for line in &lines {
+        assert_eq!(line["method"], "tools/call");
+        assert_eq!(line["name"], "kit.echo");
+        assert_eq!(line["backend"], "kit");
+        assert_eq!(line["principal"], serde_json::Value::Null);
+        assert!(line["time"].as_str().unwrap().ends_with('Z'), "{line}");
+        assert!(line["durationMs"].as_f64().unwrap() >= 0.0, "{line}");
+    }
+    assert_eq!(lines[0]["outcome"], "ok");
+    assert_eq!(
+        lines[0]["arguments"],
+        json!({"text": "hi", "lang": "en", "tenant": "t"})
+    );
+    assert_eq!(lines[1]["outcome"], "ok");
+    assert!(lines[1].get("arguments").is_none(), "{}", lines[1]);
+    assert_eq!(
+        (lines[2]["outcome"].clone(), lines[2]["code"].clone()),
+        (json!("refused"), json!(-31429))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -45,6 +45,12 @@
 //! prompts = []
 //! ```
 //!
+//! ```toml
+//! [audit]
+//! path = "audit.jsonl"                 # beside this file when relative
+//! arguments = false                    # write each request's arguments (default false)
+//! ```
+//!
 //! At the top, `pin = true` pins every backend's definitions and
 //! `pin_file` names the file that keeps them (default: beside this file,
 //! its name with `.pins.json`).
@@ -77,6 +83,18 @@ pub(crate) struct Config {
     pub(crate) pin: bool,
     pub(crate) pin_file: Option<String>,
     pub(crate) auth: Option<Auth>,
+    pub(crate) audit: Option<AuditKeys>,
+}
+
+/// `[audit]`: a JSON line per forwarded request.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditKeys {
+    /// The file, beside the configuration when relative.
+    pub(crate) path: String,
+    /// Whether each request's arguments are written.
+    #[serde(default)]
+    pub(crate) arguments: bool,
 }
 
 /// `[auth]`: the front door.
@@ -397,6 +415,13 @@ impl Config {
                 }
             }
             auth.policy_roles()?;
+        }
+        if config
+            .audit
+            .as_ref()
+            .is_some_and(|a| a.path.trim().is_empty())
+        {
+            return Err("audit.path: a file name".into());
         }
         if let Some(token) = config.auth.as_mut().and_then(|a| a.admin_token.as_mut()) {
             *token = expand(token, env).map_err(|e| format!("auth.admin_token: {e}"))?;
@@ -950,6 +975,8 @@ mod tests {
                 "unknown field `per_caller`",
             ),
             ("pin_file = \" \"", "pin_file: a file name"),
+            ("[audit]\npath = \"\"", "audit.path: a file name"),
+            ("[audit]\narguments = true", "missing field `path`"),
             ("pin = \"yes\"", "invalid type"),
             ("[auth]\nscopes = []", "missing field `issuer`"),
             ("[auth]\nissuer = \"login\"", "auth.issuer: an http"),

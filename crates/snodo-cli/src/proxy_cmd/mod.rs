@@ -173,6 +173,7 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         challenge: auth.scopes.clone(),
         name: "snodo proxy",
     });
+    keep_audit(&proxy, &path, config.audit.as_ref())?;
     tokio::spawn(watch(file, text, config, supervisors, roles, ops));
     crate::serve_until_stopped(proxy.server().clone(), args.http, front, options).await
 }
@@ -196,6 +197,14 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
         let _ = write!(out, ", pin_file {}", config.pin_path(path).display());
     }
     out.push('\n');
+    if let Some(audit) = &config.audit {
+        let _ = writeln!(
+            out,
+            "audit: {}, arguments {}",
+            audit.path,
+            if audit.arguments { "written" } else { "left out" }
+        );
+    }
     if let Some(auth) = &config.auth {
         let _ = writeln!(
             out,
@@ -256,6 +265,27 @@ fn without_userinfo(url: &str) -> String {
         Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
         None => url.to_owned(),
     }
+}
+
+/// Writes the audit log `keys` name (beside the configuration file at
+/// `config` when relative), or none.
+fn keep_audit(
+    proxy: &Proxy,
+    config: &std::path::Path,
+    keys: Option<&config::AuditKeys>,
+) -> std::io::Result<()> {
+    let audit = match keys {
+        Some(keys) => {
+            let dir = config.parent().unwrap_or_else(|| std::path::Path::new("."));
+            let at = dir.join(&keys.path);
+            let audit = snodo::proxy::Audit::to_file(&at, keys.arguments)
+                .map_err(|e| invalid(format!("audit.path {}: {e}", at.display())))?;
+            Some(audit)
+        }
+        None => None,
+    };
+    proxy.audit(audit);
+    Ok(())
 }
 
 /// Tells the operational surface about the running configuration.
@@ -368,6 +398,12 @@ async fn watch(
                             continue;
                         }
                     }
+                }
+                if next.audit != config.audit
+                    && let Err(e) = keep_audit(ops.proxy(), &config_path, next.audit.as_ref())
+                {
+                    eprintln!("snodo proxy: {e} (the running configuration is kept)");
+                    continue;
                 }
                 eprintln!("snodo proxy: {path}: reloaded");
                 supervisors.apply(&next.backends, next.pin);

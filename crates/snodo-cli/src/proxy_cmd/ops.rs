@@ -76,6 +76,11 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Ops {
+    /// The proxy it reports.
+    pub(crate) fn proxy(&self) -> &Proxy {
+        &self.proxy
+    }
+
     fn setting(&self) -> std::sync::MutexGuard<'_, Setting> {
         self.setting.lock().unwrap_or_else(|e| e.into_inner())
     }

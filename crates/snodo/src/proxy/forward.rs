@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
+use super::audit::Entry;
 use super::convert;
 use super::guard::{self, Guard};
 use super::naming::Naming;
@@ -93,7 +94,7 @@ enum Ended {
 async fn run<F>(
     link: &Link,
     cx: &Context,
-    method: &'static str,
+    call: Call<'_>,
     repeatable: bool,
     make: impl FnMut(RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
@@ -102,9 +103,52 @@ where
 {
     let since = std::time::Instant::now();
     let out = attempt(link, cx, repeatable, make).await;
+    let took = since.elapsed();
     link.stats
-        .request(&link.id, method, since.elapsed(), out.is_err());
+        .request(&link.id, call.method, took, out.is_err());
+    if let Some(audit) = link.stats.audit() {
+        let code = out
+            .as_ref()
+            .err()
+            .and_then(HandlerError::as_protocol)
+            .map(Error::code);
+        let outcome = match &out {
+            Ok(Ok(value)) if value.get("isError") == Some(&Value::Bool(true)) => "tool_error",
+            Ok(Ok(_)) => "ok",
+            Ok(Err(_)) => "input_required",
+            Err(_)
+                if matches!(
+                    code,
+                    Some(
+                        crate::error::code::RATE_LIMITED | crate::error::code::BACKEND_UNAVAILABLE
+                    )
+                ) =>
+            {
+                "refused"
+            }
+            Err(_) => "error",
+        };
+        audit.record(Entry {
+            principal: cx.principal().map(|p| p.subject.as_str()),
+            method: call.method,
+            name: call.name,
+            backend: &link.id,
+            outcome,
+            code,
+            took,
+            arguments: call.arguments.filter(|_| audit.wants_arguments()),
+        });
+    }
     out
+}
+
+/// What a forwarded request is, for the counters and the audit log.
+struct Call<'a> {
+    method: &'static str,
+    /// The tool or prompt name, or the URI, as served.
+    name: &'a str,
+    /// The caller's arguments.
+    arguments: Option<&'a Value>,
 }
 
 /// [`run`]'s work, uncounted.
@@ -307,6 +351,12 @@ impl Tool for ForwardTool {
 
     async fn call(&self, args: Arguments, cx: Context) -> CallResult {
         within_bound(&self.shaping, &self.link.id, args.as_value())?;
+        let audited = self
+            .link
+            .stats
+            .audit()
+            .is_some_and(|a| a.wants_arguments())
+            .then(|| args.as_value().clone());
         let mut arguments = match args.as_value() {
             Value::Object(_) => Value::Object(args.into_map()),
             other => other.clone(),
@@ -319,7 +369,12 @@ impl Tool for ForwardTool {
             true => (Some(arguments.clone()), Some(arguments)),
             false => (Some(arguments), None),
         };
-        let result = run(&self.link, &cx, "tools/call", repeatable, move |opts| {
+        let call = Call {
+            method: "tools/call",
+            name: &self.definition.name,
+            arguments: audited.as_ref(),
+        };
+        let result = run(&self.link, &cx, call, repeatable, move |opts| {
             let arguments = first
                 .take()
                 .or_else(|| spare.clone())
@@ -396,7 +451,19 @@ impl Prompt for ForwardPrompt {
         // The raw request: the answer is read once, by `convert`.
         let params = json!({"name": self.remote, "arguments": arguments});
         let mut params = Some(params);
-        let result = run(&self.link, &cx, "prompts/get", false, move |opts| {
+        let audited = self
+            .link
+            .stats
+            .audit()
+            .is_some_and(|a| a.wants_arguments())
+            .then(|| params.as_ref().map(|p| p["arguments"].clone()))
+            .flatten();
+        let call = Call {
+            method: "prompts/get",
+            name: &self.definition.name,
+            arguments: audited.as_ref(),
+        };
+        let result = run(&self.link, &cx, call, false, move |opts| {
             let (client, params) = (client.clone(), params.take().unwrap_or_default());
             async move { client.request("prompts/get", params).options(opts).await }
         })
@@ -538,7 +605,12 @@ impl Resource for ForwardResource {
             ));
         }
         let client = &self.link.client;
-        let result = run(&self.link, &cx, "resources/read", false, move |opts| {
+        let call = Call {
+            method: "resources/read",
+            name: &req.uri,
+            arguments: None,
+        };
+        let result = run(&self.link, &cx, call, false, move |opts| {
             let (client, params) = (client.clone(), json!({ "uri": uri }));
             async move { client.request("resources/read", params).options(opts).await }
         })

@@ -71,6 +71,7 @@
 //! # Ok(()) }
 //! ```
 
+mod audit;
 mod convert;
 mod error;
 mod forward;
@@ -91,6 +92,7 @@ use std::sync::{Arc, Mutex, Weak};
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
+pub use self::audit::{AUDIT_QUEUE, Audit};
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 pub use self::glob::Glob;
@@ -303,6 +305,12 @@ impl Proxy {
             .get(id)
             .filter(|g| g.has_breaker())
             .map(|g| g.breaker_state())
+    }
+
+    /// Writes a line per forwarded request to `audit` from now on (`None`
+    /// stops).
+    pub fn audit(&self, audit: Option<Audit>) {
+        self.shared.stats.set_audit(audit);
     }
 
     /// Each backend as the proxy serves it now, in id order.

@@ -35,10 +35,11 @@ struct Tables {
     withdrawals: BTreeMap<String, u64>,
 }
 
-/// A proxy's counters.
+/// A proxy's counters, and where its audit lines go.
 #[derive(Debug, Default)]
 pub(crate) struct Stats {
     tables: Mutex<Tables>,
+    audit: std::sync::RwLock<Option<super::audit::Audit>>,
 }
 
 impl Stats {
@@ -71,6 +72,16 @@ impl Stats {
             .position(|b| secs <= *b)
             .unwrap_or(BUCKETS.len());
         counters.buckets[bucket] += 1;
+    }
+
+    /// Sets where audit lines go.
+    pub(crate) fn set_audit(&self, audit: Option<super::audit::Audit>) {
+        *self.audit.write().unwrap_or_else(|e| e.into_inner()) = audit;
+    }
+
+    /// The audit log, if one is kept.
+    pub(crate) fn audit(&self) -> Option<super::audit::Audit> {
+        self.audit.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Counts a request a limit refused.
