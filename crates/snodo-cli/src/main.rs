@@ -129,34 +129,13 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
     let tasks = demo::task_options(&args.tasks)
         .await
         .map_err(std::io::Error::other)?;
-    let keys = match &args.keys {
-        Some(path) => {
-            let ring =
-                snodo::server::keyring::Keyring::from_file(path).map_err(std::io::Error::other)?;
-            ring.watch_file(path, std::time::Duration::from_secs(1));
-            Some(ring)
-        }
-        None if std::env::var_os("SNODO_KEYS").is_some() => Some(
-            snodo::server::keyring::Keyring::from_env("SNODO_KEYS")
-                .map_err(std::io::Error::other)?,
-        ),
-        None => None,
-    };
-    let (events, records) = match (&args.bus, &keys) {
-        (Some(url), Some(keys)) => {
-            let (hub, records) = demo::bus(url, args.bus_channel.as_deref(), keys)
-                .await
-                .map_err(std::io::Error::other)?;
-            (Some(hub), Some(records))
-        }
-        (Some(_), None) => {
-            return Err(std::io::Error::other(
-                "--bus needs the service's keyring (--keys FILE, or $SNODO_KEYS): the nodes \
-                 authenticate what they share on the bus and in the session directory with it",
-            ));
-        }
-        (None, _) => (None, None),
-    };
+    let service = Service::join(
+        args.keys.as_deref(),
+        args.bus.as_deref(),
+        args.bus_channel.as_deref(),
+    )
+    .await?;
+    let (keys, events, records) = (service.keys, service.events, service.records);
     if keys.is_none() && args.tasks != "memory" {
         return Err(std::io::Error::other(format!(
             "--tasks {} keeps tasks across restarts, but state sealed with a key made for this process would not open after one (a task waiting for input could not resume): give --keys FILE or SNODO_KEYS",
@@ -210,6 +189,60 @@ async fn serve_until_stopped(
     tokio::select! {
         served = server.serve_stdio() => served,
         _ = stop => Ok(()),
+    }
+}
+
+/// What a node shares with the other nodes of its service.
+pub(crate) struct Service {
+    /// The keyring, if one is given.
+    pub(crate) keys: Option<snodo::server::keyring::Keyring>,
+    /// The hub on the bus, with `--bus`.
+    pub(crate) events: Option<snodo::server::events::EventHub>,
+    /// The directory of initialize-era sessions, with `--bus`.
+    pub(crate) records: Option<snodo::server::legacy::SessionRecords>,
+}
+
+impl Service {
+    /// Reads the keyring (`--keys FILE`, reloaded when it changes, or
+    /// `$SNODO_KEYS`) and joins the bus (`--bus URL`), which needs it.
+    pub(crate) async fn join(
+        keys: Option<&std::path::Path>,
+        bus: Option<&str>,
+        channel: Option<&str>,
+    ) -> std::io::Result<Service> {
+        let keys = match keys {
+            Some(path) => {
+                let ring = snodo::server::keyring::Keyring::from_file(path)
+                    .map_err(std::io::Error::other)?;
+                ring.watch_file(path, std::time::Duration::from_secs(1));
+                Some(ring)
+            }
+            None if std::env::var_os("SNODO_KEYS").is_some() => Some(
+                snodo::server::keyring::Keyring::from_env("SNODO_KEYS")
+                    .map_err(std::io::Error::other)?,
+            ),
+            None => None,
+        };
+        let (events, records) = match (bus, &keys) {
+            (Some(url), Some(keys)) => {
+                let (hub, records) = demo::bus(url, channel, keys)
+                    .await
+                    .map_err(std::io::Error::other)?;
+                (Some(hub), Some(records))
+            }
+            (Some(_), None) => {
+                return Err(std::io::Error::other(
+                    "--bus needs the service's keyring (--keys FILE, or $SNODO_KEYS): the nodes \
+                     authenticate what they share on the bus and in the session directory with it",
+                ));
+            }
+            (None, _) => (None, None),
+        };
+        Ok(Service {
+            keys,
+            events,
+            records,
+        })
     }
 }
 

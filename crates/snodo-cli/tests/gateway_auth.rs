@@ -9,7 +9,6 @@
 mod oauth_support;
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use oauth_support::Provider;
@@ -18,20 +17,6 @@ use snodo::client::{Client, ClientError, CompletionRef};
 use support::tool_names;
 
 const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
-
-/// The gateway's process and URL.
-async fn gateway(config: &std::path::Path) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(SNODO)
-        .args(["proxy", "--http", "127.0.0.1:0"])
-        .arg(config)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the proxy starts");
-    let url = support::demo_url(&mut child).await;
-    (child, url)
-}
 
 async fn client(url: &str, token: &str) -> Client {
     Client::builder()
@@ -86,7 +71,7 @@ stderr = "quiet"
         ),
     )
     .unwrap();
-    let (_gateway, url) = gateway(&config).await;
+    let (_gateway, url) = support::spawn_proxy(&[], &config).await;
 
     // No token: 401 with the challenge.
     let e = Client::connect(url.as_str()).await.unwrap_err();
@@ -122,7 +107,10 @@ stderr = "quiet"
         if let Some(line) = text.lines().find(|l| l.contains("demo.add")) {
             break serde_json::from_str::<serde_json::Value>(line).unwrap();
         }
-        assert!(tokio::time::Instant::now() < deadline, "no audit line: {text}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no audit line: {text}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert_eq!(line["principal"], "reader", "{line}");

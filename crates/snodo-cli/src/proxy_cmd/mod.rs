@@ -46,6 +46,19 @@ pub(crate) struct ProxyArgs {
     /// Serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0); prints {"url": ...} once listening.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// Join the other replicas of this gateway on this bus (redis://HOST:PORT
+    /// or a postgres:// URL): initialize-era sessions are served by every
+    /// replica, and events reach every replica's listeners.
+    #[arg(long, value_name = "URL", requires = "http")]
+    bus: Option<String>,
+    /// The bus's channel (default snodo:events on Redis, snodo_events on
+    /// PostgreSQL).
+    #[arg(long, value_name = "NAME", requires = "bus")]
+    bus_channel: Option<String>,
+    /// The keyring the replicas share (one KEY_ID=BASE64_SECRET per line;
+    /// or $SNODO_KEYS): --bus needs it.
+    #[arg(long, value_name = "FILE")]
+    keys: Option<PathBuf>,
     /// Check the configuration file and print a summary of its backends,
     /// starting nothing: exit status 0 when it is valid, 1 when it is not.
     #[arg(long)]
@@ -136,6 +149,12 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         Some(auth) => Some(Roles::new(auth.policy_roles().map_err(invalid)?)),
         None => None,
     };
+    let service = crate::Service::join(
+        args.keys.as_deref(),
+        args.bus.as_deref(),
+        args.bus_channel.as_deref(),
+    )
+    .await?;
     let mut server = snodo::Server::builder("snodo-proxy", env!("CARGO_PKG_VERSION"))
         .declare(Capability::Tools)
         .declare(Capability::Resources)
@@ -144,6 +163,9 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         .request_timeout(snodo::proxy::BRIDGE_REQUEST_TIMEOUT);
     if let Some(roles) = &roles {
         server = server.policy(roles.clone());
+    }
+    if let Some(hub) = service.events {
+        server = server.events(hub);
     }
     let server = server.build().map_err(std::io::Error::other)?;
     let proxy = Proxy::namespaced(server, &config.separator).map_err(std::io::Error::other)?;
@@ -161,6 +183,9 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     };
     settle(&ops, &config, supervisors.pins());
     let mut options = snodo::transport::http::HttpOptions::new();
+    if let Some(records) = service.records {
+        options = options.shared_sessions(records);
+    }
     if let Some(rate) = config.limits.rate {
         options = options.rate_per_caller(rate);
     }
@@ -202,7 +227,11 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
             out,
             "audit: {}, arguments {}",
             audit.path,
-            if audit.arguments { "written" } else { "left out" }
+            if audit.arguments {
+                "written"
+            } else {
+                "left out"
+            }
         );
     }
     if let Some(auth) = &config.auth {

@@ -98,3 +98,23 @@ pub async fn tool_names(client: &snodo::client::Client) -> Vec<String> {
     names.sort();
     names
 }
+
+/// `snodo proxy --http 127.0.0.1:0 ARGS... CONFIG` (stderr passed on) and
+/// its URL.
+pub async fn spawn_proxy(
+    args: &[String],
+    config: &std::path::Path,
+) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"))
+        .arg("proxy")
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .arg(config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the proxy starts");
+    let url = demo_url(&mut child).await;
+    (child, url)
+}
