@@ -39,6 +39,14 @@ async fn two_roles_see_different_tools_and_what_is_hidden_cannot_be_reached() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("gateway.toml");
+    // A backend that records the headers it is sent.
+    let recorder = snodo::Server::builder("rec", "1")
+        .tool(snodo::tool::from_fn("whoami", |_a, _c| async {
+            Ok("someone".into())
+        }))
+        .build()
+        .unwrap();
+    let (rec_url, seen) = support::serve_recording(&recorder).await;
     std::fs::write(
         &config,
         format!(
@@ -66,6 +74,10 @@ prompts = ["*"]
 [backends.demo]
 command = ["{SNODO}", "demo", "--stdio"]
 stderr = "quiet"
+
+[backends.rec]
+url = "{rec_url}"
+forward_identity = true
 "#,
             issuer = provider.issuer
         ),
@@ -95,6 +107,29 @@ stderr = "quiet"
         all.len() > 2 && all.contains(&"demo.lookup".to_string()),
         "{all:?}"
     );
+
+    // The caller's identity goes to a backend with forward_identity, and
+    // its token never does.
+    writer.call_tool("rec.whoami", json!({})).await.unwrap();
+    let call = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .rfind(|h| h.get("mcp-method").is_some_and(|m| m == "tools/call"))
+        .cloned()
+        .expect("the call reached the backend");
+    assert_eq!(call["x-snodo-subject"], "svc");
+    let scopes = call["x-snodo-scopes"].to_str().unwrap();
+    assert!(scopes.split(' ').any(|s| s == "files:write"), "{scopes}");
+    for headers in seen.lock().unwrap().iter() {
+        for value in headers.values() {
+            let value = value.to_str().unwrap_or_default();
+            assert!(
+                !value.contains(&writer_token),
+                "the caller's token reached the backend"
+            );
+        }
+    }
     let r = reader
         .call_tool("demo.add", json!({"a": 2, "b": 3}))
         .await
@@ -210,9 +245,14 @@ stderr = "quiet"
     assert_ne!(text, wider);
     std::fs::write(&config, wider).unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while tool_names(&reader).await.len() < all.len() && tokio::time::Instant::now() < deadline {
+    let demo: Vec<String> = all
+        .iter()
+        .filter(|n| n.starts_with("demo."))
+        .cloned()
+        .collect();
+    while tool_names(&reader).await.len() < demo.len() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(tool_names(&reader).await, all);
+    assert_eq!(tool_names(&reader).await, demo);
     let _ = std::fs::remove_dir_all(&dir);
 }

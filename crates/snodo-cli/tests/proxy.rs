@@ -642,34 +642,6 @@ async fn a_backend_past_the_listing_limit_is_reported_down_and_the_others_serve(
     );
 }
 
-/// Serves `server` over Streamable HTTP on loopback while the test runs,
-/// keeping the headers of every request it is sent; its URL and those
-/// headers.
-async fn serve_recording(server: &snodo::Server) -> (String, Arc<Mutex<Vec<http::HeaderMap>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let seen: Arc<Mutex<Vec<http::HeaderMap>>> = Arc::default();
-    let (service, log) = (server.http_service(), seen.clone());
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let (service, log) = (service.clone(), log.clone());
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(
-                    move |request: http::Request<hyper::body::Incoming>| {
-                        log.lock().unwrap().push(request.headers().clone());
-                        let mut service = service.clone();
-                        async move { tower_service::Service::call(&mut service, request).await }
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
-    });
-    (url, seen)
-}
-
 /// `snodo serve --http 127.0.0.1:0 ARGS...` and its URL.
 async fn start_bridge_with(args: &[&str]) -> (tokio::process::Child, String) {
     let mut child = tokio::process::Command::new(BIN)
@@ -686,7 +658,7 @@ async fn start_bridge_with(args: &[&str]) -> (tokio::process::Child, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn headers_given_with_h_go_with_every_request_to_a_url_backend() {
     let backend = tools_of("backend", &["echo"]);
-    let (url, seen) = serve_recording(&backend).await;
+    let (url, seen) = support::serve_recording(&backend).await;
     let (_bridge, bridge) =
         start_bridge_with(&["-H", "X-Team: blue", "--header", "X-Trace:  42 ", &url]).await;
     let client = Client::http(&bridge).await.unwrap();
@@ -770,7 +742,7 @@ async fn timeout_bounds_each_request_to_the_backend_and_progress_restarts_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn header_values_name_variables_of_the_proxy_environment() {
     let backend = tools_of("backend", &["echo"]);
-    let (url, seen) = serve_recording(&backend).await;
+    let (url, seen) = support::serve_recording(&backend).await;
     let dir = test_dir("env-headers");
     let config = dir.join("proxy.toml");
     std::fs::write(

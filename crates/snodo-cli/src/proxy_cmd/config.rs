@@ -26,6 +26,8 @@
 //! circuit_breaker = { failures = 5, open_for = 30 }
 //!
 //! pin = true                           # pin its definitions (default: the file's `pin`)
+//! forward_identity = true              # X-Snodo-Subject and X-Snodo-Scopes (a url's)
+//! required = false                     # /readyz does not wait for it (default true)
 //!
 //! [limits]
 //! per_principal = "20/s"               # each caller's requests (HTTP)
@@ -247,6 +249,9 @@ pub(crate) struct Backend {
     pub(crate) pin: Option<bool>,
     /// Whether `/readyz` waits for it (default true).
     pub(crate) required: Option<bool>,
+    /// Whether the caller's subject and scopes go with each request.
+    #[serde(default)]
+    pub(crate) forward_identity: bool,
     /// What the shaping keys above say, built by [`Config::parse`].
     #[serde(skip)]
     pub(crate) shaping: Shaping,
@@ -378,6 +383,9 @@ impl Config {
             if b.command.is_some() && !b.headers.is_empty() {
                 return fail("headers are for a url");
             }
+            if b.command.is_some() && b.forward_identity {
+                return fail("forward_identity is for a url (it sends headers)");
+            }
             if !(b.timeout > 0.0 && b.timeout.is_finite()) {
                 return fail("timeout must be a positive number of seconds");
             }
@@ -496,6 +504,7 @@ fn shaping(b: &Backend) -> Result<Shaping, String> {
             };
         }
     }
+    shaping = shaping.forward_identity(b.forward_identity);
     if let Some(bytes) = b.max_argument_bytes {
         if bytes == 0 {
             return Err("max_argument_bytes: at least 1".into());
@@ -976,6 +985,10 @@ mod tests {
             ),
             ("pin_file = \" \"", "pin_file: a file name"),
             ("[audit]\npath = \"\"", "audit.path: a file name"),
+            (
+                "[backends.a]\ncommand = \"x\"\nforward_identity = true",
+                "forward_identity is for a url",
+            ),
             ("[audit]\narguments = true", "missing field `path`"),
             ("pin = \"yes\"", "invalid type"),
             ("[auth]\nscopes = []", "missing field `issuer`"),

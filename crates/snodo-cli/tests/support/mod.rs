@@ -118,3 +118,36 @@ pub async fn spawn_proxy(
     let url = demo_url(&mut child).await;
     (child, url)
 }
+
+/// Serves `server` over Streamable HTTP on loopback while the test runs,
+/// keeping the headers of every request it is sent; its URL and those
+/// headers.
+pub async fn serve_recording(
+    server: &snodo::Server,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<http::HeaderMap>>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<http::HeaderMap>>> = Default::default();
+    let (service, log) = (server.http_service(), seen.clone());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (service, log) = (service.clone(), log.clone());
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        log.lock().unwrap().push(request.headers().clone());
+                        let mut service = service.clone();
+                        async move { tower_service::Service::call(&mut service, request).await }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    (url, seen)
+}

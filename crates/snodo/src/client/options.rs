@@ -597,6 +597,8 @@ pub struct RequestOptions {
     pub(crate) silent_timeout: bool,
     /// Declare the Tasks extension in this request's capabilities.
     pub(crate) allow_tasks: bool,
+    /// HTTP headers of this request alone.
+    pub(crate) headers: Vec<(http::HeaderName, http::HeaderValue)>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -610,6 +612,13 @@ impl std::fmt::Debug for RequestOptions {
 }
 
 impl RequestOptions {
+    /// Sends `name: value` with this request (over HTTP; other transports
+    /// carry no headers), beside the client's own headers.
+    pub fn header(mut self, name: http::HeaderName, value: http::HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
     /// The client's defaults.
     pub fn new() -> Self {
         Self::default()

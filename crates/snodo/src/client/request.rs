@@ -169,6 +169,7 @@ impl Shared {
                 }
                 headers.extend(extra);
             }
+            headers.extend(opts.headers.iter().cloned());
         }
         let mut message = Map::new();
         message.insert("jsonrpc".into(), "2.0".into());

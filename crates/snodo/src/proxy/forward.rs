@@ -25,6 +25,11 @@ use crate::resource::{ReadRequest, ReadResult, Resource, ResourceDefinition, Tem
 use crate::tool::{Arguments, CallResult, Tool, ToolDefinition, ToolResult};
 use crate::{Context, Error};
 
+/// The header that carries the caller's subject to a backend.
+pub(crate) const SUBJECT_HEADER: &str = "x-snodo-subject";
+/// The header that carries the caller's scopes to a backend.
+pub(crate) const SCOPES_HEADER: &str = "x-snodo-scopes";
+
 /// What every forwarding component of one backend shares.
 pub(crate) struct Link {
     /// The backend's id (named in errors).
@@ -50,9 +55,21 @@ impl Link {
 
 /// The options of a forwarded request: input requests come back to the
 /// proxy (the backend's `input_required` goes to the caller), the caller's
-/// answers of an earlier round go on, and progress is sent to `progress`.
-fn options(cx: &Context, progress: mpsc::Sender<Progress>) -> RequestOptions {
+/// answers of an earlier round go on, progress is sent to `progress`, and
+/// the caller's identity goes along when `identity` says so.
+fn options(cx: &Context, progress: mpsc::Sender<Progress>, identity: bool) -> RequestOptions {
     let mut opts = RequestOptions::new().answer_input(false);
+    if identity && let Some(principal) = cx.principal() {
+        let scopes = principal.scopes.join(" ");
+        for (name, value) in [
+            (SUBJECT_HEADER, principal.subject.as_str()),
+            (SCOPES_HEADER, scopes.as_str()),
+        ] {
+            if let Ok(value) = http::HeaderValue::from_str(value) {
+                opts = opts.header(http::HeaderName::from_static(name), value);
+            }
+        }
+    }
     let state = cx.request_state().map(str::to_owned);
     if let Some(responses) = cx.input_responses() {
         opts = opts.input_responses(responses.clone(), state);
@@ -102,7 +119,7 @@ where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
     let since = std::time::Instant::now();
-    let out = attempt(link, cx, repeatable, make).await;
+    let out = attempt(link, cx, call.identity, repeatable, make).await;
     let took = since.elapsed();
     link.stats
         .request(&link.id, call.method, took, out.is_err());
@@ -142,9 +159,11 @@ where
     out
 }
 
-/// What a forwarded request is, for the counters and the audit log.
+/// What a forwarded request is, for the counters and the audit log, and
+/// whether the caller's identity goes with it.
 struct Call<'a> {
     method: &'static str,
+    identity: bool,
     /// The tool or prompt name, or the URI, as served.
     name: &'a str,
     /// The caller's arguments.
@@ -155,6 +174,7 @@ struct Call<'a> {
 async fn attempt<F>(
     link: &Link,
     cx: &Context,
+    identity: bool,
     repeatable: bool,
     mut make: impl FnMut(RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
@@ -182,7 +202,10 @@ where
     }
     let guard = link.guard();
     if guard.is_open_door() {
-        return finish(link, follow(link, cx, start(link, cx, &mut make)).await?);
+        return finish(
+            link,
+            follow(link, cx, start(link, cx, identity, &mut make)).await?,
+        );
     }
     let attempts = if repeatable { guard.attempts() } else { 1 };
     guard.earn();
@@ -197,7 +220,7 @@ where
                 return Err(refused.error);
             }
         };
-        let ended = follow(link, cx, start(link, cx, &mut make)).await?;
+        let ended = follow(link, cx, start(link, cx, identity, &mut make)).await?;
         match ended {
             Ended::Failed(e) if guard::counts(&e) => {
                 guard.record(pass, true);
@@ -217,12 +240,17 @@ where
 }
 
 /// Starts the request `make` builds at the backend.
-fn start<F>(link: &Link, cx: &Context, make: &mut impl FnMut(RequestOptions) -> F) -> relay::Flight
+fn start<F>(
+    link: &Link,
+    cx: &Context,
+    identity: bool,
+    make: &mut impl FnMut(RequestOptions) -> F,
+) -> relay::Flight
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
     let (tx, rx) = mpsc::channel(relay::QUEUE);
-    let task = tokio::spawn(make(options(cx, tx)));
+    let task = tokio::spawn(make(options(cx, tx, identity)));
     link.relay.start(task, rx)
 }
 
@@ -370,6 +398,7 @@ impl Tool for ForwardTool {
             false => (Some(arguments), None),
         };
         let call = Call {
+            identity: self.shaping.forwards_identity(),
             method: "tools/call",
             name: &self.definition.name,
             arguments: audited.as_ref(),
@@ -459,6 +488,7 @@ impl Prompt for ForwardPrompt {
             .then(|| params.as_ref().map(|p| p["arguments"].clone()))
             .flatten();
         let call = Call {
+            identity: self.shaping.forwards_identity(),
             method: "prompts/get",
             name: &self.definition.name,
             arguments: audited.as_ref(),
@@ -606,6 +636,7 @@ impl Resource for ForwardResource {
         }
         let client = &self.link.client;
         let call = Call {
+            identity: self.shaping.forwards_identity(),
             method: "resources/read",
             name: &req.uri,
             arguments: None,

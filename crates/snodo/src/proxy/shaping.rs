@@ -62,6 +62,7 @@ pub struct Shaping {
     inject_override: Map<String, Value>,
     max_argument_bytes: Option<usize>,
     pins: Option<PinStore>,
+    forward_identity: bool,
 }
 
 /// An argument a tool's calls receive.
@@ -140,6 +141,20 @@ impl Shaping {
     pub fn pin(mut self, store: PinStore) -> Self {
         self.pins = Some(store);
         self
+    }
+
+    /// Sends the caller's identity with each forwarded request (over HTTP):
+    /// `X-Snodo-Subject` (its principal's subject) and `X-Snodo-Scopes` (its
+    /// granted scopes, space-separated), never the caller's token. A value
+    /// that is not a valid header value is left out.
+    pub fn forward_identity(mut self, forward: bool) -> Self {
+        self.forward_identity = forward;
+        self
+    }
+
+    /// Whether the caller's identity goes with each request.
+    pub(crate) fn forwards_identity(&self) -> bool {
+        self.forward_identity
     }
 
     /// Where its definitions are pinned, if they are.
@@ -256,6 +271,9 @@ impl Shaping {
         }
         if self.pins.is_some() {
             parts.push("pinned".into());
+        }
+        if self.forward_identity {
+            parts.push("forward_identity".into());
         }
         parts.join(", ")
     }
