@@ -75,6 +75,8 @@ leg "snodo's feature sets build alone without a warning; auth and the OTLP expor
 leg ".ci/run refuses a skip variable at once, naming it" ci_refuses_skips
 leg "fuzz: every target builds, replays its regressions and runs 10 s (smoke)" scripts/fuzz.sh 10
 leg "oauth: the resource server and the client against oidc-provider" interop/oauth/run.sh
+leg "admin page: snodo proxy's backends and a pinned change approved in headless Chromium" \
+    interop/admin/run.sh
 leg "conformance: the official suite against snodo-conformance (server leg)" conformance/run.sh
 leg "conformance: the official suite driving snodo-conformance client (client leg)" conformance/run-client.sh
 leg "interop: official clients against the demo server" interop/run.sh

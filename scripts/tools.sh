@@ -9,6 +9,8 @@
 #   Python `mcp` SDK (interop/python/)       -> <cache>/py-mcp-<version>  (venv)
 #   cargo-fuzz (crates.io, scripts/fuzz.sh)   -> <cache>/cargo-fuzz-<version>
 #   valgrind (Debian's packages, apt-get)     -> the system (scripts/callgrind.sh)
+#   chromium (Debian's packages, apt-get)     -> the system (interop/admin/run.sh)
+#   playwright-core (interop/admin/)          -> interop/admin/node_modules (npm ci)
 #   npm and pip download caches              -> <cache>/npm, <cache>/pip
 #
 # <cache> is ${SNODO_TOOLS_DIR:-$HOME/.cache/snodo-tools}.
@@ -302,6 +304,36 @@ ensure_valgrind() (
         fi
     fi
     command -v valgrind
+)
+
+# Makes sure Debian's Chromium is installed (the admin page's browser test,
+# interop/admin/run.sh): from Debian's packages (apt-get, as root or through
+# sudo) when it is not on PATH. Prints the path of the `chromium` binary.
+ensure_chromium() (
+    _snodo_strict
+    if ! command -v chromium >/dev/null 2>&1; then
+        local sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo="sudo"
+        command -v apt-get >/dev/null 2>&1 ||
+            _snodo_die "chromium is needed for the admin page's test; install it with the system's package manager"
+        _snodo_lock "chromium"
+        if ! command -v chromium >/dev/null 2>&1; then
+            _snodo_log "installing chromium from Debian's packages"
+            $sudo apt-get install -y --no-install-recommends chromium >&2 ||
+                { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends chromium >&2; } ||
+                _snodo_die "could not install chromium with apt-get"
+        fi
+    fi
+    command -v chromium
+)
+
+# Installs interop/admin/ (the pinned playwright-core, which drives the
+# system's Chromium) and prints that folder. Run it with Node 22 first on PATH.
+ensure_playwright() (
+    _snodo_strict
+    local pkg
+    pkg="$(_snodo_ensure_npm_project interop/admin playwright-core/package.json)"
+    cd "$(dirname "$pkg")/../.." && pwd
 )
 
 # Runs one of the tools with Node 22 on PATH: conformance, inspector,

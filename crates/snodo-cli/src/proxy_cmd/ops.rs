@@ -1,6 +1,7 @@
 //! What `snodo proxy --http` serves beside MCP on its listener: `/livez`,
 //! `/readyz`, Prometheus text at `/metrics`, and the admin surface
-//! (`/admin/backends`, `POST /admin/approve`).
+//! (`/admin/backends`, `POST /admin/approve`, and `/admin`, a page over
+//! them with no external assets).
 //!
 //! The admin surface takes `Authorization: Bearer <[auth] admin_token>`;
 //! without `[auth]` (an open proxy) it answers loopback peers only, and
@@ -66,6 +67,31 @@ fn respond(
     response
 }
 
+/// The admin page: its data comes from `/admin/backends` with the token
+/// the operator types in, kept in the page's memory only.
+const ADMIN_PAGE: &str = include_str!("admin.html");
+
+fn admin_page() -> Response<McpBody> {
+    let mut response = respond(StatusCode::OK, "text/html; charset=utf-8", ADMIN_PAGE);
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+             connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+        ),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
 fn json_response(status: StatusCode, value: &Value) -> Response<McpBody> {
     respond(status, "application/json", value.to_string())
 }
@@ -96,6 +122,7 @@ impl Ops {
                 "text/plain; version=0.0.4; charset=utf-8",
                 self.proxy.metrics(),
             ),
+            (Method::GET, "/admin") => admin_page(),
             (_, p) if p.starts_with("/admin") => {
                 if let Some(refusal) = self.refuse(&request) {
                     return refusal;
