@@ -1,8 +1,11 @@
 //! The `snodo proxy` configuration file (TOML), read by the CLI's own
 //! parser (its source is included as it is: the CLI is a binary): a file
 //! that parses names at most `MAX_BACKENDS` backends, each with valid id
-//! and either a command or an http(s) URL, positive finite timeouts and a
-//! known stderr mode, and reads the same again. Input: the file's text.
+//! and either a command or an http(s) URL, positive finite timeouts, a
+//! known stderr mode, `forward_identity` only for a URL and no zero
+//! bound; an `[auth]` issuer URL, an admin token of 16 characters or more,
+//! roles that build; a named audit file; a parsed caller rate; and reads
+//! the same again. Input: the file's text.
 #![no_main]
 
 #[allow(dead_code)]
@@ -40,7 +43,17 @@ fuzz_target!(|data: &[u8]| {
             assert!(timeout > 0.0 && timeout.is_finite(), "timeout {timeout}");
         }
         assert!(matches!(backend.stderr.as_str(), "inherit" | "quiet"));
+        assert!(!backend.forward_identity || backend.url.is_some());
+        assert!(backend.concurrency != Some(0));
+        assert!(backend.max_argument_bytes != Some(0));
     }
+    if let Some(auth) = &config.auth {
+        assert!(snodo::client::Target::is_url(&auth.issuer));
+        assert!(auth.admin_token.as_ref().is_none_or(|t| t.len() >= 16));
+        assert!(auth.policy_roles().is_ok());
+    }
+    assert!(config.audit.as_ref().is_none_or(|a| !a.path.trim().is_empty()));
+    assert_eq!(config.limits.per_principal.is_some(), config.limits.rate.is_some());
     assert_eq!(
         Config::parse(text),
         Ok(config),
