@@ -1080,7 +1080,12 @@ async fn a_pinned_tool_that_changes_is_withdrawn_until_snodo_proxy_approve() {
     let proxy = start_proxy(&config).await;
     let client = Client::http(&proxy.url).await.unwrap();
     assert_eq!(tool_names(&client).await, ["kit.search"]);
-    assert!(dir.join("proxy.pins.json").exists());
+    let pins = dir.join("proxy.pins.json");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !pins.exists() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(pins.exists());
 
     // The backend changes the description: withdrawn, and logged with both
     // hashes.
@@ -1351,6 +1356,25 @@ async fn the_admin_surface_takes_the_admin_token_and_approves_pinned_changes() {
     assert_eq!(kit["pending"], json!(["tool:kit.search"]), "{kit}");
 
     let approve = format!("{base}/admin/approve");
+    // A malformed approval approves nothing.
+    for body in [
+        r#"{"names": "kit.search"}"#,
+        r#"{"names": []}"#,
+        r#"{"names": [1]}"#,
+        "{}",
+        "",
+        r#"{"all": false}"#,
+    ] {
+        let (status, _, answer) = send_raw(
+            http::Method::POST,
+            &approve,
+            &[("authorization", &bearer)],
+            body,
+        )
+        .await;
+        assert_eq!(status, 400, "{body}: {answer}");
+    }
+    assert_eq!(report().await["pending"], json!(["tool:kit.search"]));
     let (status, _, body) = send_raw(
         http::Method::POST,
         &approve,

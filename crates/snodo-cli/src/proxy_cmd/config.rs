@@ -452,6 +452,9 @@ impl Config {
     }
 }
 
+/// The most calls in flight a backend's `concurrency` may allow.
+const MAX_CONCURRENCY: u64 = 1_000_000;
+
 /// The longest tool or prompt name an alias may give.
 const MAX_NAME: usize = 128;
 
@@ -518,8 +521,8 @@ fn shaping(b: &Backend) -> Result<Shaping, String> {
 fn limits(b: &Backend) -> Result<BackendLimits, String> {
     let mut limits = BackendLimits::new();
     if let Some(n) = b.concurrency {
-        if n == 0 {
-            return Err("concurrency: at least 1".into());
+        if !(1..=MAX_CONCURRENCY).contains(&n) {
+            return Err(format!("concurrency: 1 to {MAX_CONCURRENCY}"));
         }
         limits = limits.concurrency(usize::try_from(n).unwrap_or(usize::MAX));
     }
@@ -949,7 +952,11 @@ mod tests {
             ),
             (
                 "[backends.a]\ncommand = \"x\"\nconcurrency = 0",
-                "backend \"a\": concurrency: at least 1",
+                "backend \"a\": concurrency: 1 to 1000000",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nconcurrency = 18446744073709551615",
+                "backend \"a\": concurrency: 1 to 1000000",
             ),
             (
                 "[backends.a]\ncommand = \"x\"\nrate = \"30\"",

@@ -160,7 +160,7 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         .declare(Capability::Resources)
         .declare(Capability::Prompts)
         .declare(Capability::Completions)
-        .request_timeout(snodo::proxy::BRIDGE_REQUEST_TIMEOUT);
+        .request_timeout(request_timeout(&config));
     if let Some(roles) = &roles {
         server = server.policy(roles.clone());
     }
@@ -317,6 +317,19 @@ fn keep_audit(
     Ok(())
 }
 
+/// How long the proxy's server lets a request run: past every backend's
+/// own `timeout` (by 5 s), so that a backend that hangs fails there first
+/// and counts for its breaker and retries; at least
+/// [`BRIDGE_REQUEST_TIMEOUT`](snodo::proxy::BRIDGE_REQUEST_TIMEOUT).
+fn request_timeout(config: &Config) -> Duration {
+    let longest = config
+        .backends
+        .values()
+        .map(|b| b.timeout)
+        .fold(0.0, f64::max);
+    Duration::from_secs_f64(longest + 5.0).max(snodo::proxy::BRIDGE_REQUEST_TIMEOUT)
+}
+
 /// Tells the operational surface about the running configuration.
 fn settle(ops: &ops::Ops, config: &Config, pins: Option<&PinStore>) {
     let mut setting = ops.setting.lock().unwrap_or_else(|e| e.into_inner());
@@ -325,13 +338,23 @@ fn settle(ops: &ops::Ops, config: &Config, pins: Option<&PinStore>) {
         .iter()
         .map(|(id, b)| (id.clone(), b.is_required()))
         .collect();
-    setting.admin = match &config.auth {
+    let admin = match &config.auth {
         None => ops::Admin::Loopback,
         Some(auth) => match &auth.admin_token {
             Some(token) => ops::Admin::Token(token.clone()),
             None => ops::Admin::Closed,
         },
     };
+    // Who may use the admin surface is set at startup, as the rest of
+    // [auth]; a running proxy takes a new token only (a rotation).
+    match (&setting.admin, admin) {
+        (ops::Admin::Token(_), ops::Admin::Token(token)) => {
+            setting.admin = ops::Admin::Token(token)
+        }
+        (_, admin) if !setting.started => setting.admin = admin,
+        _ => {}
+    }
+    setting.started = true;
     setting.pins = pins.cloned();
 }
 
@@ -433,6 +456,12 @@ async fn watch(
                 {
                     eprintln!("snodo proxy: {e} (the running configuration is kept)");
                     continue;
+                }
+                if request_timeout(&next) > request_timeout(&config) {
+                    eprintln!(
+                        "snodo proxy: {path}: a backend timeout past the proxy's request time ({} s) applies from the next start",
+                        request_timeout(&config).as_secs_f64()
+                    );
                 }
                 eprintln!("snodo proxy: {path}: reloaded");
                 supervisors.apply(&next.backends, next.pin);

@@ -26,6 +26,8 @@ pub(crate) struct Setting {
     pub(crate) admin: Admin,
     /// Where pins are kept, if any backend is pinned.
     pub(crate) pins: Option<PinStore>,
+    /// Set once the startup configuration is in.
+    pub(crate) started: bool,
 }
 
 /// Who may use the admin surface.
@@ -94,6 +96,27 @@ fn admin_page() -> Response<McpBody> {
 
 fn json_response(status: StatusCode, value: &Value) -> Response<McpBody> {
     respond(status, "application/json", value.to_string())
+}
+
+/// The names an approval's body gives: `{"names": ["a", ...]}`, or none
+/// for `{"all": true}`.
+fn approval(body: &[u8]) -> Result<Vec<String>, String> {
+    let v: Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
+    let fields = v
+        .as_object()
+        .ok_or("give {\"names\": [...]} or {\"all\": true}")?;
+    match (fields.get("names"), fields.get("all")) {
+        (None, Some(Value::Bool(true))) if fields.len() == 1 => Ok(Vec::new()),
+        (Some(Value::Array(names)), None) if !names.is_empty() && fields.len() == 1 => names
+            .iter()
+            .map(|n| {
+                n.as_str()
+                    .map(str::to_owned)
+                    .ok_or("names are strings".to_string())
+            })
+            .collect(),
+        _ => Err("give {\"names\": [\"NAME\", ...]} (at least one) or {\"all\": true}".into()),
+    }
 }
 
 /// Compares without stopping at the first difference.
@@ -266,8 +289,9 @@ impl Ops {
         json!({"backends": list})
     }
 
-    /// Approves pinned changes: `{"names": [...]}` (every pending one when
-    /// empty), then lists the backends again.
+    /// Approves pinned changes: `{"names": [...]}` (at least one name, all
+    /// strings) or `{"all": true}`, then lists the backends again. Anything
+    /// else is refused: a malformed body never approves everything.
     async fn approve(&self, body: &Bytes) -> Response<McpBody> {
         let Some(pins) = self.setting().pins.clone() else {
             return json_response(
@@ -275,22 +299,9 @@ impl Ops {
                 &json!({"error": "no backend is pinned"}),
             );
         };
-        let names: Vec<String> = match serde_json::from_slice::<Value>(body) {
-            Ok(v) => match v.get("names").and_then(Value::as_array) {
-                Some(names) => names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect(),
-                None => Vec::new(),
-            },
-            Err(_) if body.is_empty() => Vec::new(),
-            Err(e) => {
-                return json_response(
-                    StatusCode::BAD_REQUEST,
-                    &json!({"error": format!("not JSON: {e}")}),
-                );
-            }
+        let names = match approval(body) {
+            Ok(names) => names,
+            Err(why) => return json_response(StatusCode::BAD_REQUEST, &json!({"error": why})),
         };
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         match pins.approve(&names) {

@@ -19,7 +19,9 @@ pub const AUDIT_QUEUE: usize = 4096;
 /// object per line with `time`, `principal` (the caller's subject, or
 /// `null`), `method`, `name` (the tool or prompt name or the URI, as
 /// served), `backend`, `outcome` (`ok`, `tool_error`, `input_required`,
-/// `refused`, `error`), `code` (of an error), `durationMs`, and
+/// `refused`, `error`, or `cancelled` for a request dropped before its
+/// end: the caller gone, or the server's own timeout), `code` (of an
+/// error), `durationMs`, and
 /// `arguments` only when asked for. Credentials never appear: no header
 /// or token is written. Cheap to clone.
 #[derive(Clone, Debug)]

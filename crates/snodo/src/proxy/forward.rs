@@ -118,22 +118,52 @@ async fn run<F>(
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    let since = std::time::Instant::now();
-    let out = attempt(link, cx, call.identity, repeatable, make).await;
-    let took = since.elapsed();
-    link.stats
-        .request(&link.id, call.method, took, out.is_err());
-    if let Some(audit) = link.stats.audit() {
+    // Counted and audited even when the request is dropped before its end
+    // (the server's timeout, or the caller gone): then as `cancelled`.
+    let mut record = Record {
+        link,
+        cx,
+        call,
+        since: std::time::Instant::now(),
+        done: false,
+    };
+    let out = attempt(link, cx, record.call.identity, repeatable, make).await;
+    record.end(Some(&out));
+    out
+}
+
+/// Counts and audits one forwarded request when it ends or is dropped.
+struct Record<'a> {
+    link: &'a Link,
+    cx: &'a Context,
+    call: Call<'a>,
+    since: std::time::Instant,
+    done: bool,
+}
+
+impl Record<'_> {
+    /// Records the request's end (`None`: dropped unanswered).
+    fn end(&mut self, out: Option<&Result<Result<Value, InputRequired>, HandlerError>>) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let (link, call) = (self.link, &self.call);
+        let took = self.since.elapsed();
+        let failed = !matches!(out, Some(Ok(_)));
+        link.stats.request(&link.id, call.method, took, failed);
+        let Some(audit) = link.stats.audit() else {
+            return;
+        };
         let code = out
-            .as_ref()
-            .err()
+            .and_then(|o| o.as_ref().err())
             .and_then(HandlerError::as_protocol)
             .map(Error::code);
-        let outcome = match &out {
-            Ok(Ok(value)) if value.get("isError") == Some(&Value::Bool(true)) => "tool_error",
-            Ok(Ok(_)) => "ok",
-            Ok(Err(_)) => "input_required",
-            Err(_)
+        let outcome = match out {
+            None => "cancelled",
+            Some(Ok(Ok(value))) if value.get("isError") == Some(&Value::Bool(true)) => "tool_error",
+            Some(Ok(Ok(_))) => "ok",
+            Some(Ok(Err(_))) => "input_required",
+            Some(Err(_))
                 if matches!(
                     code,
                     Some(
@@ -143,10 +173,10 @@ where
             {
                 "refused"
             }
-            Err(_) => "error",
+            Some(Err(_)) => "error",
         };
         audit.record(Entry {
-            principal: cx.principal().map(|p| p.subject.as_str()),
+            principal: self.cx.principal().map(|p| p.subject.as_str()),
             method: call.method,
             name: call.name,
             backend: &link.id,
@@ -156,7 +186,12 @@ where
             arguments: call.arguments.filter(|_| audit.wants_arguments()),
         });
     }
-    out
+}
+
+impl Drop for Record<'_> {
+    fn drop(&mut self) {
+        self.end(None);
+    }
 }
 
 /// What a forwarded request is, for the counters and the audit log, and
@@ -558,6 +593,9 @@ pub(crate) struct ForwardResource {
     /// The listed definition.
     pub(crate) listed: Listed,
     pub(crate) shaping: Arc<Shaping>,
+    /// The URIs of the backend's fixed resources left out by its shaping
+    /// (as [`shaping::uri_key`] spells them).
+    pub(crate) hidden: Arc<std::collections::HashSet<String>>,
 }
 
 /// One member of either kind of listed definition.
@@ -628,7 +666,7 @@ impl Resource for ForwardResource {
                 req.uri, self.link.id
             ))));
         };
-        if self.shaping.hides_uri(uri) {
+        if self.shaping.hides_uri(uri) || self.hidden.contains(&shaping::uri_key(uri)) {
             // As for a URI no resource serves: a hidden one is not there.
             return Err(HandlerError::protocol(
                 Error::invalid_params("Resource not found").with_data(json!({"uri": req.uri})),

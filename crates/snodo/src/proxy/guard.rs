@@ -53,7 +53,7 @@ impl BackendLimits {
     /// wait their turn (their caller's cancellation and the request's
     /// timeout still apply).
     pub fn concurrency(mut self, calls: usize) -> Self {
-        self.concurrency = Some(calls.max(1));
+        self.concurrency = Some(calls.clamp(1, Semaphore::MAX_PERMITS));
         self
     }
 

@@ -131,13 +131,23 @@ pub(crate) async fn list(
                 let names = [listed.name().unwrap_or_default(), listed.uri()];
                 shaping.shows(Component::Resource, &names)
             };
+            // A fixed resource left out stays out of reach through a
+            // template that would serve its URI.
+            let mut hidden = std::collections::HashSet::new();
             let fixed: Vec<Listed> = client
                 .list_resources()
                 .await?
                 .into_iter()
                 .map(Listed::Fixed)
-                .filter(shown)
+                .filter(|listed| {
+                    let keep = shown(listed);
+                    if !keep {
+                        hidden.insert(super::shaping::uri_key(listed.uri()));
+                    }
+                    keep
+                })
                 .collect();
+            let hidden = Arc::new(hidden);
             followed = fixed
                 .iter()
                 .map(|r| r.uri().to_owned())
@@ -150,7 +160,7 @@ pub(crate) async fn list(
                     Listed::Template(t) if pinning => Some(template_hash(t)),
                     _ => None,
                 };
-                let resource = resource(link, listed, shaping);
+                let resource = resource(link, listed, shaping, &hidden);
                 if let Some(hash) = hash {
                     pinned.push((format!("template:{}", resource.uri), hash));
                 }
@@ -243,7 +253,12 @@ fn prompt(
     }
 }
 
-fn resource(link: &Arc<Link>, listed: Listed, shaping: &Arc<Shaping>) -> ForwardResource {
+fn resource(
+    link: &Arc<Link>,
+    listed: Listed,
+    shaping: &Arc<Shaping>,
+    hidden: &Arc<std::collections::HashSet<String>>,
+) -> ForwardResource {
     let remote = listed.uri().to_owned();
     let name = link.naming.name(listed.name().unwrap_or(&remote));
     ForwardResource {
@@ -253,6 +268,7 @@ fn resource(link: &Arc<Link>, listed: Listed, shaping: &Arc<Shaping>) -> Forward
         name,
         listed,
         shaping: shaping.clone(),
+        hidden: hidden.clone(),
     }
 }
 

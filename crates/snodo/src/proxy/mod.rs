@@ -102,7 +102,7 @@ pub use self::listing::MAX_FOLLOWED;
 use self::listing::{Kinds, Listing};
 use self::naming::Naming;
 pub use self::naming::{DEFAULT_SEPARATOR, check_id, check_separator};
-pub use self::pins::{MAX_PIN_FILE_BYTES, PendingChange, PinStore};
+pub use self::pins::{MAX_PIN_FILE_BYTES, MAX_PINS, PendingChange, PinStore};
 pub use self::relay::{MAX_PARKED, PARKED_TTL, QUEUE, Relay};
 use self::relist::Relists;
 pub use self::roles::{Role, Roles};
@@ -447,6 +447,15 @@ impl Proxy {
                 return Err(ProxyError::config(format!(
                     "a proxy holds at most {MAX_BACKENDS} backends"
                 )));
+            }
+            // Read again under the lock `limit` takes too: limits set since
+            // are not lost.
+            let now = {
+                let guards = self.shared.guards.lock().unwrap_or_else(|e| e.into_inner());
+                guards.get(id).cloned()
+            };
+            if let Some(now) = now {
+                *link.guard.write().unwrap_or_else(|e| e.into_inner()) = now;
             }
             backends.insert(
                 id.to_owned(),

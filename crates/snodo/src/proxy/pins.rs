@@ -16,6 +16,9 @@ use super::ProxyError;
 
 /// The largest pin file read.
 pub const MAX_PIN_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// The most definitions one store pins; past it a new definition is
+/// withdrawn, not pinned.
+pub const MAX_PINS: usize = 65_536;
 /// How long a writer waits for another's lock on the pin file before it
 /// takes a lock older than that as abandoned.
 const LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -50,6 +53,8 @@ struct State {
     pins: BTreeMap<String, Pin>,
     /// The file's modification time and length when last read or written.
     seen: Option<Stamp>,
+    /// The cap was reached and said so.
+    full_warned: bool,
 }
 
 /// One pinned definition.
@@ -104,6 +109,7 @@ impl PinStore {
                 path: Some(path),
                 pins,
                 seen,
+                full_warned: false,
             })),
         })
     }
@@ -150,38 +156,31 @@ impl PinStore {
     /// the keys approved. A name with no pending change is an error, and
     /// then nothing is approved.
     pub fn approve(&self, names: &[&str]) -> Result<Vec<String>, ProxyError> {
-        let mut state = self.lock();
-        if state.path.is_some() {
-            let path = state.path.clone().unwrap_or_default();
-            let (pins, seen) = read(&path)?;
-            state.pins = pins;
-            state.seen = seen;
-        }
         let matches = |key: &str, name: &str| {
             key == name || key.split_once(':').is_some_and(|(_, n)| n == name)
         };
-        for name in names {
-            let waiting = state
-                .pins
-                .iter()
-                .any(|(k, p)| p.pending.is_some() && matches(k, name));
-            if !waiting {
-                return Err(ProxyError::config(format!(
-                    "{name:?}: no change waits for approval under that name"
-                )));
+        self.sync_file(|pins| {
+            for name in names {
+                let waiting = pins
+                    .iter()
+                    .any(|(k, p)| p.pending.is_some() && matches(k, name));
+                if !waiting {
+                    return Err(ProxyError::config(format!(
+                        "{name:?}: no change waits for approval under that name"
+                    )));
+                }
             }
-        }
-        let mut approved = Vec::new();
-        for (key, pin) in &mut state.pins {
-            if (names.is_empty() || names.iter().any(|n| matches(key, n)))
-                && let Some(seen) = pin.pending.take()
-            {
-                pin.hash = seen;
-                approved.push(key.clone());
+            let mut approved = Vec::new();
+            for (key, pin) in pins.iter_mut() {
+                if (names.is_empty() || names.iter().any(|n| matches(key, n)))
+                    && let Some(seen) = pin.pending.take()
+                {
+                    pin.hash = seen;
+                    approved.push(key.clone());
+                }
             }
-        }
-        save(&mut state)?;
-        Ok(approved)
+            Ok(approved)
+        })?
     }
 
     /// Looks up each `(key, hash)` of a listing: a key not seen before is
@@ -191,18 +190,21 @@ impl PinStore {
     /// something changed.
     pub(crate) fn check(&self, listed: &[(String, String)]) -> (Vec<String>, usize) {
         let mut state = self.lock();
-        if let Some(path) = state.path.clone()
-            && stamp(&path) != state.seen
-            && let Ok((pins, seen)) = read(&path)
-        {
-            state.pins = pins;
-            state.seen = seen;
-        }
         let mut changed = false;
         let mut withdrawn = Vec::new();
         let mut new = 0;
         for (key, hash) in listed {
+            let full = state.pins.len() >= MAX_PINS;
             match state.pins.get_mut(key) {
+                None if full => {
+                    // Not pinned, so not served: a backend that keeps
+                    // inventing names cannot grow the store without bound.
+                    if !state.full_warned {
+                        tracing::warn!(target: "snodo::proxy", "{MAX_PINS} definitions are pinned: new ones are withdrawn");
+                        state.full_warned = true;
+                    }
+                    withdrawn.push(key.clone());
+                }
                 None => {
                     state.pins.insert(
                         key.clone(),
@@ -233,10 +235,65 @@ impl PinStore {
                 }
             }
         }
-        if changed && let Err(e) = save(&mut state) {
-            tracing::warn!(target: "snodo::proxy", "the pins could not be saved: {e}");
+        drop(state);
+        if changed {
+            self.flush();
         }
         (withdrawn, new)
+    }
+
+    /// Writes the pins to the file, off the runtime's threads when there
+    /// is a runtime.
+    fn flush(&self) {
+        let store = self.clone();
+        let write = move || {
+            if let Err(e) = store.sync_file(|_| ()) {
+                tracing::warn!(target: "snodo::proxy", "the pins could not be saved: {e}");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => drop(handle.spawn_blocking(write)),
+            Err(_) => write(),
+        }
+    }
+
+    /// Under the file's lock: reads what is on disk and merges it in (its
+    /// pins of keys not held here, and its approvals: a pin that equals the
+    /// pending hash held here), applies `change`, and writes the result.
+    /// The store's own lock is held only while memory changes, never
+    /// during file work. Without a file, only `change` runs.
+    fn sync_file<R>(
+        &self,
+        change: impl FnOnce(&mut BTreeMap<String, Pin>) -> R,
+    ) -> Result<R, ProxyError> {
+        let Some(path) = self.lock().path.clone() else {
+            return Ok(change(&mut self.lock().pins));
+        };
+        let fail = |m: String| ProxyError::config(format!("{}: {m}", path.display()));
+        let _lock = Lock::take(&path).map_err(|e| fail(e.to_string()))?;
+        let (disk, _) = read(&path)?;
+        let (out, pins) = {
+            let mut state = self.lock();
+            for (key, theirs) in disk {
+                match state.pins.get_mut(&key) {
+                    None => {
+                        state.pins.insert(key, theirs);
+                    }
+                    Some(ours) if ours.pending.as_ref() == Some(&theirs.hash) => *ours = theirs,
+                    Some(_) => {}
+                }
+            }
+            let out = change(&mut state.pins);
+            (out, state.pins.clone())
+        };
+        let mut text = serde_json::to_string_pretty(&File { version: 1, pins })
+            .map_err(|e| fail(e.to_string()))?;
+        text.push('\n');
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text).map_err(|e| fail(e.to_string()))?;
+        std::fs::rename(&tmp, &path).map_err(|e| fail(e.to_string()))?;
+        self.lock().seen = stamp(&path);
+        Ok(out)
     }
 }
 
@@ -275,41 +332,6 @@ fn read(path: &Path) -> Result<(BTreeMap<String, Pin>, Option<Stamp>), ProxyErro
         )));
     }
     Ok((file.pins, seen))
-}
-
-/// Writes the pins under a lock file, merging in what another process
-/// wrote meanwhile: its pins of keys this one does not have, and its
-/// approvals (a pin on disk that equals this one's pending hash).
-fn save(state: &mut State) -> Result<(), ProxyError> {
-    let Some(path) = state.path.clone() else {
-        return Ok(());
-    };
-    let fail = |m: String| ProxyError::config(format!("{}: {m}", path.display()));
-    let _lock = Lock::take(&path).map_err(|e| fail(e.to_string()))?;
-    if stamp(&path) != state.seen
-        && let Ok((disk, _)) = read(&path)
-    {
-        for (key, theirs) in disk {
-            match state.pins.get_mut(&key) {
-                None => {
-                    state.pins.insert(key, theirs);
-                }
-                Some(ours) if ours.pending.as_ref() == Some(&theirs.hash) => *ours = theirs,
-                Some(_) => {}
-            }
-        }
-    }
-    let file = File {
-        version: 1,
-        pins: state.pins.clone(),
-    };
-    let mut text = serde_json::to_string_pretty(&file).map_err(|e| fail(e.to_string()))?;
-    text.push('\n');
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| fail(e.to_string()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| fail(e.to_string()))?;
-    state.seen = stamp(&path);
-    Ok(())
 }
 
 /// A lock file beside the pin file, removed when dropped.

@@ -173,9 +173,12 @@ impl Shaping {
         exposed && !names.iter().any(|n| glob::any(&self.hide[i], n))
     }
 
-    /// Whether a resource read of the backend's `uri` is refused.
+    /// Whether a resource read of the backend's `uri` is refused: a hide
+    /// pattern matches it as sent, or with its scheme in lower case (a
+    /// scheme is case-insensitive).
     pub(crate) fn hides_uri(&self, uri: &str) -> bool {
-        glob::any(&self.hide[Component::Resource.index()], uri)
+        let patterns = &self.hide[Component::Resource.index()];
+        glob::any(patterns, uri) || glob::any(patterns, &uri_key(uri))
     }
 
     /// The name a backend's tool or prompt is served under (before
@@ -276,6 +279,14 @@ impl Shaping {
             parts.push("forward_identity".into());
         }
         parts.join(", ")
+    }
+}
+
+/// A URI with its scheme in lower case, as hidden URIs are compared.
+pub(crate) fn uri_key(uri: &str) -> String {
+    match uri.split_once(':') {
+        Some((scheme, rest)) => format!("{}:{rest}", scheme.to_ascii_lowercase()),
+        None => uri.to_owned(),
     }
 }
 

@@ -7,6 +7,7 @@
 #[path = "../client_support/mod.rs"]
 mod client_support;
 
+mod audit;
 mod backend;
 mod host;
 mod limits;

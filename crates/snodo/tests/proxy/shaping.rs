@@ -9,6 +9,7 @@ use snodo::client::Client;
 use snodo::proxy::{Component, Glob, Proxy, Shaping};
 
 use crate::backend::backend;
+use crate::client_support::{Reply, ScriptServer};
 use crate::host::{gateway, names, send, served};
 
 fn globs(patterns: &[&str]) -> Vec<Glob> {
@@ -213,4 +214,59 @@ async fn a_new_shaping_relists_a_running_backend() {
     assert!(tools.contains(&"alpha.echo".to_string()), "{tools:?}");
     assert!(!tools.contains(&"alpha.say".to_string()), "{tools:?}");
     assert!(proxy.shape("Bad", Shaping::new()).is_err());
+}
+
+/// A scripted backend (not this library, which refuses a fixed resource a
+/// template also matches) listing `notes://vault` and `notes://{id}`; a
+/// read answers with the URI read.
+async fn overlapping() -> ScriptServer {
+    ScriptServer::start(|req| {
+        let result = match req.rpc_method() {
+            Some("server/discover") => json!({"resultType": "complete",
+                "supportedVersions": ["2026-07-28"], "capabilities": {"resources": {}},
+                "ttlMs": 0, "cacheScope": "private",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "script", "version": "1"}}}),
+            Some("resources/list") => json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                "resources": [{"uri": "notes://vault", "name": "vault"}]}),
+            Some("resources/templates/list") => json!({"resultType": "complete", "ttlMs": 0,
+                "cacheScope": "private",
+                "resourceTemplates": [{"uriTemplate": "notes://{id}", "name": "note"}]}),
+            Some("resources/read") => {
+                let uri = req.body["params"]["uri"].clone();
+                json!({"resultType": "complete", "contents": [{"uri": uri, "text": format!("read {uri}")}]})
+            }
+            _ => return Reply::Status(404),
+        };
+        Reply::result(req, result)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_resource_hidden_by_name_is_not_read_through_a_template() {
+    let backend = overlapping().await;
+    let proxy = Proxy::namespaced(gateway(), ".").unwrap();
+    proxy
+        .shape(
+            "b",
+            Shaping::new().hide(Component::Resource, globs(&["vault"])),
+        )
+        .unwrap();
+    proxy
+        .add_backend("b", Client::http(backend.url.as_str()).await.unwrap())
+        .await
+        .unwrap();
+    let server = proxy.server();
+    let listed = send(server, "resources/list", json!({})).await;
+    assert_eq!(listed["result"]["resources"], json!([]), "{listed}");
+    for uri in ["b+notes://vault", "b+NOTES://vault"] {
+        let r = send(server, "resources/read", json!({"uri": uri})).await;
+        assert!(r["error"].is_object(), "{uri}: {r}");
+    }
+    assert!(backend.calls("resources/read").is_empty());
+    let r = send(server, "resources/read", json!({"uri": "b+notes://7"})).await;
+    assert_eq!(
+        r["result"]["contents"][0]["text"], "read \"notes://7\"",
+        "{r}"
+    );
 }

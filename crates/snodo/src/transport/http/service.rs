@@ -281,6 +281,20 @@ impl std::fmt::Debug for ResponseFuture {
     }
 }
 
+/// Who a request's caller is, for its rate: the principal's subject, else
+/// the peer's address (an IPv6 peer by its /64: one holder has them all).
+fn caller_key(principal: Option<&Principal>, peer: Option<std::net::IpAddr>) -> String {
+    match (principal, peer) {
+        (Some(p), _) => format!("sub:{}", p.subject),
+        (None, Some(std::net::IpAddr::V4(ip))) => format!("ip:{ip}"),
+        (None, Some(std::net::IpAddr::V6(ip))) => {
+            let [a, b, c, d, ..] = ip.segments();
+            format!("ip:{a:x}:{b:x}:{c:x}:{d:x}::/64")
+        }
+        (None, None) => "anonymous".to_owned(),
+    }
+}
+
 /// Takes a token from the caller's bucket, or makes the 429 that answers
 /// a caller over the rate: the caller is the principal's subject, else the
 /// peer's address.
@@ -293,11 +307,7 @@ fn over_rate(
         .extensions
         .get::<crate::context::ConnectionInfo>()
         .map(|c| c.peer.ip());
-    let caller = match (&transport.principal, peer) {
-        (Some(p), _) => format!("sub:{}", p.subject),
-        (None, Some(ip)) => format!("ip:{ip}"),
-        (None, None) => "anonymous".to_owned(),
-    };
+    let caller = caller_key(transport.principal.as_ref(), peer);
     let mut callers = callers.lock().unwrap_or_else(|e| e.into_inner());
     let wait = callers.take(&caller, tokio::time::Instant::now()).err()?;
     let rate = callers.rate().to_string();
@@ -725,6 +735,22 @@ mod tests {
     use http_body_util::{BodyExt as _, Full, StreamBody};
 
     use super::*;
+
+    #[test]
+    fn callers_are_subjects_or_addresses_and_ipv6_counts_by_its_64() {
+        let ip = |s: &str| Some(s.parse::<std::net::IpAddr>().unwrap());
+        let ada = Principal::new("ada");
+        assert_eq!(caller_key(Some(&ada), ip("10.0.0.1")), "sub:ada");
+        assert_eq!(caller_key(None, ip("10.0.0.1")), "ip:10.0.0.1");
+        let one = caller_key(None, ip("2001:db8:1:2:aaaa::1"));
+        let two = caller_key(None, ip("2001:db8:1:2:ffff:1:2:3"));
+        assert_eq!(
+            (one.as_str(), two.as_str()),
+            ("ip:2001:db8:1:2::/64", "ip:2001:db8:1:2::/64")
+        );
+        assert_ne!(one, caller_key(None, ip("2001:db8:1:3::1")));
+        assert_eq!(caller_key(None, None), "anonymous");
+    }
 
     fn frames(parts: &[&'static str]) -> impl Body<Data = Bytes, Error = BoxError> {
         let frames = parts
