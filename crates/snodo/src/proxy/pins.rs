@@ -119,21 +119,23 @@ impl PinStore {
     }
 
     /// Reads the file again if it changed on disk since it was last read or
-    /// written (an approval made by another process); returns whether the
-    /// pins changed.
+    /// written (an approval made by another process) and takes in its new
+    /// pins and its approvals; what is held here and not written yet is
+    /// kept, and no pin is dropped by a reload. Returns whether the pins
+    /// changed.
     pub fn reload(&self) -> Result<bool, ProxyError> {
-        let mut state = self.lock();
-        let Some(path) = state.path.clone() else {
+        let Some(path) = self.lock().path.clone() else {
             return Ok(false);
         };
-        if stamp(&path) == state.seen {
+        if stamp(&path) == self.lock().seen {
             return Ok(false);
         }
-        let (pins, seen) = read(&path)?;
+        let (disk, seen) = read(&path)?;
+        let mut state = self.lock();
         state.seen = seen;
-        let changed = pins != state.pins;
-        state.pins = pins;
-        Ok(changed)
+        let before = state.pins.clone();
+        merge(&mut state.pins, disk);
+        Ok(state.pins != before)
     }
 
     /// The changes waiting for approval.
@@ -274,15 +276,7 @@ impl PinStore {
         let (disk, _) = read(&path)?;
         let (out, pins) = {
             let mut state = self.lock();
-            for (key, theirs) in disk {
-                match state.pins.get_mut(&key) {
-                    None => {
-                        state.pins.insert(key, theirs);
-                    }
-                    Some(ours) if ours.pending.as_ref() == Some(&theirs.hash) => *ours = theirs,
-                    Some(_) => {}
-                }
-            }
+            merge(&mut state.pins, disk);
             let out = change(&mut state.pins);
             (out, state.pins.clone())
         };
@@ -294,6 +288,22 @@ impl PinStore {
         std::fs::rename(&tmp, &path).map_err(|e| fail(e.to_string()))?;
         self.lock().seen = stamp(&path);
         Ok(out)
+    }
+}
+
+/// Merges pins read from the file into those held: the file's pins of
+/// keys not held here are taken, and so are its approvals (a pin that
+/// equals the pending hash held here); what is held here otherwise stays
+/// (a pin or a pending change not written yet).
+fn merge(ours: &mut BTreeMap<String, Pin>, disk: BTreeMap<String, Pin>) {
+    for (key, theirs) in disk {
+        match ours.get_mut(&key) {
+            None => {
+                ours.insert(key, theirs);
+            }
+            Some(pin) if pin.pending.as_ref() == Some(&theirs.hash) => *pin = theirs,
+            Some(_) => {}
+        }
     }
 }
 
@@ -484,6 +494,29 @@ mod tests {
         assert_eq!(file["pins"]["tool:a.t"]["hash"], "h2");
         assert!(!dir.join("proxy.pins.json.lock").exists());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_merge_takes_the_files_approvals_and_new_pins_and_keeps_what_is_held() {
+        let pin = |hash: &str, pending: Option<&str>| Pin {
+            hash: hash.into(),
+            pending: pending.map(Into::into),
+        };
+        let mut ours = BTreeMap::from([
+            ("tool:a".to_string(), pin("h1", Some("h2"))),
+            ("tool:b".to_string(), pin("x", None)),
+            ("tool:d".to_string(), pin("z1", Some("z2"))),
+        ]);
+        let disk = BTreeMap::from([
+            ("tool:a".to_string(), pin("h2", None)),
+            ("tool:c".to_string(), pin("y", None)),
+            ("tool:d".to_string(), pin("z1", None)),
+        ]);
+        merge(&mut ours, disk);
+        assert_eq!(ours["tool:a"], pin("h2", None));
+        assert_eq!(ours["tool:b"], pin("x", None));
+        assert_eq!(ours["tool:c"], pin("y", None));
+        assert_eq!(ours["tool:d"], pin("z1", Some("z2")));
     }
 
     #[test]
