@@ -285,46 +285,40 @@ ensure_cargo_fuzz() (
     printf '%s\n' "$root/bin"
 )
 
-# Makes sure valgrind (the callgrind regression gate, scripts/callgrind.sh) is
-# installed: from Debian's packages (apt-get, as root or through sudo) when it
-# is not on PATH. Prints the path of the `valgrind` binary.
-ensure_valgrind() (
+# Makes sure the command $1 is on PATH: installs Debian's package $2 (apt-get,
+# as root or through sudo) when it is not; $3 says what needs it. Prints the
+# command's path.
+_snodo_ensure_debian() (
     _snodo_strict
-    if ! command -v valgrind >/dev/null 2>&1; then
+    local bin="$1" package="$2" why="$3"
+    if ! command -v "$bin" >/dev/null 2>&1; then
         local sudo=""
         [[ $(id -u) -eq 0 ]] || sudo="sudo"
         command -v apt-get >/dev/null 2>&1 ||
-            _snodo_die "valgrind is needed for the callgrind gate; install it with the system's package manager"
-        _snodo_lock "valgrind"
-        if ! command -v valgrind >/dev/null 2>&1; then
-            _snodo_log "installing valgrind from Debian's packages"
-            $sudo apt-get install -y --no-install-recommends valgrind >&2 ||
-                { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends valgrind >&2; } ||
-                _snodo_die "could not install valgrind with apt-get"
+            _snodo_die "$bin is needed for $why; install it with the system's package manager"
+        _snodo_lock "$package"
+        if ! command -v "$bin" >/dev/null 2>&1; then
+            _snodo_log "installing $package from Debian's packages"
+            $sudo apt-get install -y --no-install-recommends "$package" >&2 ||
+                { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends "$package" >&2; } ||
+                _snodo_die "could not install $package with apt-get"
         fi
     fi
-    command -v valgrind
+    command -v "$bin"
+)
+
+# Makes sure valgrind (the callgrind regression gate, scripts/callgrind.sh) is
+# installed. Prints the path of the `valgrind` binary.
+ensure_valgrind() (
+    _snodo_strict
+    _snodo_ensure_debian valgrind valgrind "the callgrind gate"
 )
 
 # Makes sure Debian's Chromium is installed (the admin page's browser test,
-# interop/admin/run.sh): from Debian's packages (apt-get, as root or through
-# sudo) when it is not on PATH. Prints the path of the `chromium` binary.
+# interop/admin/run.sh). Prints the path of the `chromium` binary.
 ensure_chromium() (
     _snodo_strict
-    if ! command -v chromium >/dev/null 2>&1; then
-        local sudo=""
-        [[ $(id -u) -eq 0 ]] || sudo="sudo"
-        command -v apt-get >/dev/null 2>&1 ||
-            _snodo_die "chromium is needed for the admin page's test; install it with the system's package manager"
-        _snodo_lock "chromium"
-        if ! command -v chromium >/dev/null 2>&1; then
-            _snodo_log "installing chromium from Debian's packages"
-            $sudo apt-get install -y --no-install-recommends chromium >&2 ||
-                { $sudo apt-get update >&2 && $sudo apt-get install -y --no-install-recommends chromium >&2; } ||
-                _snodo_die "could not install chromium with apt-get"
-        fi
-    fi
-    command -v chromium
+    _snodo_ensure_debian chromium chromium "the admin page's test"
 )
 
 # Installs interop/admin/ (the pinned playwright-core, which drives the

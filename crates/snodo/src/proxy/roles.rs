@@ -80,7 +80,7 @@ impl Role {
     pub fn grants(&self, principal: &Principal) -> bool {
         self.when
             .iter()
-            .all(|(claim, values)| holds(principal, claim).iter().any(|v| values.contains(v)))
+            .all(|(claim, values)| holds(principal, claim, values))
     }
 
     fn allows(&self, item: Item<'_>) -> bool {
@@ -114,25 +114,21 @@ impl Role {
     }
 }
 
-/// The values claim `claim` holds for `principal`.
-fn holds(principal: &Principal, claim: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    match principal.claims.get(claim) {
+/// Whether claim `claim` of `principal` holds one of `values` (asked per
+/// listed item: nothing is allocated but for a number or a boolean).
+fn holds(principal: &Principal, claim: &str, values: &[String]) -> bool {
+    let granted = |v: &str| values.iter().any(|w| w == v);
+    let in_claim = match principal.claims.get(claim) {
         Some(Value::String(s)) if matches!(claim, "scope" | "scp") => {
-            out.extend(s.split_whitespace().map(str::to_owned));
+            s.split_whitespace().any(granted)
         }
-        Some(Value::String(s)) => out.push(s.clone()),
-        Some(Value::Array(items)) => {
-            out.extend(items.iter().filter_map(Value::as_str).map(str::to_owned));
-        }
-        Some(Value::Bool(b)) => out.push(b.to_string()),
-        Some(Value::Number(n)) => out.push(n.to_string()),
-        _ => {}
-    }
-    if claim == "scope" {
-        out.extend(principal.scopes.iter().cloned());
-    }
-    out
+        Some(Value::String(s)) => granted(s),
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).any(granted),
+        Some(Value::Bool(b)) => granted(&b.to_string()),
+        Some(Value::Number(n)) => granted(&n.to_string()),
+        _ => false,
+    };
+    in_claim || (claim == "scope" && principal.scopes.iter().any(|s| granted(s)))
 }
 
 /// An access [`Policy`] of [`Role`]s: a caller sees (and may use) what one
