@@ -17,6 +17,9 @@
 #     behind it, through the TypeScript SDK v2 client: names namespaced, a
 #     call routed to each, the demo killed (list_changed, its tools
 #     withdrawn) and started again (restored) (interop/node/proxy_ts_v2.mjs);
+#   - `snodo proxy` with the Python SDK's server over the 2024-11-05 HTTP+SSE
+#     transport (`transport = "sse"`) behind it, through `snodo` and the
+#     Python SDK's client: listed, called (with progress), read;
 #   - the bad cases: a target that never starts, or that is not an MCP server.
 # Each client script prints `<label>: N passed, M failed`; this script prints
 # its own checks' line and fails on any failure.
@@ -94,6 +97,25 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 ts_client proxy_ts_v2.mjs proxy-ts-v2-demo-back --http "$proxy_url" --expect both
+
+# --- snodo proxy: an HTTP+SSE (2024-11-05) backend -------------------------
+start python-sse $pyserver --sse 0
+cat >"$dir/proxy-sse.toml" <<TOML
+[backends.old]
+url = "$url"
+transport = "sse"
+TOML
+start proxy-sse "$snodo" proxy --http 127.0.0.1:0 "$dir/proxy-sse.toml"
+sse_proxy_url=$url
+out=$(run timeout 60 "$snodo" tools "$sse_proxy_url")
+check "proxy to an HTTP+SSE backend: its tools listed" "old.count" "$out"
+out=$(run timeout 60 "$snodo" call "$sse_proxy_url" old.count n=2)
+check "proxy to an HTTP+SSE backend: a call's progress" "progress: 2/2 step 2 of 2" "$out"
+check "proxy to an HTTP+SSE backend: a call's result" "counted to 2" "$out"
+out=$(run timeout 60 "$snodo" read "$sse_proxy_url" old+interop://greeting)
+check "proxy to an HTTP+SSE backend: a read" "Hello from the Python SDK" "$out"
+out=$(run timeout 60 "$python" interop/python/client.py --http "$sse_proxy_url" --call old.add --args '{"a":20,"b":22}')
+check "python sdk (2026-07-28) through the proxy to an HTTP+SSE backend: call" '42' "$out"
 
 # --- bad targets ------------------------------------------------------------
 status=0

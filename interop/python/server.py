@@ -19,6 +19,8 @@ Usage:
     python server.py --http PORT      serve Streamable HTTP on 127.0.0.1:PORT (0 picks a free
                                       port); prints {"url": "http://127.0.0.1:PORT/mcp"} once
                                       the socket listens, and runs until killed
+    python server.py --sse PORT       serve the 2024-11-05 HTTP+SSE transport on 127.0.0.1:PORT
+                                      (GET /sse, POST /messages/); prints {"url": ".../sse"}
 """
 
 from __future__ import annotations
@@ -88,15 +90,18 @@ def summarize(topic: str) -> str:
     return f"Please summarize {topic} in one paragraph."
 
 
-async def serve_http(port: int) -> None:
+async def serve_http(port: int, sse: bool = False) -> None:
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(64)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
-    app = mcp.streamable_http_app(host="127.0.0.1")
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    if sse:
+        url, app = f"{base}/sse", mcp.sse_app(host="127.0.0.1")
+    else:
+        url, app = f"{base}/mcp", mcp.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning")
     server = uvicorn.Server(config)
     print(json.dumps({"url": url}), flush=True)
@@ -108,9 +113,12 @@ def main() -> None:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--stdio", action="store_true", help="serve over stdio")
     mode.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT")
+    mode.add_argument("--sse", type=int, metavar="PORT", help="serve HTTP+SSE (2024-11-05) on 127.0.0.1:PORT")
     args = parser.parse_args()
     if args.stdio:
         mcp.run("stdio")
+    elif args.sse is not None:
+        anyio.run(serve_http, args.sse, True)
     else:
         anyio.run(serve_http, args.http)
 

@@ -46,6 +46,26 @@ pub fn sse_events(chunks: &[&[u8]], max_event: usize) -> SseOutcome {
     }
 }
 
+/// Where a 2024-11-05 HTTP+SSE client would POST, given the `endpoint`
+/// event's data on the stream opened at `stream`: `None` when refused (not
+/// a URL, or not on the stream's origin).
+///
+/// ```
+/// let stream = "http://127.0.0.1:8000/sse";
+/// assert_eq!(
+///     snodo::fuzzing::sse_endpoint(stream, "/messages/?session_id=1").as_deref(),
+///     Some("http://127.0.0.1:8000/messages/?session_id=1")
+/// );
+/// assert_eq!(snodo::fuzzing::sse_endpoint(stream, "http://127.0.0.2/m"), None);
+/// ```
+#[cfg(feature = "client")]
+pub fn sse_endpoint(stream: &str, data: &str) -> Option<String> {
+    let stream: http::Uri = stream.parse().ok()?;
+    crate::client::transport::legacy_sse::resolve(&stream, data)
+        .ok()
+        .map(|uri| uri.to_string())
+}
+
 /// The keyring the bus and record entry points seal and open with: one key,
 /// `fuzz`, of 32 bytes of 7.
 fn fuzz_keys() -> Vec<crate::keyring::Key> {

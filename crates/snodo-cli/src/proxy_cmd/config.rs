@@ -11,6 +11,7 @@
 //!
 //! [backends.docs]
 //! url = "http://127.0.0.1:8080/mcp"
+//! transport = "streamable-http"       # or "sse": a 2024-11-05 HTTP+SSE server, url its GET stream
 //! headers = { Authorization = "Bearer ${DOCS_TOKEN}" }   # ${NAME}: the proxy's environment
 //! timeout = 60                         # seconds per request (default 300)
 //! connect_timeout = 10                 # seconds to start and list it (default 30)
@@ -223,6 +224,8 @@ fn default_open_for() -> f64 {
 pub(crate) struct Backend {
     pub(crate) command: Option<Command>,
     pub(crate) url: Option<String>,
+    /// How a url is spoken to: `streamable-http` (default) or `sse`.
+    pub(crate) transport: Option<String>,
     #[serde(default)]
     pub(crate) env: BTreeMap<String, String>,
     #[serde(default)]
@@ -276,6 +279,7 @@ impl Backend {
     pub(crate) fn same_connection(&self, other: &Backend) -> bool {
         self.command == other.command
             && self.url == other.url
+            && self.transport == other.transport
             && self.env == other.env
             && self.headers == other.headers
             && self.timeout == other.timeout
@@ -376,6 +380,16 @@ impl Config {
                     return fail("command is empty");
                 }
                 _ => {}
+            }
+            match b.transport.as_deref() {
+                None | Some("streamable-http" | "sse") if b.url.is_some() => {}
+                None => {}
+                Some("streamable-http" | "sse") => return fail("transport is for a url"),
+                Some(other) => {
+                    return fail(&format!(
+                        "transport {other:?}: give \"streamable-http\" or \"sse\""
+                    ));
+                }
             }
             if b.url.is_some() && !b.env.is_empty() {
                 return fail("env is for a command");
@@ -904,6 +918,14 @@ mod tests {
             ("[backends.a]\n", "backend \"a\": give a command or a url"),
             ("[backends.a]\nurl = \"ftp://h/\"", "url must be"),
             ("[backends.a]\ncommand = []", "command is empty"),
+            (
+                "[backends.a]\ncommand = \"x\"\ntransport = \"sse\"",
+                "backend \"a\": transport is for a url",
+            ),
+            (
+                "[backends.a]\nurl = \"http://h/sse\"\ntransport = \"websocket\"",
+                "transport \"websocket\": give \"streamable-http\" or \"sse\"",
+            ),
             (
                 "[backends.a]\ncommand = \"x\"\nheaders = { A = \"b\" }",
                 "headers are for a url",

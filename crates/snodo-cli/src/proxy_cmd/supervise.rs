@@ -338,6 +338,9 @@ async fn connect(
 
 fn target(backend: &Backend) -> Result<Target, String> {
     if let Some(url) = &backend.url {
+        if backend.transport.as_deref() == Some("sse") {
+            return Ok(Target::Sse(url.clone()));
+        }
         return Ok(Target::from(url.as_str()));
     }
     let mut command = match &backend.command {

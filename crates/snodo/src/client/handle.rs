@@ -137,6 +137,16 @@ impl Client {
                 max,
                 config.oauth.clone(),
             )?),
+            Target::Sse(url) => Arc::new(
+                transport::legacy_sse::LegacySseTransport::connect(
+                    &url,
+                    config.headers.clone(),
+                    utx,
+                    max,
+                    config.probe_timeout,
+                )
+                .await?,
+            ),
             Target::Command(line) => Arc::new(transport::stdio::StdioTransport::spawn(
                 &Self::command(&line)?,
                 utx,

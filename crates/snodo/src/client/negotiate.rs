@@ -98,6 +98,21 @@ async fn initialize_any(
 
 /// Picks the revision and learns the server's identity and capabilities.
 pub(crate) async fn negotiate(shared: &Arc<Shared>) -> Result<Negotiated, ClientError> {
+    if shared.transport.initialize_only() {
+        let versions: Vec<String> = match &shared.config.version {
+            VersionPolicy::Pin(version) if LEGACY_VERSIONS.contains(&version.as_str()) => {
+                vec![version.clone()]
+            }
+            VersionPolicy::Pin(version) => {
+                return Err(ClientError::protocol(
+                    ProtocolErrorKind::Version,
+                    format!("an HTTP+SSE (2024-11-05) server cannot speak {version}"),
+                ));
+            }
+            VersionPolicy::Auto => LEGACY_VERSIONS.iter().map(|v| v.to_string()).collect(),
+        };
+        return initialize_any(shared, &versions).await;
+    }
     match &shared.config.version {
         VersionPolicy::Pin(version) if LEGACY_VERSIONS.contains(&version.as_str()) => {
             legacy::initialize(shared, version).await

@@ -112,6 +112,9 @@ pub enum Target {
     Command(String),
     /// A child process.
     Stdio(StdioCommand),
+    /// A 2024-11-05 HTTP+SSE endpoint: the URL its event stream is opened
+    /// at (often `/sse`); only the initialize-era revisions are spoken.
+    Sse(String),
     /// A server in this process, called without any transport.
     Direct(Server),
 }
@@ -209,7 +212,7 @@ impl From<&Server> for Target {
 pub(crate) fn peer_of(target: &Target) -> crate::telemetry::client::Peer {
     use crate::telemetry::client::Peer;
     match target {
-        Target::Http(url) => {
+        Target::Http(url) | Target::Sse(url) => {
             let address = url.parse::<http::Uri>().ok().and_then(|uri| {
                 let host: std::sync::Arc<str> = uri.host()?.trim_matches(['[', ']']).into();
                 let port = uri.port_u16().unwrap_or(match uri.scheme_str() {

@@ -18,11 +18,11 @@ pub const LEGACY_VERSIONS: &[&str] = &[
 pub const MODERN_VERSIONS: &[&str] = super::SUPPORTED_VERSIONS;
 
 /// Older initialize-era revisions a client accepts when a server answers
-/// with them (their wire is a subset of 2025-06-18's). Servers built with
-/// this library never offer them: such an `initialize` is answered with
-/// 2025-11-25.
+/// with them (their wire is a subset of 2025-06-18's; 2024-11-05 is the
+/// revision of the HTTP+SSE transport). Servers built with this library
+/// never offer them: such an `initialize` is answered with 2025-11-25.
 #[cfg(feature = "client")]
-pub(crate) const TOLERATED_LEGACY: &[&str] = &["2025-03-26"];
+pub(crate) const TOLERATED_LEGACY: &[&str] = &["2025-03-26", "2024-11-05"];
 
 /// The handshake request.
 pub(crate) const INITIALIZE: &str = "initialize";

@@ -9,6 +9,7 @@ mod client_support;
 mod errors;
 mod headers;
 mod input;
+mod legacy_sse;
 mod listings;
 mod streams;
 mod timeouts;

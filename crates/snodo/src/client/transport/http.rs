@@ -16,7 +16,7 @@ use ::http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming as HyperBody;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::sse::Parser;
@@ -281,7 +281,7 @@ impl Inner {
     }
 }
 
-fn is_event_stream(resp: &Response<HyperBody>) -> bool {
+pub(crate) fn is_event_stream(resp: &Response<HyperBody>) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -293,7 +293,7 @@ fn is_event_stream(resp: &Response<HyperBody>) -> bool {
 }
 
 /// Reads a whole body, refusing more than `max` bytes.
-async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
+pub(crate) async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
     let mut body = body;
     let mut out = Vec::new();
     while let Some(frame) = body.frame().await {
@@ -408,13 +408,9 @@ impl Transport for HttpTransport {
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id.to_value(), "reason": reason}});
+        let bytes = super::cancelled(id, reason);
         let inner = self.inner.clone();
         handle.spawn(async move {
-            let Ok(bytes) = serde_json::to_vec(&body) else {
-                return;
-            };
             if let Ok(resp) = inner
                 .call(
                     Method::POST,

@@ -1,5 +1,5 @@
-//! The client's transports: Streamable HTTP, a child process over stdio, and
-//! a server in the same process.
+//! The client's transports: Streamable HTTP, a child process over stdio, a
+//! server in the same process, and the 2024-11-05 HTTP+SSE transport.
 //!
 //! A transport moves bytes and attributes incoming messages to requests; the
 //! protocol (ids, `_meta`, negotiation, input rounds) lives in the client.
@@ -10,6 +10,8 @@
 
 pub(crate) mod direct;
 pub(crate) mod http;
+pub(crate) mod legacy_sse;
+mod router;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 
@@ -120,6 +122,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// modern HTTP: nothing, closing the stream is the cancellation).
     fn cancel(&self, id: &RequestId, reason: &str);
 
+    /// Whether the server speaks only the initialize era (the 2024-11-05
+    /// HTTP+SSE transport): negotiation starts with `initialize`.
+    fn initialize_only(&self) -> bool {
+        false
+    }
+
     /// Switches to the initialize-era wire: sessions (HTTP), resumable streams.
     fn set_legacy(&self, legacy: bool);
 
@@ -144,6 +152,13 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn stderr(&self) -> Option<String> {
         None
     }
+}
+
+/// The `notifications/cancelled` message for request `id`, encoded.
+pub(crate) fn cancelled(id: &RequestId, reason: &str) -> Vec<u8> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id.to_value(), "reason": reason}});
+    serde_json::to_vec(&body).unwrap_or_default()
 }
 
 /// Whether a notification belongs to a subscription (carries its id).

@@ -6,18 +6,18 @@
 //! (`SIGTERM` through `kill`), then kills it. Dropping the client kills the
 //! child.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-use super::{Exchange, Incoming, Outgoing, Transport, TransportKind, subscription_id};
+use super::router::Router;
+use super::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use crate::client::ClientError;
 use crate::client::options::BoxFuture;
 use crate::client::target::{StderrMode, StdioCommand};
@@ -33,85 +33,6 @@ const GRACE: Duration = Duration::from_secs(2);
 enum WriterCmd {
     Line(Vec<u8>),
     Close,
-}
-
-/// Requests waiting for their response.
-struct Router {
-    pending: Mutex<HashMap<RequestId, mpsc::Sender<Incoming>>>,
-    unsolicited: mpsc::Sender<Incoming>,
-    closed: AtomicBool,
-}
-
-impl Router {
-    fn route(&self, msg: Incoming) {
-        let target = match &msg {
-            Incoming::Response { message, .. } => {
-                let id = Incoming::response_id(message);
-                let tx = id.and_then(|id| self.lock().remove(&id));
-                match tx {
-                    Some(tx) => {
-                        if let Err(mpsc::error::TrySendError::Full(msg)) = tx.try_send(msg) {
-                            tokio::spawn(async move {
-                                let _ = tx.send(msg).await;
-                            });
-                        }
-                    }
-                    None => tracing::debug!("snodo client: a response for no pending request"),
-                }
-                return;
-            }
-            Incoming::Notification(n) => {
-                let by_token = (n.method == "notifications/progress")
-                    .then(|| {
-                        n.params
-                            .get("progressToken")
-                            .and_then(RequestId::from_value)
-                    })
-                    .flatten();
-                let by_cancel = (n.method == "notifications/cancelled")
-                    .then(|| n.params.get("requestId").and_then(RequestId::from_value))
-                    .flatten();
-                by_token.or(by_cancel).or_else(|| subscription_id(n))
-            }
-            Incoming::Request(_) | Incoming::Oversized { .. } => None,
-        };
-        if let Some(id) = target {
-            let tx = self.lock().get(&id).cloned();
-            if let Some(tx) = tx {
-                if tx.try_send(msg).is_err() {
-                    tracing::debug!(
-                        "snodo client: a slow consumer lost a notification for request {id}"
-                    );
-                }
-                return;
-            }
-        }
-        if self.unsolicited.try_send(msg).is_err() {
-            tracing::debug!("snodo client: dropped an unsolicited message");
-        }
-    }
-
-    /// Fails request `id` with an answer over `max` bytes; whether it was
-    /// waiting.
-    fn oversized(&self, id: &RequestId, max: usize) -> bool {
-        let Some(tx) = self.lock().remove(id) else {
-            return false;
-        };
-        let msg = Incoming::Oversized {
-            max,
-            carrier: "a line on stdout",
-        };
-        if let Err(mpsc::error::TrySendError::Full(msg)) = tx.try_send(msg) {
-            tokio::spawn(async move {
-                let _ = tx.send(msg).await;
-            });
-        }
-        true
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, mpsc::Sender<Incoming>>> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
 }
 
 /// The stdio transport.
@@ -166,11 +87,7 @@ impl StdioTransport {
             tokio::spawn(capture(pipe, buffer.clone()));
             buffer
         });
-        let router = Arc::new(Router {
-            pending: Mutex::new(HashMap::new()),
-            unsolicited,
-            closed: AtomicBool::new(false),
-        });
+        let router = Arc::new(Router::new(unsolicited));
         let (writer, commands) = mpsc::unbounded_channel();
         tokio::spawn(write_lines(stdin, commands));
         tokio::spawn(read_lines(stdout, router.clone(), max_bytes));
@@ -249,7 +166,7 @@ async fn read_lines<R: AsyncRead + Unpin>(reader: R, router: Arc<Router>, max: u
                 // otherwise wait its whole timeout for an answer dropped.
                 let answered = envelope(&head).response_id();
                 match answered {
-                    Some(id) if router.oversized(&id, max) => tracing::warn!(
+                    Some(id) if router.oversized(&id, max, "a line on stdout") => tracing::warn!(
                         "snodo client: the answer to request {id} is over {max} bytes: the request fails"
                     ),
                     _ => tracing::warn!("snodo client: skipped a server message over {max} bytes"),
@@ -292,11 +209,7 @@ impl Transport for StdioTransport {
     fn cancel(&self, id: &RequestId, reason: &str) {
         let was_pending = self.router.lock().remove(id).is_some();
         if was_pending {
-            let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": id.to_value(), "reason": reason}});
-            if let Ok(bytes) = serde_json::to_vec(&body) {
-                let _ = self.write(bytes);
-            }
+            let _ = self.write(super::cancelled(id, reason));
         }
     }
 
