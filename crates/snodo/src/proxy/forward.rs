@@ -352,6 +352,7 @@ async fn follow(
 }
 
 /// A backend's tool.
+#[derive(Clone)]
 pub(crate) struct ForwardTool {
     pub(crate) link: Arc<Link>,
     /// The definition under the outside name.
@@ -465,6 +466,7 @@ impl Tool for ForwardTool {
 }
 
 /// A backend's prompt.
+#[derive(Clone)]
 pub(crate) struct ForwardPrompt {
     pub(crate) link: Arc<Link>,
     /// The backend's name for it.
@@ -556,6 +558,7 @@ impl Prompt for ForwardPrompt {
 }
 
 /// A backend's resource or resource template, as listed.
+#[derive(Clone)]
 pub(crate) enum Listed {
     /// A resource with a fixed URI.
     Fixed(ResourceDefinition),
@@ -583,6 +586,7 @@ impl Listed {
 }
 
 /// A backend's resource or resource template.
+#[derive(Clone)]
 pub(crate) struct ForwardResource {
     pub(crate) link: Arc<Link>,
     /// The outside URI (or template).

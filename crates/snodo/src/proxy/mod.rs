@@ -85,6 +85,7 @@ mod relist;
 mod roles;
 mod shaping;
 mod stats;
+mod views;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
@@ -109,6 +110,8 @@ pub use self::roles::{Role, Roles};
 pub use self::shaping::{Component, Shaping};
 pub use self::stats::BackendStatus;
 use self::stats::Stats;
+pub use self::views::View;
+use self::views::{Served, Views};
 use crate::Server;
 use crate::client::{Client, ClientBuilder, ListenFilter, Subscription, Target};
 use crate::server::{Capability, Group};
@@ -136,6 +139,8 @@ struct Shared {
     stats: Arc<Stats>,
     /// Grows each time the names served change.
     changes: tokio::sync::watch::Sender<u64>,
+    /// The virtual servers, by name (locked after `backends` when both are).
+    views: Arc<Mutex<Views>>,
 }
 
 struct Backend {
@@ -215,6 +220,7 @@ impl Proxy {
                 guards: Mutex::new(BTreeMap::new()),
                 stats: Arc::new(Stats::default()),
                 changes: tokio::sync::watch::Sender::new(0),
+                views: Arc::new(Mutex::new(Views::new())),
             }),
         }
     }
@@ -375,6 +381,46 @@ impl Proxy {
         self.shared.stats.render(&self.status())
     }
 
+    /// Serves `view` of the proxy's backends on `server`, a virtual server
+    /// named `name` (replacing one of that name): `server` holds the
+    /// components of the backends the view takes that its patterns match,
+    /// follows them as they change, and answers on its own with its own
+    /// policy. Build it as the proxy's server is built
+    /// ([`ServerBuilder::declare`](crate::server::ServerBuilder::declare)
+    /// for each kind). The backends it takes are listed again to fill it.
+    pub fn serve_view(&self, name: &str, server: Server, view: View) -> Result<(), ProxyError> {
+        check_id(name)?;
+        let backends = self.lock();
+        let mut views = self.views();
+        if let Some(mut old) = views.remove(name) {
+            old.clear_all();
+        }
+        views.insert(name.to_owned(), Served::new(view.clone(), server));
+        drop(views);
+        for (id, b) in backends.iter() {
+            if view.takes(id) {
+                b.relists.ask(Kinds::ALL);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops serving virtual server `name` (its server is emptied);
+    /// whether there was one.
+    pub fn remove_view(&self, name: &str) -> bool {
+        let removed = self.views().remove(name);
+        removed.map(|mut old| old.clear_all()).is_some()
+    }
+
+    /// The names of the virtual servers, in order.
+    pub fn views_served(&self) -> Vec<String> {
+        self.views().keys().cloned().collect()
+    }
+
+    fn views(&self) -> std::sync::MutexGuard<'_, Views> {
+        self.shared.views.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Adds a backend under `id`: lists its components, registers them and
     /// follows its list changes until it is removed. The client declares
     /// no elicitation or sampling capability of its own: use
@@ -532,6 +578,7 @@ impl Proxy {
             Some(Vec::<ForwardResource>::new()),
             Some(Vec::<ForwardPrompt>::new()),
         );
+        views::clear(&mut self.views(), id);
         self.shared.moved(&backends, id);
         true
     }
@@ -595,6 +642,11 @@ async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced,
         return Err(e);
     }
     let old = current.group.clone();
+    views::apply(
+        &mut shared.views.lock().unwrap_or_else(|e| e.into_inner()),
+        &link.id,
+        &listing,
+    );
     let followed = listing.followed;
     let (group, refused) = shared
         .server
@@ -619,7 +671,12 @@ async fn sync(shared: &Shared, link: &Arc<Link>, kinds: Kinds) -> Result<Synced,
                 task.abort();
             }
             if !followed.is_empty() && subscribes(link) {
-                let task = follow_updates(shared.server.clone(), link.clone(), followed.clone());
+                let task = follow_updates(
+                    shared.server.clone(),
+                    shared.views.clone(),
+                    link.clone(),
+                    followed.clone(),
+                );
                 b.updates = Some((followed, task));
             }
         }
@@ -651,6 +708,10 @@ fn withdraw(shared: &Shared, link: &Arc<Link>, error: &ProxyError) {
         Some(Vec::<ForwardPrompt>::new()),
     );
     b.group = Group::default();
+    views::clear(
+        &mut shared.views.lock().unwrap_or_else(|e| e.into_inner()),
+        &link.id,
+    );
     if let Some((_, task)) = b.updates.take() {
         task.abort();
     }
@@ -707,8 +768,13 @@ fn subscribes(link: &Link) -> bool {
 
 /// Follows `notifications/resources/updated` of `uris` at the backend and
 /// announces each under the proxy's URI (to `subscriptions/listen` streams
-/// and initialize-era subscribers alike).
-fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> AbortHandle {
+/// and initialize-era subscribers alike), on the views that serve it too.
+fn follow_updates(
+    server: Server,
+    views: Arc<Mutex<Views>>,
+    link: Arc<Link>,
+    uris: Vec<String>,
+) -> AbortHandle {
     tokio::spawn(async move {
         let filter = uris
             .iter()
@@ -725,7 +791,13 @@ fn follow_updates(server: Server, link: Arc<Link>, uris: Vec<String>) -> AbortHa
                 continue;
             }
             if let Some(uri) = change.params.get("uri").and_then(Value::as_str) {
-                server.events().resource_updated(&link.naming.uri(uri));
+                let served = link.naming.uri(uri);
+                server.events().resource_updated(&served);
+                views::updated(
+                    &views.lock().unwrap_or_else(|e| e.into_inner()),
+                    &link.id,
+                    &served,
+                );
             }
         }
     })

@@ -16,3 +16,4 @@ mod pinning;
 mod resilience;
 mod routing;
 mod shaping;
+mod views;
