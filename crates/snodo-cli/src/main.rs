@@ -163,6 +163,7 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
             scopes: vec![demo::READ_SCOPE.into(), demo::WRITE_SCOPE.into()],
             challenge: vec![demo::READ_SCOPE.into()],
             name: "snodo demo",
+            on_bound: None,
         });
         return serve_http(server, addr, front, options).await;
     }
@@ -258,7 +259,13 @@ pub(crate) struct Front {
     pub(crate) challenge: Vec<String>,
     /// The resource's name in its metadata.
     pub(crate) name: &'static str,
+    /// Told the resource URI once the listener is bound (the proxy's
+    /// virtual servers derive theirs from it).
+    pub(crate) on_bound: Option<OnBound>,
 }
+
+/// What is told a front door's resource URI once its listener is bound.
+pub(crate) type OnBound = Box<dyn FnOnce(&str) + Send>;
 
 async fn serve_http(
     server: snodo::Server,
@@ -284,6 +291,9 @@ async fn serve_http(
             Some(resource) => resource,
             None => format!("http://{}{}", bound.local_addr()?, "/mcp"),
         };
+        if let Some(tell) = front.on_bound {
+            tell(&url);
+        }
         let rs = ResourceServer::builder(&url)
             .authorization_server(&front.issuer)
             .scopes_supported(front.scopes)

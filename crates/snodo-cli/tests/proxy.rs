@@ -795,7 +795,8 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
          [backends.docs]\nurl = \"http://user:pa55@127.0.0.1:9/mcp\"\n\
          headers = { Authorization = \"Bearer ${SNODO_CHECK_TOKEN}\" }\ntimeout = 60\n\
          [backends.files]\ncommand = [\"/nonexistent/files-server\", \"--stdio\"]\n\
-         env = { ROOT = \"/srv/secret-root\" }\nstderr = \"quiet\"\n",
+         env = { ROOT = \"/srv/secret-root\" }\nstderr = \"quiet\"\n\
+         [servers.reading]\nbackends = [\"docs\"]\ntools = [\"docs.get_*\"]\n",
     )
     .unwrap();
     let check = |config: &std::path::Path| {
@@ -826,6 +827,7 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
             .as_str(),
             "backend docs: url http://127.0.0.1:9/mcp, timeout 60 s, connect_timeout 30 s, headers: Authorization",
             "backend files: command [\"/nonexistent/files-server\", \"--stdio\"], stderr quiet, timeout 300 s, connect_timeout 30 s, env: ROOT",
+            "server reading at /servers/reading/mcp: backends [docs]; tools [docs.get_*], resources all, prompts all",
         ]
     );
     for secret in ["t0k3n", "pa55", "/srv/secret-root"] {
@@ -847,6 +849,10 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
             "unknown field `port`",
         ),
         ("  \n", "the file is empty"),
+        (
+            "[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = [\"b\"]\n",
+            "servers.v: backends: no backend \"b\" in this file",
+        ),
     ] {
         std::fs::write(&config, text).unwrap();
         let out = tokio::time::timeout(Duration::from_secs(15), check(&config).output())
@@ -1468,5 +1474,58 @@ async fn the_audit_log_has_a_line_per_call_and_no_credential() {
         (lines[2]["outcome"].clone(), lines[2]["code"].clone()),
         (json!("refused"), json!(-31429))
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_virtual_server_serves_its_backends_and_names_at_its_own_path() {
+    let kit = serve_here(&tools_of("kit", &["get_report", "get_month", "drop_all"])).await;
+    let files = serve_here(&tools_of("files", &["read", "write"])).await;
+    let dir = test_dir("servers");
+    let config = dir.join("proxy.toml");
+    let file = |tools: &str| {
+        format!(
+            "[backends.kit]\nurl = \"{kit}\"\n[backends.files]\nurl = \"{files}\"\n\
+             [servers.reports]\nbackends = [\"kit\", \"files\"]\ntools = [{tools}]\n"
+        )
+    };
+    std::fs::write(&config, file("\"kit.get_*\", \"files.read\"")).unwrap();
+    let proxy = start_proxy(&config).await;
+    let full = Client::http(&proxy.url).await.unwrap();
+    assert_eq!(tool_names(&full).await.len(), 5);
+    let at = proxy.url.replace("/mcp", "/servers/reports/mcp");
+    // On 2026-07-28 and on an initialize-era session alike.
+    for version in ["2026-07-28", "2025-11-25"] {
+        let view = Client::builder()
+            .protocol_version(version)
+            .connect(at.as_str())
+            .await
+            .unwrap();
+        assert_eq!(
+            until_tools(&view, 10, |n| n.len() == 3).await,
+            ["files.read", "kit.get_month", "kit.get_report"],
+            "{version}"
+        );
+        assert_eq!(answer(&view, "kit.get_month").await, "get_month of kit");
+        for hidden in ["kit.drop_all", "files.write"] {
+            let e = view.call_tool(hidden, json!({})).await.unwrap_err();
+            assert_eq!(e.code(), Some(-32602), "{hidden}: {e}");
+        }
+        if version == "2025-11-25" {
+            assert!(view.session_id().is_some());
+        }
+        view.close().await;
+    }
+    // A server that is not configured is not there.
+    let (status, _, _) = get_raw(&proxy.url.replace("/mcp", "/servers/other/mcp"), &[]).await;
+    assert_eq!(status, 404);
+    // A changed [servers] table applies without a restart.
+    std::fs::write(&config, file("\"files.*\"")).unwrap();
+    let view = Client::http(&at).await.unwrap();
+    assert_eq!(
+        until_tools(&view, 10, |n| n.len() == 2).await,
+        ["files.read", "files.write"]
+    );
+    assert_eq!(tool_names(&full).await.len(), 5);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -87,6 +87,9 @@ pub(crate) struct Config {
     pub(crate) pin_file: Option<String>,
     pub(crate) auth: Option<Auth>,
     pub(crate) audit: Option<AuditKeys>,
+    /// The virtual servers, by name.
+    #[serde(default)]
+    pub(crate) servers: BTreeMap<String, super::servers::ServerKeys>,
 }
 
 /// `[audit]`: a JSON line per forwarded request.
@@ -128,8 +131,22 @@ impl Auth {
                     .prompts(all()),
             ]);
         }
-        self.roles.iter().map(RoleKeys::role).collect()
+        roles_of(&self.roles, "auth.roles")
     }
+}
+
+/// The roles `keys` give (the tables at `key`); an error names the key.
+pub(crate) fn roles_of(keys: &[RoleKeys], key: &str) -> Result<Vec<Role>, String> {
+    let mut names = std::collections::BTreeSet::new();
+    for role in keys {
+        if role.name.trim().is_empty() {
+            return Err(format!("{key}: each role has a name"));
+        }
+        if !names.insert(role.name.as_str()) {
+            return Err(format!("{key}: two roles are named {:?}", role.name));
+        }
+    }
+    keys.iter().map(|r| r.role(key)).collect()
 }
 
 /// One `[[auth.roles]]` table.
@@ -148,21 +165,21 @@ pub(crate) struct RoleKeys {
 }
 
 impl RoleKeys {
-    fn role(&self) -> Result<Role, String> {
+    fn role(&self, key: &str) -> Result<Role, String> {
         let name = &self.name;
         let mut role = Role::new(name);
         for (claim, values) in &self.when {
             if values.is_empty() {
                 return Err(format!(
-                    "auth.roles {name:?}: when.{claim}: give the values that grant the role"
+                    "{key} {name:?}: when.{claim}: give the values that grant the role"
                 ));
             }
             role = role.when(claim, values.iter().cloned());
         }
-        let globs = |key: &str, patterns: &[String]| -> Result<Vec<Glob>, String> {
+        let globs = |field: &str, patterns: &[String]| -> Result<Vec<Glob>, String> {
             patterns
                 .iter()
-                .map(|p| Glob::new(p).map_err(|e| format!("auth.roles {name:?}: {key}: {e}")))
+                .map(|p| Glob::new(p).map_err(|e| format!("{key} {name:?}: {field}: {e}")))
                 .collect()
         };
         Ok(role
@@ -427,15 +444,6 @@ impl Config {
             {
                 return Err("auth.resource: an http:// or https:// URL".into());
             }
-            let mut names = std::collections::BTreeSet::new();
-            for role in &auth.roles {
-                if role.name.trim().is_empty() {
-                    return Err("auth.roles: each role has a name".into());
-                }
-                if !names.insert(role.name.as_str()) {
-                    return Err(format!("auth.roles: two roles are named {:?}", role.name));
-                }
-            }
             auth.policy_roles()?;
         }
         if config
@@ -458,6 +466,7 @@ impl Config {
         {
             return Err("pin_file: a file name".into());
         }
+        super::servers::check(&config)?;
         if let Some(rate) = &config.limits.per_principal {
             config.limits.rate =
                 Some(Rate::parse(rate).map_err(|e| format!("limits.per_principal: {e}"))?);
@@ -918,6 +927,26 @@ mod tests {
             ("[backends.a]\n", "backend \"a\": give a command or a url"),
             ("[backends.a]\nurl = \"ftp://h/\"", "url must be"),
             ("[backends.a]\ncommand = []", "command is empty"),
+            (
+                "[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = []",
+                "servers.v: backends: name at least one",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\n[servers.V]\nbackends = [\"a\"]",
+                "servers.V: a name is",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = [\"a\"]\ntools = [\"\"]",
+                "servers.v: tools:",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = [\"a\"]\n[[servers.v.roles]]\nname = \"r\"",
+                "servers.v: roles: give [auth] too",
+            ),
+            (
+                "[auth]\nissuer = \"https://i.example\"\n[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = [\"a\"]\n[[servers.v.roles]]\nname = \"r\"\n[[servers.v.roles]]\nname = \"r\"",
+                "servers.v.roles: two roles are named \"r\"",
+            ),
             (
                 "[backends.a]\ncommand = \"x\"\ntransport = \"sse\"",
                 "backend \"a\": transport is for a url",

@@ -7,6 +7,7 @@ mod backoff;
 mod config;
 mod file;
 mod ops;
+mod servers;
 pub(crate) mod supervise;
 
 use std::net::SocketAddr;
@@ -180,8 +181,16 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
         proxy: proxy.clone(),
         setting: Default::default(),
         notes: supervisors.notes(),
+        mounts: servers::Mounts::default(),
     };
     settle(&ops, &config, supervisors.pins());
+    if !config.servers.is_empty() && args.stdio {
+        return Err(invalid(format!(
+            "{}: [servers] needs --http (they are served at /servers/NAME/mcp)",
+            path.display()
+        )));
+    }
+    install_servers(&ops, &config, roles.as_ref()).map_err(invalid)?;
     let mut options = snodo::transport::http::HttpOptions::new();
     if let Some(records) = service.records {
         options = options.shared_sessions(records);
@@ -191,12 +200,24 @@ pub(crate) async fn run(args: ProxyArgs) -> std::io::Result<()> {
     }
     let surface = ops.clone();
     options = options.other_paths(move |request| surface.clone().answer(request));
-    let front = config.auth.as_ref().map(|auth| crate::Front {
-        issuer: auth.issuer.clone(),
-        resource: auth.resource.clone(),
-        scopes: auth.scopes.clone(),
-        challenge: auth.scopes.clone(),
-        name: "snodo proxy",
+    let front = config.auth.as_ref().map(|auth| {
+        // Virtual servers are resources on the front door's origin: with
+        // no `resource` configured, that is the listener's.
+        let (ops, config, roles) = (ops.clone(), config.clone(), roles.clone());
+        let on_bound = move |url: &str| {
+            ops.mounts.resource(url);
+            if let Err(e) = install_servers(&ops, &config, roles.as_ref()) {
+                eprintln!("snodo proxy: {e}");
+            }
+        };
+        crate::Front {
+            issuer: auth.issuer.clone(),
+            resource: auth.resource.clone(),
+            scopes: auth.scopes.clone(),
+            challenge: auth.scopes.clone(),
+            name: "snodo proxy",
+            on_bound: Some(Box::new(on_bound)),
+        }
     });
     keep_audit(&proxy, &path, config.audit.as_ref())?;
     tokio::spawn(watch(file, text, config, supervisors, roles, ops));
@@ -257,6 +278,9 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
             }
             (None, Some(url)) => {
                 let _ = write!(out, "url {}", without_userinfo(url));
+                if let Some(transport) = &b.transport {
+                    let _ = write!(out, " ({transport})");
+                }
             }
             (None, None) => {}
         }
@@ -278,6 +302,18 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
         }
         if b.pinned(config.pin) {
             out.push_str(", pinned");
+        }
+        out.push('\n');
+    }
+    for (name, keys) in &config.servers {
+        let view = keys.view().map(|v| v.describe()).unwrap_or_default();
+        let _ = write!(
+            out,
+            "server {name} at {}: {view}",
+            servers::Mounts::path(name)
+        );
+        if !keys.roles.is_empty() {
+            let _ = write!(out, "; {} roles of its own", keys.roles.len());
         }
         out.push('\n');
     }
@@ -315,6 +351,16 @@ fn keep_audit(
     };
     proxy.audit(audit);
     Ok(())
+}
+
+/// Builds and mounts the virtual servers `config` names.
+fn install_servers(ops: &ops::Ops, config: &Config, roles: Option<&Roles>) -> Result<(), String> {
+    let shared = servers::Shared {
+        proxy: ops.proxy(),
+        roles,
+        request_timeout: request_timeout(config),
+    };
+    ops.mounts.install(config, &shared)
 }
 
 /// How long the proxy's server lets a request run: past every backend's
@@ -466,6 +512,11 @@ async fn watch(
                 eprintln!("snodo proxy: {path}: reloaded");
                 supervisors.apply(&next.backends, next.pin);
                 settle(&ops, &next, supervisors.pins());
+                if next.servers != config.servers
+                    && let Err(e) = install_servers(&ops, &next, roles.as_ref())
+                {
+                    eprintln!("snodo proxy: {path}: {e}");
+                }
                 config = next;
             }
             Err(e) => eprintln!("snodo proxy: {path}: {e} (the running configuration is kept)"),

@@ -49,6 +49,8 @@ pub(crate) struct Ops {
     pub(crate) proxy: Proxy,
     pub(crate) setting: Arc<Mutex<Setting>>,
     pub(crate) notes: super::supervise::Notes,
+    /// The virtual servers' endpoints.
+    pub(crate) mounts: super::servers::Mounts,
 }
 
 fn respond(
@@ -136,6 +138,9 @@ impl Ops {
 
     /// Answers one request to a path other than the MCP endpoint.
     pub(crate) async fn answer(self, request: Request<Bytes>) -> Response<McpBody> {
+        if let Some(service) = self.mounts.find(request.uri().path()) {
+            return super::servers::Mounts::answer(service, request).await;
+        }
         let (method, path) = (request.method().clone(), request.uri().path().to_owned());
         match (method, path.as_str()) {
             (Method::GET, "/livez") => respond(StatusCode::OK, "text/plain", "ok\n"),
