@@ -256,3 +256,209 @@ forward_identity = true
     assert_eq!(tool_names(&reader).await, demo);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Starts the Python SDK's HTTP+SSE (2024-11-05) server
+/// (`interop/python/server.py --sse`, with `SNODO_PYTHON`); its stream URL.
+async fn python_sse_backend() -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let python = std::env::var("SNODO_PYTHON").expect(
+        "SNODO_PYTHON is not set: run these tests through interop/oauth/run.sh, which installs the Python SDK",
+    );
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../interop/python/server.py"
+    );
+    let mut child = tokio::process::Command::new(python)
+        .args([script, "--sse", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("python starts");
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::io::BufReader::new(stdout).read_line(&mut line),
+    )
+    .await
+    .expect("the server starts in time")
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).expect("its first line");
+    (child, v["url"].as_str().unwrap().to_owned())
+}
+
+/// Runs `interop/node/gateway_ts.mjs` with `args`; panics unless every
+/// check passed.
+async fn ts_client(label: &str, args: &[&str]) {
+    let node = std::env::var("SNODO_NODE").unwrap_or_else(|_| "node".into());
+    let out = tokio::time::timeout(
+        Duration::from_secs(120),
+        tokio::process::Command::new(node)
+            .arg("gateway_ts.mjs")
+            .args(args)
+            .args(["--label", label])
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../interop/node"))
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the client finishes")
+    .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains(&format!("{label}: ")) && said.contains(" 0 failed"),
+        "{label}: {said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider, the TypeScript SDKs and the Python SDK: run interop/oauth/run.sh"]
+async fn typescript_clients_through_a_gateway_with_roles_a_virtual_server_and_an_sse_backend() {
+    let provider = Provider::start(&[]).await;
+    let (_python, sse_url) = python_sse_backend().await;
+    let dir = std::env::temp_dir().join(format!("snodo-gateway-ts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[auth]
+issuer = "{issuer}"
+scopes = ["demo:read"]
+
+[[auth.roles]]
+name = "reader"
+when = {{ scope = ["demo:read"] }}
+tools = ["demo.greet", "demo.add", "py.echo"]
+
+[[auth.roles]]
+name = "writer"
+when = {{ scope = ["files:write"] }}
+tools = ["*"]
+
+[backends.demo]
+command = ["{SNODO}", "demo", "--stdio"]
+stderr = "quiet"
+
+[backends.py]
+url = "{sse_url}"
+transport = "sse"
+
+[servers.python]
+backends = ["py"]
+tools = ["py.add", "py.echo", "py.count"]
+
+[[servers.python.roles]]
+name = "counter"
+when = {{ scope = ["demo:read"] }}
+tools = ["py.add", "py.count"]
+"#,
+            issuer = provider.issuer
+        ),
+    )
+    .unwrap();
+    let (_gateway, url) = support::spawn_proxy(&[], &config).await;
+    let view = url.replace("/mcp", "/servers/python/mcp");
+
+    // The virtual server is a protected resource of its own.
+    let e = Client::connect(view.as_str()).await.unwrap_err();
+    assert_eq!(e.status(), Some(401), "{e}");
+    let metadata_url = url.replace(
+        "/mcp",
+        "/.well-known/oauth-protected-resource/servers/python/mcp",
+    );
+    let (status, _, body) =
+        oauth_support::send(http::Method::GET, &metadata_url, &[], Default::default()).await;
+    assert_eq!(status, http::StatusCode::OK);
+    let metadata: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(metadata["resource"], view.as_str(), "{metadata}");
+    assert_eq!(
+        metadata["authorization_servers"][0],
+        provider.issuer.as_str()
+    );
+
+    let reader = provider
+        .token("reader", "reader-secret", &url, "demo:read")
+        .await
+        .unwrap();
+    let reader_at_view = provider
+        .token("reader", "reader-secret", &view, "demo:read")
+        .await
+        .unwrap();
+    let writer = provider
+        .token("svc", "svc-secret", &url, "demo:read files:write")
+        .await
+        .unwrap();
+    // A token for /mcp is not one for the virtual server.
+    let e = Client::builder()
+        .header("authorization", &format!("Bearer {reader}"))
+        .connect(view.as_str())
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401), "{e}");
+
+    for sdk in ["v1", "v2"] {
+        // The reader at /mcp: its role's tools, across both backends (the
+        // HTTP+SSE one included).
+        ts_client(
+            &format!("gateway-ts-{sdk}-reader"),
+            &[
+                "--sdk",
+                sdk,
+                "--http",
+                &url,
+                "--token",
+                &reader,
+                "--tools",
+                "demo.add,demo.greet,py.echo",
+                "--call",
+                "py.echo",
+                "--args",
+                r#"{"message":"through the gateway"}"#,
+                "--text",
+                "through the gateway",
+                "--hidden",
+                "demo.lookup,py.add,py.count",
+            ],
+        )
+        .await;
+        // The writer sees everything; its call reaches the SSE backend.
+        ts_client(
+            &format!("gateway-ts-{sdk}-writer"),
+            &[
+                "--sdk", sdk, "--http", &url, "--token", &writer,
+                "--tools", "demo.add,demo.announce,demo.confirm_delete,demo.count,demo.greet,demo.lookup,demo.report,py.add,py.confirm_delete,py.count,py.echo",
+                "--call", "py.add", "--args", r#"{"a":20,"b":22}"#, "--text", "42",
+            ],
+        )
+        .await;
+        // The reader at the virtual server: its own roles over its names.
+        ts_client(
+            &format!("gateway-ts-{sdk}-virtual-server"),
+            &[
+                "--sdk",
+                sdk,
+                "--http",
+                &view,
+                "--token",
+                &reader_at_view,
+                "--tools",
+                "py.add,py.count",
+                "--call",
+                "py.add",
+                "--args",
+                r#"{"a":1,"b":2}"#,
+                "--text",
+                "3",
+                "--hidden",
+                "py.echo,demo.greet,py.confirm_delete",
+            ],
+        )
+        .await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
