@@ -22,7 +22,7 @@ use harness::procs::{self, Launcher};
 use harness::provenance::Provenance;
 use harness::report;
 use machine::{HARNESS_CPU, SERVER_CPU, loadavg};
-use modes::{bridge_main, fanout_main, telemetry_main};
+use modes::{bridge_main, fanout_main, gateway_main, telemetry_main};
 use options::{Options, parse_args};
 use rounds::bench;
 use servers::selected;
@@ -55,6 +55,9 @@ fn real_main(mut options: Options) -> Result<(), String> {
     }
     if options.telemetry {
         return telemetry_main(&mut options, dir, &provenance);
+    }
+    if options.gateway {
+        return gateway_main(&options, dir, provenance);
     }
     if options.bridge {
         return bridge_main(&options, dir, provenance);

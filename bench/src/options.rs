@@ -23,6 +23,7 @@ pub(crate) struct Options {
     pub(crate) fanout: bool,
     pub(crate) telemetry: bool,
     pub(crate) bridge: bool,
+    pub(crate) gateway: bool,
     pub(crate) baseline: Option<String>,
     pub(crate) variants: Option<Vec<String>>,
     pub(crate) listeners: usize,
@@ -61,6 +62,11 @@ usage: snodo-bench [--quick] [--json PATH] [options]
   --bridge              instead: what `snodo serve` adds in front of the snodo
                         server (over stdio and over HTTP) against a direct
                         connection: throughput, p50 and p99 (see README)
+  --gateway             instead: one HTTP backend direct, behind a bare reverse
+                        proxy, `snodo proxy` and mcp-proxy 0.6 (minimal and with
+                        limits), at 1, 8 and 32 clients in initialize-era sessions;
+                        and `snodo serve --stdio` against a bare byte relay
+                        (see README)
   --baseline REV        with --telemetry: also the server as it was at the git
                         revision REV (built in a worktree under target/)
   --variants LIST       with --telemetry: a comma-separated subset of
@@ -87,6 +93,7 @@ pub(crate) fn parse_args() -> Result<Options, String> {
         fanout: false,
         telemetry: false,
         bridge: false,
+        gateway: false,
         baseline: None,
         variants: None,
         listeners: 1000,
@@ -150,6 +157,7 @@ pub(crate) fn parse_args() -> Result<Options, String> {
             "--fanout" => o.fanout = true,
             "--telemetry" => o.telemetry = true,
             "--bridge" => o.bridge = true,
+            "--gateway" => o.gateway = true,
             "--baseline" => o.baseline = Some(it.next().ok_or("--baseline needs a git revision")?),
             "--variants" => {
                 let list = it.next().ok_or("--variants needs a list")?;

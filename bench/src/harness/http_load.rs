@@ -234,9 +234,10 @@ async fn send(
 enum Flavor {
     /// 2026-07-28 requests (`work`), judged by `expect`.
     Stateless(Work, Expect),
-    /// `tools/call echo` inside an initialize-era session the connection
-    /// opens first.
-    Session,
+    /// `tools/call` of this echo tool (`echo`, or its name behind a
+    /// gateway) inside an initialize-era session the connection opens
+    /// first.
+    Session(&'static str),
 }
 
 /// One closed-loop connection: request, check, record, repeat until `end`.
@@ -260,7 +261,7 @@ async fn connection(
         };
         let session = match flavor {
             Flavor::Stateless(..) => None,
-            Flavor::Session => match open_session(&mut sender, &target, index << 32).await {
+            Flavor::Session(_) => match open_session(&mut sender, &target, index << 32).await {
                 Ok(s) => Some(s),
                 Err(e) => {
                     out.error(e);
@@ -278,8 +279,8 @@ async fn connection(
                     request(&target, work.method(), work.name(), work.body(id)),
                     expect,
                 ),
-                Flavor::Session => (
-                    session_request(&target, session.as_ref(), wire::session_echo_body(id)),
+                Flavor::Session(tool) => (
+                    session_request(&target, session.as_ref(), wire::session_echo_body(id, tool)),
                     Expect::SessionEcho,
                 ),
             };
@@ -337,7 +338,19 @@ pub(crate) async fn run_sessions(
     warmup: Duration,
     measure: Duration,
 ) -> Outcome {
-    load(target, Flavor::Session, concurrency, warmup, measure).await
+    run_sessions_of(target, "echo", concurrency, warmup, measure).await
+}
+
+/// [`run_sessions`] calling the echo tool by the name `tool` (as a gateway
+/// in front of the server serves it).
+pub(crate) async fn run_sessions_of(
+    target: &Target,
+    tool: &'static str,
+    concurrency: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Outcome {
+    load(target, Flavor::Session(tool), concurrency, warmup, measure).await
 }
 
 async fn load(

@@ -5,6 +5,7 @@ pub(crate) mod chart;
 pub(crate) mod docs;
 pub(crate) mod fanout;
 pub(crate) mod figures;
+pub(crate) mod gateway;
 pub(crate) mod histogram;
 pub(crate) mod http_load;
 pub(crate) mod issuer;

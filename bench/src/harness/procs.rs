@@ -317,10 +317,18 @@ impl Launcher {
 
     /// Starts `spec --stdio`.
     pub(crate) fn stdio(&self, spec: &Spec) -> Result<StdioServer, String> {
-        let mut child = self
-            .command(spec, "--stdio")
+        self.stdio_spawned(spec.bin, self.command(spec, "--stdio"))
+    }
+
+    /// Spawns `cmd` (named `name` in errors) as a stdio server.
+    pub(crate) fn stdio_spawned(
+        &self,
+        name: &str,
+        mut cmd: Command,
+    ) -> Result<StdioServer, String> {
+        let mut child = cmd
             .spawn()
-            .map_err(|e| format!("{}: cannot spawn: {e}", spec.bin))?;
+            .map_err(|e| format!("{name}: cannot spawn: {e}"))?;
         let pid = child.id().ok_or("no pid")?;
         Ok(StdioServer {
             stdin: Some(child.stdin.take().expect("piped")),

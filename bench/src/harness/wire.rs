@@ -78,9 +78,9 @@ pub(crate) const INITIALIZED_BODY: &str =
     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// `tools/call echo` inside an initialize-era session (no `_meta`).
-pub(crate) fn session_echo_body(id: u64) -> String {
+pub(crate) fn session_echo_body(id: u64, tool: &str) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"echo-{id}"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"echo-{id}"}}}}}}"#
     )
 }
 
