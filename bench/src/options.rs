@@ -69,6 +69,8 @@ usage: snodo-bench [--quick] [--json PATH] [options]
                         (see README)
   --baseline REV        with --telemetry: also the server as it was at the git
                         revision REV (built in a worktree under target/)
+  --variants LIST       with --gateway: the variants to run (direct always
+                        runs; goals need all of them)
   --variants LIST       with --telemetry: a comma-separated subset of
                         before,bare,on,exported,sampled
   --listeners N         listen streams in the fan-out runs (default 1000)

@@ -101,6 +101,18 @@ pub(crate) struct Setup {
     pub(crate) provenance: Provenance,
     /// Where the proxies' configuration files go.
     pub(crate) scratch: PathBuf,
+    /// The variants to run (`direct` always runs); `None`: every one.
+    pub(crate) only: Option<Vec<String>>,
+}
+
+impl Setup {
+    fn runs(&self, variant: &str) -> bool {
+        variant == "direct"
+            || self
+                .only
+                .as_ref()
+                .is_none_or(|only| only.iter().any(|v| v == variant))
+    }
 }
 
 /// A running HTTP variant: the process the load generator talks to and
@@ -228,6 +240,9 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<(String, serde_json:
         for (l, (load, clients)) in LOADS.iter().enumerate() {
             for v in shuffled(VARIANTS.len(), round * 7 + l) {
                 let (variant, tool) = VARIANTS[v];
+                if !setup.runs(variant) {
+                    continue;
+                }
                 let running = start(&setup, &spec, variant, round).await?;
                 first_calls(&running.front.target, tool)
                     .await
@@ -258,6 +273,9 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<(String, serde_json:
         for (l, (load, in_flight)) in STDIO_LOADS.iter().enumerate() {
             for v in shuffled(STDIO_VARIANTS.len(), round * 11 + l) {
                 let variant = STDIO_VARIANTS[v];
+                if !setup.runs(variant) {
+                    continue;
+                }
                 let mut server = start_stdio(&setup, &spec, variant)?;
                 stdio_load::one(&mut server)
                     .await
@@ -405,6 +423,10 @@ impl Report {
             let mut entries = serde_json::Map::new();
             let mut row = Vec::new();
             for (v, (name, _)) in VARIANTS.iter().enumerate() {
+                if http[l][v].is_empty() {
+                    row.push(Figures::default());
+                    continue;
+                }
                 let f = figures(&http[l], v);
                 let errs: u64 = http[l][v].iter().map(|r| r.errors).sum();
                 errors += errs;
@@ -445,6 +467,10 @@ impl Report {
             let mut entries = serde_json::Map::new();
             let mut row = Vec::new();
             for (v, name) in STDIO_VARIANTS.iter().enumerate() {
+                if stdio[l][v].is_empty() {
+                    row.push(Figures::default());
+                    continue;
+                }
                 let f = figures(&stdio[l], v);
                 let errs: u64 = stdio[l][v].iter().map(|r| r.errors).sum();
                 errors += errs;

@@ -37,6 +37,7 @@ pub(crate) fn gateway_main(
         pinned,
         provenance,
         scratch: harness::provenance::workspace_root().join("target/snodo-bench-gateway"),
+        only: options.variants.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
