@@ -570,3 +570,101 @@ async fn demo_v_raises_snodos_log_level_to_debug_when_rust_log_is_unset() {
     let told = demo_stderr(&["-v"], Some("warn")).await;
     assert!(!snodo_debug(&told), "{told}");
 }
+
+/// `hex` as bytes.
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_continues_the_callers_trace_to_its_backend() {
+    let (addr, received) = collector().await;
+    let endpoint = format!("http://{addr}");
+    let env = |service: &str| {
+        let mut env = demo_env(&endpoint);
+        env[1].1 = service.to_string();
+        env
+    };
+    let (_backend, backend_url) = support::spawn_demo_with(&[], |command| {
+        command.envs(env("backend-under-test"));
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("snodo-gateway-trace-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!("[backends.demo]\nurl = \"{backend_url}\"\n"),
+    )
+    .unwrap();
+    let (_gateway, url) = support::spawn_proxy_with(&[], &config, |command| {
+        command.envs(env("gateway-under-test"));
+    })
+    .await;
+
+    // The caller's trace, as a 2026-07-28 client names it in `_meta`.
+    let (trace, parent) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let client = Client::http(&url).await.unwrap();
+    let sum = client
+        .call_tool("demo.add", json!({"a": 20, "b": 22}))
+        .options(
+            snodo::client::RequestOptions::new()
+                .meta("traceparent", json!(format!("00-{trace}-{parent}-01"))),
+        )
+        .await
+        .unwrap();
+    assert!(!sum.is_error());
+    let in_trace = |r: &Received, service: &str, kind: span::SpanKind| {
+        r.spans
+            .iter()
+            .filter(|(svc, s)| {
+                svc == service && s.kind == kind as i32 && s.name.starts_with("tools/call")
+            })
+            .map(|(_, s)| s.clone())
+            .collect::<Vec<Span>>()
+    };
+    until(&received, "the spans of the call on both hops", |r| {
+        !in_trace(r, "backend-under-test", span::SpanKind::Server).is_empty()
+            && !in_trace(r, "gateway-under-test", span::SpanKind::Client).is_empty()
+    })
+    .await;
+    let r = received.lock().unwrap();
+    // The gateway's server span continues the caller's trace, ...
+    let front = in_trace(&r, "gateway-under-test", span::SpanKind::Server);
+    let front = front
+        .iter()
+        .find(|s| s.name == "tools/call demo.add")
+        .expect("the gateway's server span");
+    // (the caller is this test's literal parent, or this process's own
+    // client span when another test installed an exporter here)
+    let callers_span = front.parent_span_id == unhex(parent)
+        || r.spans
+            .iter()
+            .any(|(svc, s)| svc == "telemetry-test" && s.span_id == front.parent_span_id);
+    assert!(callers_span, "{front:?}");
+    if front.parent_span_id == unhex(parent) {
+        assert_eq!(front.trace_id, unhex(trace));
+    }
+    // ... its client span to the backend is a child of it, ...
+    let hop = in_trace(&r, "gateway-under-test", span::SpanKind::Client);
+    let hop = hop
+        .iter()
+        .find(|s| s.parent_span_id == front.span_id)
+        .expect("the gateway's client span under its server span");
+    assert_eq!(hop.trace_id, front.trace_id);
+    assert_eq!(hop.name, "tools/call add");
+    // ... and the backend's server span a child of that.
+    let back = in_trace(&r, "backend-under-test", span::SpanKind::Server);
+    let back = back
+        .iter()
+        .find(|s| s.parent_span_id == hop.span_id)
+        .expect("the backend's server span under the gateway's client span");
+    assert_eq!(back.trace_id, front.trace_id);
+    assert_eq!(back.name, "tools/call add");
+    drop(r);
+    let _ = std::fs::remove_dir_all(&dir);
+}

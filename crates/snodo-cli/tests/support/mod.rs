@@ -105,16 +105,26 @@ pub async fn spawn_proxy(
     args: &[String],
     config: &std::path::Path,
 ) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"))
+    spawn_proxy_with(args, config, |_| {}).await
+}
+
+/// [`spawn_proxy`], with the command adjusted by `configure` first.
+pub async fn spawn_proxy_with(
+    args: &[String],
+    config: &std::path::Path,
+    configure: impl FnOnce(&mut tokio::process::Command),
+) -> (tokio::process::Child, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_snodo"));
+    command
         .arg("proxy")
         .args(["--http", "127.0.0.1:0"])
         .args(args)
         .arg(config)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the proxy starts");
+        .kill_on_drop(true);
+    configure(&mut command);
+    let mut child = command.spawn().expect("the proxy starts");
     let url = demo_url(&mut child).await;
     (child, url)
 }

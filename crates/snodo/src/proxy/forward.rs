@@ -284,8 +284,12 @@ fn start<F>(
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
+    use tracing::Instrument as _;
     let (tx, rx) = mpsc::channel(relay::QUEUE);
-    let task = tokio::spawn(make(options(cx, tx, identity)));
+    // The backend's request runs under the caller's request span, so that
+    // its client span (and the trace context sent to the backend) continue
+    // the caller's trace.
+    let task = tokio::spawn(make(options(cx, tx, identity)).instrument(tracing::Span::current()));
     link.relay.start(task, rx)
 }
 
