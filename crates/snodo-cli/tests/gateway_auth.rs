@@ -462,3 +462,84 @@ tools = ["py.add", "py.count"]
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One 2026-07-28 `tools/list` with `token`: the status, `Retry-After` and
+/// the JSON body.
+async fn list_with(
+    url: &str,
+    token: &str,
+    id: u64,
+) -> (http::StatusCode, Option<String>, serde_json::Value) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list",
+        "params": {"_meta": oauth_support::meta()}});
+    let bearer = format!("Bearer {token}");
+    let (status, headers, body) = oauth_support::send(
+        http::Method::POST,
+        url,
+        &[
+            ("authorization", bearer.as_str()),
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+        ],
+        body.to_string().into(),
+    )
+    .await;
+    let after = headers
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (
+        status,
+        after,
+        serde_json::from_slice(&body).unwrap_or_default(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn each_token_subject_has_its_own_rate_at_the_front_door() {
+    let provider = Provider::start(&[]).await;
+    let dir = std::env::temp_dir().join(format!("snodo-gateway-rate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[limits]\nper_principal = \"3/60s\"\n\n[auth]\nissuer = \"{}\"\n\n\
+             [backends.demo]\ncommand = [\"{SNODO}\", \"demo\", \"--stdio\"]\nstderr = \"quiet\"\n",
+            provider.issuer
+        ),
+    )
+    .unwrap();
+    let (_gateway, url) = support::spawn_proxy(&[], &config).await;
+    let reader = provider
+        .token("reader", "reader-secret", &url, "demo:read")
+        .await
+        .unwrap();
+    let svc = provider
+        .token("svc", "svc-secret", &url, "demo:read")
+        .await
+        .unwrap();
+    // The reader's three requests go through; the fourth is refused with
+    // the time to wait, in the header and in the error's data.
+    for id in 1..=3 {
+        let (status, _, body) = list_with(&url, &reader, id).await;
+        assert_eq!(status, http::StatusCode::OK, "{body}");
+    }
+    let (status, after, body) = list_with(&url, &reader, 4).await;
+    assert_eq!(status, http::StatusCode::TOO_MANY_REQUESTS, "{body}");
+    let after: u64 = after.expect("Retry-After").parse().unwrap();
+    assert!((1..=60).contains(&after), "{after}");
+    assert_eq!(body["id"], 4, "{body}");
+    assert_eq!(body["error"]["code"], -31429, "{body}");
+    assert!(
+        body["error"]["data"]["retryAfter"].as_f64().unwrap() > 0.0,
+        "{body}"
+    );
+    // Another subject, from the same address, has a rate of its own.
+    let (status, _, body) = list_with(&url, &svc, 5).await;
+    assert_eq!(status, http::StatusCode::OK, "{body}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
