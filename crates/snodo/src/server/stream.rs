@@ -23,9 +23,22 @@ pub struct ResponseStream {
     /// stream long enough to see the cancellation, then is aborted.
     task: Option<tokio::task::AbortHandle>,
     notifications: mpsc::Receiver<Vec<u8>>,
+    /// A notification [`ResponseStream::first`] took, yielded first.
+    front: Option<Bytes>,
     last: Option<Vec<u8>>,
     cancel: CancelSignal,
     long_lived: bool,
+}
+
+/// What a stream yields first.
+#[derive(Debug)]
+pub(crate) enum First {
+    /// The final response, with no notification before it.
+    Final(Bytes),
+    /// A notification: the stream streams (it yields this one again first).
+    Streaming,
+    /// Nothing (the request was cancelled).
+    Ended,
 }
 
 impl std::fmt::Debug for ResponseStream {
@@ -48,6 +61,7 @@ impl ResponseStream {
             handler: Some(Box::pin(handler)),
             task: None,
             notifications,
+            front: None,
             last: None,
             cancel,
             long_lived,
@@ -75,6 +89,42 @@ impl ResponseStream {
         stream
     }
 
+    /// Waits for what the stream yields first: the final response (the
+    /// request sent no notification before it), a notification (kept, and
+    /// yielded again first), or its end. A transport that may answer either
+    /// way answers plainly when nothing came before the response.
+    pub(crate) async fn first(&mut self) -> First {
+        std::future::poll_fn(|cx| {
+            if self.cancel.is_cancelled() {
+                return Poll::Ready(First::Ended);
+            }
+            if let Some(handler) = self.handler.as_mut() {
+                if let Poll::Ready(Some(frame)) = self.notifications.poll_recv(cx) {
+                    self.front = Some(frame.into());
+                    return Poll::Ready(First::Streaming);
+                }
+                match handler.as_mut().poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(last) => {
+                        self.handler = None;
+                        self.last = last;
+                    }
+                }
+            }
+            Poll::Ready(match self.notifications.try_recv() {
+                Ok(frame) => {
+                    self.front = Some(frame.into());
+                    First::Streaming
+                }
+                Err(_) => match self.last.take() {
+                    Some(last) => First::Final(last.into()),
+                    None => First::Ended,
+                },
+            })
+        })
+        .await
+    }
+
     /// Whether this stream stays open until it is cancelled (a subscription):
     /// transports send keep-alives on such streams.
     pub fn is_long_lived(&self) -> bool {
@@ -92,6 +142,9 @@ impl Stream for ResponseStream {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Bytes>> {
         let this = &mut *self;
+        if let Some(front) = this.front.take() {
+            return Poll::Ready(Some(front));
+        }
         if this.cancel.is_cancelled() {
             this.handler = None;
             this.last = None;

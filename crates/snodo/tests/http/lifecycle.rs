@@ -45,7 +45,8 @@ async fn request_timeout_cancels_the_handler_and_answers_32603_with_the_id() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn streamed_requests_get_server_sent_events_bounded_by_the_request_timeout() {
+async fn a_request_that_may_stream_is_json_until_a_notification_and_sse_is_bounded_by_the_timeout()
+{
     let running =
         Running::start(HttpOptions::new().request_timeout(Duration::from_millis(300))).await;
     let client = h1_client();
@@ -57,26 +58,35 @@ async fn streamed_requests_get_server_sent_events_bounded_by_the_request_timeout
         body,
     )
     .await;
+    // Asked for progress, it sent none before its response: plain JSON.
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
-    assert_eq!(reply.headers["content-type"], "text/event-stream");
-    assert_eq!(reply.headers["x-accel-buffering"], "no");
-    let text = reply.text();
-    let last = text.trim_end().rsplit("\n\n").next().unwrap();
-    let last: Value =
-        serde_json::from_str(last.strip_prefix("data: ").expect("a data event")).unwrap();
-    assert_eq!(last["id"], 21);
-    assert_eq!(last["result"]["content"][0]["text"], "Sunny in us-west1");
+    assert_eq!(reply.headers["content-type"], "application/json");
+    let json = reply.json();
+    assert_eq!(json["id"], 21);
+    assert_eq!(json["result"]["content"][0]["text"], "Sunny in us-west1");
 
-    // A stream that outlives the request timeout ends with -32603 and the id.
+    // A notification first: server-sent events; a stream that outlives the
+    // request timeout ends with -32603 and the id.
     let body = r#"{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"hang","arguments":{},"_meta":{"progressToken":"p-22","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let reply = post(&client, &running.url, &call_headers("hang", None), body).await;
     assert_eq!(reply.headers["content-type"], "text/event-stream");
+    assert_eq!(reply.headers["x-accel-buffering"], "no");
     let text = reply.text();
+    assert!(text.contains("notifications/progress"), "{text}");
     let last = text.trim_end().rsplit("\n\n").next().unwrap();
     let last: Value =
         serde_json::from_str(last.strip_prefix("data: ").expect("a data event")).unwrap();
     assert_eq!(last["id"], 22);
     assert_eq!(last["error"]["code"], -32603);
+
+    // Nothing before the request timeout: a JSON -32603 with the id.
+    let body = r#"{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"slow","arguments":{"ms":5000},"_meta":{"progressToken":"p-23","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let reply = post(&client, &running.url, &call_headers("slow", None), body).await;
+    assert_eq!(reply.headers["content-type"], "application/json");
+    let json = reply.json();
+    assert_eq!(json["id"], 23);
+    assert_eq!(json["error"]["code"], -32603);
+    assert_eq!(json["error"]["message"], "Request timed out");
     let deadline = Instant::now() + SOON;
     while !running.gauge.cancelled.load(Ordering::SeqCst) {
         assert!(Instant::now() < deadline, "the cancel signal fired");

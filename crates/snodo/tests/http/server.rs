@@ -66,7 +66,8 @@ impl Tool for Slow {
     }
 }
 
-/// Never finishes; notes when its request's signal fires.
+/// Never finishes (after one progress notification, when the caller asked
+/// for progress); notes when its request's signal fires.
 struct Hang(Arc<Gauge>);
 
 impl Tool for Hang {
@@ -83,6 +84,9 @@ impl Tool for Hang {
             signal.cancelled().await;
             gauge.cancelled.store(true, Ordering::SeqCst);
         });
+        if cx.wants_progress() {
+            let _ = cx.progress(0.0, None, Some("started")).await;
+        }
         std::future::pending::<()>().await;
         Ok(ToolResult::text("unreachable"))
     }

@@ -309,23 +309,27 @@ pub(crate) async fn collect(body: HyperBody, max: usize) -> Result<Bytes, Client
     Ok(out.into())
 }
 
-/// The JSON-RPC messages of a JSON body (one object, or a batch array).
+/// The JSON-RPC messages of a JSON body (one object, decoded as it is, or
+/// a batch array).
 fn messages(body: &[u8], max: usize, status: u16) -> Option<Vec<Incoming>> {
-    let value: Value = serde_json::from_slice(wire::strip_bom(body)).ok()?;
-    let items = match value {
-        Value::Array(items) => items,
-        other => vec![other],
+    let with_status = |msg| match msg {
+        Incoming::Response { message, .. } => Incoming::Response {
+            message,
+            status: Some(status),
+        },
+        other => other,
+    };
+    let body = wire::strip_bom(body);
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'[') {
+        return Some(vec![with_status(Incoming::decode(body, max)?)]);
+    }
+    let Value::Array(items) = serde_json::from_slice(body).ok()? else {
+        return None;
     };
     let mut out = Vec::new();
     for item in items {
         let bytes = serde_json::to_vec(&item).ok()?;
-        match Incoming::decode(&bytes, max)? {
-            Incoming::Response { message, .. } => out.push(Incoming::Response {
-                message,
-                status: Some(status),
-            }),
-            other => out.push(other),
-        }
+        out.push(with_status(Incoming::decode(&bytes, max)?));
     }
     Some(out)
 }

@@ -166,11 +166,11 @@ pub(crate) fn resolve(stream: &Uri, data: &str) -> Result<Uri, ClientError> {
             stream.authority().map_or("", |a| a.as_str())
         )
     };
-    let absolute = if Uri::try_from(data)
-        .ok()
-        .is_some_and(|u| u.scheme().is_some())
-    {
-        data.to_string()
+    let absolute = if data.contains("://") {
+        match Uri::try_from(data) {
+            Ok(uri) if uri.scheme().is_some() => data.to_string(),
+            _ => return Err(refuse("is not a URL")),
+        }
     } else if data.starts_with("//") {
         return Err(refuse("names another host"));
     } else if data.starts_with('/') {

@@ -26,7 +26,7 @@ use super::shared::{Shared, named_session};
 use super::sse::{Deadline, SseBody};
 use crate::server::connection::Speaks;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
-use crate::server::{Buckets, Dispatched, Forbidden, Reply};
+use crate::server::{Buckets, Dispatched, First, Forbidden, Reply};
 use crate::wire::{self, Message};
 use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
 
@@ -61,9 +61,10 @@ impl Server {
 
 /// The MCP endpoint as a tower service: one POST carries one JSON-RPC
 /// message, answered with `application/json`, with server-sent events when
-/// the request streams notifications (`progressToken`, `logLevel`,
-/// `subscriptions/listen`, requests to an initialize-era client), or with 202
-/// for a notification.
+/// the request streams notifications (`subscriptions/listen`, requests to an
+/// initialize-era client, and a 2026-07-28 request with a `progressToken` or
+/// a `logLevel` whose handler sends a notification before its response: one
+/// that sends none is answered as JSON), or with 202 for a notification.
 ///
 /// For each request, in order:
 ///
@@ -87,7 +88,8 @@ impl Server {
 ///    picks 200, 400 or 404); an `initialize`, or anything with an
 ///    `Mcp-Session-Id`, takes the initialize-era path; a notification or a
 ///    response gets 202 with an empty body, a streamed request
-///    `text/event-stream` (one `data:` event per frame). Undecodable bytes go
+///    `text/event-stream` (one `data:` event per frame) once a notification
+///    comes before its response. Undecodable bytes go
 ///    to [`Server::dispatch`], which answers -32700/-32600 with 400.
 ///
 /// **Initialize-era sessions.** `initialize` opens a session in the
@@ -681,6 +683,25 @@ async fn run(
     guard.disarm();
     match outcome {
         Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
+        // A request that may stream is answered as JSON when its response
+        // comes before any notification: server-sent events only when there
+        // is something to send ahead of the response.
+        Ok(Dispatched::Stream(mut stream)) if !stream.is_long_lived() => {
+            match tokio::time::timeout_at(at, stream.first()).await {
+                Ok(First::Final(body)) => json(StatusCode::OK, body),
+                Ok(First::Streaming | First::Ended) => {
+                    respond(Dispatched::Stream(stream), Deadline { at, id })
+                }
+                Err(_) => {
+                    cancel.cancel();
+                    let error = Error::internal("Request timed out");
+                    json(
+                        StatusCode::OK,
+                        wire::encode_error(id.as_ref(), &error).into(),
+                    )
+                }
+            }
+        }
         Ok(dispatched) => respond(dispatched, Deadline { at, id }),
         Err(_) => {
             cancel.cancel();
