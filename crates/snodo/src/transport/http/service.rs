@@ -692,26 +692,19 @@ async fn run(
                 Ok(First::Streaming | First::Ended) => {
                     respond(Dispatched::Stream(stream), Deadline { at, id })
                 }
-                Err(_) => {
-                    cancel.cancel();
-                    let error = Error::internal("Request timed out");
-                    json(
-                        StatusCode::OK,
-                        wire::encode_error(id.as_ref(), &error).into(),
-                    )
-                }
+                Err(_) => timed_out(&cancel, id.as_ref()),
             }
         }
         Ok(dispatched) => respond(dispatched, Deadline { at, id }),
-        Err(_) => {
-            cancel.cancel();
-            let error = Error::internal("Request timed out");
-            json(
-                StatusCode::OK,
-                wire::encode_error(id.as_ref(), &error).into(),
-            )
-        }
+        Err(_) => timed_out(&cancel, id.as_ref()),
     }
+}
+
+/// Cancels a request past its timeout and answers -32603 with its id.
+fn timed_out(cancel: &CancelSignal, id: Option<&wire::RequestId>) -> Response<McpBody> {
+    cancel.cancel();
+    let error = Error::internal("Request timed out");
+    json(StatusCode::OK, wire::encode_error(id, &error).into())
 }
 
 /// Fires the request's signal if its future is dropped before it finishes.
