@@ -284,12 +284,11 @@ fn start<F>(
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    use tracing::Instrument as _;
     let (tx, rx) = mpsc::channel(relay::QUEUE);
-    // The backend's request runs under the caller's request span, so that
-    // its client span (and the trace context sent to the backend) continue
-    // the caller's trace.
-    let task = tokio::spawn(make(options(cx, tx, identity)).instrument(tracing::Span::current()));
+    // Polled by the caller's request, under its span: the backend request's
+    // client span (and the trace context sent to the backend) continue the
+    // caller's trace, and no task is spawned per call.
+    let task: relay::BackendRequest = Box::pin(make(options(cx, tx, identity)));
     link.relay.start(task, rx)
 }
 
@@ -317,16 +316,8 @@ async fn follow(
             // Progress and log messages first: those the backend sent
             // before its answer reach the caller before the answer.
             biased;
-            Some(p) = flight.progress.recv() => {
-                if cx.wants_progress() {
-                    let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
-                }
-            }
-            Some(m) = flight.logs.recv() => {
-                if let Some(level) = LogLevel::parse(&m.level) {
-                    cx.log_as(level, m.logger.as_deref(), m.data).await;
-                }
-            }
+            Some(p) = flight.progress.recv() => pass_progress(cx, p).await,
+            Some(m) = flight.logs.recv() => pass_log(cx, m).await,
             Some(ask) = flight.asks.recv() => {
                 let key = format!("{}-{}", ask.method.replace('/', "-"), link.relay.round());
                 let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
@@ -340,18 +331,37 @@ async fn follow(
                 return Ok(Ended::Input(input.state(state)));
             }
             out = &mut flight.task => {
-                return match out {
-                    Ok(Ok(value)) => Ok(Ended::Answer(value)),
-                    Ok(Err(e)) => Ok(Ended::Failed(e)),
-                    Err(e) => Err(HandlerError::protocol(Error::internal(format!(
-                        "the request to backend {:?} ended: {e}", link.id
-                    )))),
-                };
+                // What the backend sent before its answer, in the same
+                // poll, reaches the caller first.
+                while let Ok(p) = flight.progress.try_recv() {
+                    pass_progress(cx, p).await;
+                }
+                while let Ok(m) = flight.logs.try_recv() {
+                    pass_log(cx, m).await;
+                }
+                return Ok(match out {
+                    Ok(value) => Ended::Answer(value),
+                    Err(e) => Ended::Failed(e),
+                });
             }
             () = cx.cancellation().cancelled() => {
                 return Err(HandlerError::protocol(Error::internal("the request was cancelled")));
             }
         }
+    }
+}
+
+/// Passes a backend's progress update to a caller that asked for progress.
+async fn pass_progress(cx: &Context, p: Progress) {
+    if cx.wants_progress() {
+        let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+    }
+}
+
+/// Passes a backend's log message to the caller (at the caller's level).
+async fn pass_log(cx: &Context, m: crate::client::LogMessage) {
+    if let Some(level) = LogLevel::parse(&m.level) {
+        cx.log_as(level, m.logger.as_deref(), m.data).await;
     }
 }
 

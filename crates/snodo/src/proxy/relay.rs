@@ -172,11 +172,7 @@ impl Relay {
 
     /// Registers a forwarded request: backend requests reach `Flight::asks`
     /// until it is dropped.
-    pub(crate) fn start(
-        &self,
-        task: tokio::task::JoinHandle<Result<Value, ClientError>>,
-        progress: mpsc::Receiver<Progress>,
-    ) -> Flight {
+    pub(crate) fn start(&self, task: BackendRequest, progress: mpsc::Receiver<Progress>) -> Flight {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
         let (asks_tx, asks) = mpsc::unbounded_channel();
         let (logs_tx, logs) = mpsc::channel(QUEUE);
@@ -242,23 +238,22 @@ impl Relay {
     }
 }
 
-/// A forwarded request running at the backend.
+/// The backend's side of a forwarded request: polled by the caller's
+/// request (no task of its own), kept while parked; dropping it cancels the
+/// backend's request.
+pub(crate) type BackendRequest =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, ClientError>> + Send>>;
+
+/// A forwarded request running at the backend (dropped before its end,
+/// cancelled or parked too long, it cancels the backend's request).
 pub(crate) struct Flight {
-    pub(crate) task: tokio::task::JoinHandle<Result<Value, ClientError>>,
+    pub(crate) task: BackendRequest,
     pub(crate) asks: mpsc::UnboundedReceiver<Ask>,
     pub(crate) progress: mpsc::Receiver<Progress>,
     pub(crate) logs: mpsc::Receiver<LogMessage>,
     /// The backend request the caller was asked to answer, and its key.
     pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
     registration: Registration,
-}
-
-impl Drop for Flight {
-    fn drop(&mut self) {
-        // A flight dropped before its end (cancelled, parked too long)
-        // cancels the backend's request.
-        self.task.abort();
-    }
 }
 
 /// Removes a flight from its relay when it ends. Weak: a parked flight,
@@ -286,29 +281,47 @@ fn elicited(answer: Value) -> Result<ElicitResponse, BoxError> {
 mod tests {
     use super::*;
 
+    /// Set when the backend request it belongs to is dropped (cancelled).
+    struct Dropped(Arc<std::sync::atomic::AtomicBool>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// A flight whose backend request never ends, and whether that request
+    /// was dropped.
+    fn watched(relay: &Relay) -> (Flight, Arc<std::sync::atomic::AtomicBool>) {
+        let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let guard = Dropped(dropped.clone());
+        let task: BackendRequest = Box::pin(async move {
+            let _guard = guard;
+            std::future::pending::<Result<Value, ClientError>>().await
+        });
+        let (_tx, rx) = mpsc::channel(QUEUE);
+        (relay.start(task, rx), dropped)
+    }
+
     /// A flight whose backend request never ends.
     fn flight(relay: &Relay) -> Flight {
-        let task = tokio::spawn(std::future::pending::<Result<Value, ClientError>>());
-        let (_tx, rx) = mpsc::channel(QUEUE);
-        relay.start(task, rx)
+        watched(relay).0
     }
 
     #[tokio::test]
     async fn past_max_parked_the_oldest_is_dropped_and_its_backend_request_cancelled() {
         let relay = Relay::new();
-        let first = flight(&relay);
-        let first_task = first.task.abort_handle();
+        let (first, first_cancelled) = watched(&relay);
         let oldest = relay.park(first).unwrap();
         let mut rest = Vec::new();
         for _ in 1..MAX_PARKED {
             rest.push(relay.park(flight(&relay)).unwrap());
         }
-        assert!(!first_task.is_finished());
+        assert!(!first_cancelled.load(Ordering::SeqCst));
         let newest = relay.park(flight(&relay)).unwrap();
         assert!(relay.resume(&oldest).is_none(), "the oldest was dropped");
-        tokio::task::yield_now().await;
         assert!(
-            first_task.is_finished(),
+            first_cancelled.load(Ordering::SeqCst),
             "and its backend request cancelled"
         );
         assert!(relay.resume(&newest).is_some());
@@ -319,8 +332,7 @@ mod tests {
     #[tokio::test]
     async fn without_the_random_source_nothing_is_parked_and_the_backend_request_ends() {
         let relay = Relay::new();
-        let one = flight(&relay);
-        let task = one.task.abort_handle();
+        let (one, cancelled) = watched(&relay);
         {
             let _off = crate::random::failing();
             let err = relay.park(one).unwrap_err();
@@ -328,8 +340,10 @@ mod tests {
         }
         assert!(relay.inner.parked.lock().unwrap().is_empty());
         assert!(relay.inner.lock().is_empty(), "the flight is gone");
-        tokio::task::yield_now().await;
-        assert!(task.is_finished(), "its backend request was cancelled");
+        assert!(
+            cancelled.load(Ordering::SeqCst),
+            "its backend request was cancelled"
+        );
         let state = relay.park(flight(&relay)).unwrap();
         assert!(state.starts_with(STATE_PREFIX) && state.len() == STATE_PREFIX.len() + 32);
     }
@@ -356,14 +370,15 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_relay_frees_its_parked_requests_and_cancels_them() {
         let relay = Relay::new();
-        let parked = flight(&relay);
-        let task = parked.task.abort_handle();
+        let (parked, cancelled) = watched(&relay);
         let _state = relay.park(parked).unwrap();
         let weak = Arc::downgrade(&relay.inner);
         drop(relay);
         assert!(weak.upgrade().is_none(), "no cycle keeps the relay alive");
-        tokio::task::yield_now().await;
-        assert!(task.is_finished(), "the backend request was cancelled");
+        assert!(
+            cancelled.load(Ordering::SeqCst),
+            "the backend request was cancelled"
+        );
     }
 
     #[tokio::test]
