@@ -4,7 +4,8 @@
 //! and either a command or an http(s) URL, positive finite timeouts, a
 //! known stderr mode, `forward_identity` only for a URL and no zero
 //! bound; an `[auth]` issuer URL, an admin token of 16 characters or more,
-//! roles that build; a named audit file; a parsed caller rate; and reads
+//! roles that build; a named audit file; a parsed caller rate; virtual
+//! servers that name backends of the file and build their views; and reads
 //! the same again. Input: the file's text.
 #![no_main]
 
@@ -25,6 +26,14 @@ fuzz_target!(|data: &[u8]| {
     assert!(snodo::proxy::check_separator(&config.separator).is_ok());
     assert!(config.health_interval >= 0.1 && config.health_interval.is_finite());
     assert!(config.backends.len() <= snodo::proxy::MAX_BACKENDS);
+    for (name, server) in &config.servers {
+        assert!(snodo::proxy::check_id(name).is_ok(), "server {name:?}");
+        assert!(!server.backends.is_empty(), "server {name:?}");
+        for id in &server.backends {
+            assert!(config.backends.contains_key(id), "server {name:?}: {id:?}");
+        }
+        assert!(server.view().is_ok(), "server {name:?}");
+    }
     for (id, backend) in &config.backends {
         assert!(snodo::proxy::check_id(id).is_ok(), "id {id:?}");
         match (&backend.command, &backend.url) {

@@ -67,7 +67,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
-use snodo::proxy::{BackendLimits, Component, Glob, Role, Shaping};
+use snodo::proxy::{BackendLimits, Component, Glob, Role, Shaping, View};
 use snodo::server::Rate;
 
 /// The whole file.
@@ -89,7 +89,7 @@ pub(crate) struct Config {
     pub(crate) audit: Option<AuditKeys>,
     /// The virtual servers, by name.
     #[serde(default)]
-    pub(crate) servers: BTreeMap<String, super::servers::ServerKeys>,
+    pub(crate) servers: BTreeMap<String, ServerKeys>,
 }
 
 /// `[audit]`: a JSON line per forwarded request.
@@ -187,6 +187,73 @@ impl RoleKeys {
             .resources(globs("resources", &self.resources)?)
             .prompts(globs("prompts", &self.prompts)?))
     }
+}
+
+/// One `[servers.NAME]` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ServerKeys {
+    pub(crate) backends: Vec<String>,
+    pub(crate) tools: Option<Vec<String>>,
+    pub(crate) resources: Option<Vec<String>>,
+    pub(crate) prompts: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) roles: Vec<RoleKeys>,
+}
+
+/// The most virtual servers a file may name.
+pub(crate) const MAX_SERVERS: usize = 64;
+
+impl ServerKeys {
+    /// The view it serves; an error names the key.
+    pub(crate) fn view(&self) -> Result<View, String> {
+        let globs = |key: &str, patterns: &[String]| -> Result<Vec<Glob>, String> {
+            patterns
+                .iter()
+                .map(|p| Glob::new(p).map_err(|e| format!("{key}: {e}")))
+                .collect()
+        };
+        let mut view = View::new(self.backends.iter().cloned());
+        if let Some(tools) = &self.tools {
+            view = view.tools(globs("tools", tools)?);
+        }
+        if let Some(resources) = &self.resources {
+            view = view.resources(globs("resources", resources)?);
+        }
+        if let Some(prompts) = &self.prompts {
+            view = view.prompts(globs("prompts", prompts)?);
+        }
+        Ok(view)
+    }
+}
+
+/// Checks the `[servers]` tables of `config`.
+fn check_servers(config: &Config) -> Result<(), String> {
+    if config.servers.len() > MAX_SERVERS {
+        return Err(format!("at most {MAX_SERVERS} servers"));
+    }
+    for (name, keys) in &config.servers {
+        let fail = |m: String| Err(format!("servers.{name}: {m}"));
+        if snodo::proxy::check_id(name).is_err() {
+            return fail("a name is 1 to 64 of a-z, 0-9, _ and -".into());
+        }
+        if keys.backends.is_empty() {
+            return fail("backends: name at least one".into());
+        }
+        for id in &keys.backends {
+            if !config.backends.contains_key(id) {
+                return fail(format!("backends: no backend {id:?} in this file"));
+            }
+        }
+        if let Err(e) = keys.view() {
+            return fail(e);
+        }
+        if !keys.roles.is_empty() && config.auth.is_none() {
+            return fail("roles: give [auth] too (roles are granted by tokens)".into());
+        }
+        roles_of(&keys.roles, &format!("servers.{name}.roles"))?;
+    }
+    Ok(())
 }
 
 /// `[limits]`: what each caller may send.
@@ -466,7 +533,7 @@ impl Config {
         {
             return Err("pin_file: a file name".into());
         }
-        super::servers::check(&config)?;
+        check_servers(&config)?;
         if let Some(rate) = &config.limits.per_principal {
             config.limits.rate =
                 Some(Rate::parse(rate).map_err(|e| format!("limits.per_principal: {e}"))?);

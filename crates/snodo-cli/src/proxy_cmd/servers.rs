@@ -26,79 +26,11 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use bytes::Bytes;
 use http::{Request, Response};
-use serde::Deserialize;
-use snodo::proxy::{Glob, Proxy, Role, Roles, View};
+use snodo::proxy::{Proxy, Role, Roles};
 use snodo::server::Capability;
 use snodo::transport::http::{HttpOptions, McpBody, McpService};
 
-use super::config::{Auth, Config, RoleKeys};
-
-/// One `[servers.NAME]` table.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ServerKeys {
-    pub(crate) backends: Vec<String>,
-    pub(crate) tools: Option<Vec<String>>,
-    pub(crate) resources: Option<Vec<String>>,
-    pub(crate) prompts: Option<Vec<String>>,
-    #[serde(default)]
-    pub(crate) roles: Vec<RoleKeys>,
-}
-
-/// The most virtual servers a file may name.
-pub(crate) const MAX_SERVERS: usize = 64;
-
-impl ServerKeys {
-    /// The view it serves; an error names the key.
-    pub(crate) fn view(&self) -> Result<View, String> {
-        let globs = |key: &str, patterns: &[String]| -> Result<Vec<Glob>, String> {
-            patterns
-                .iter()
-                .map(|p| Glob::new(p).map_err(|e| format!("{key}: {e}")))
-                .collect()
-        };
-        let mut view = View::new(self.backends.iter().cloned());
-        if let Some(tools) = &self.tools {
-            view = view.tools(globs("tools", tools)?);
-        }
-        if let Some(resources) = &self.resources {
-            view = view.resources(globs("resources", resources)?);
-        }
-        if let Some(prompts) = &self.prompts {
-            view = view.prompts(globs("prompts", prompts)?);
-        }
-        Ok(view)
-    }
-}
-
-/// Checks the `[servers]` tables of `config`.
-pub(crate) fn check(config: &Config) -> Result<(), String> {
-    if config.servers.len() > MAX_SERVERS {
-        return Err(format!("at most {MAX_SERVERS} servers"));
-    }
-    for (name, keys) in &config.servers {
-        let fail = |m: String| Err(format!("servers.{name}: {m}"));
-        if snodo::proxy::check_id(name).is_err() {
-            return fail("a name is 1 to 64 of a-z, 0-9, _ and -".into());
-        }
-        if keys.backends.is_empty() {
-            return fail("backends: name at least one".into());
-        }
-        for id in &keys.backends {
-            if !config.backends.contains_key(id) {
-                return fail(format!("backends: no backend {id:?} in this file"));
-            }
-        }
-        if let Err(e) = keys.view() {
-            return fail(e);
-        }
-        if !keys.roles.is_empty() && config.auth.is_none() {
-            return fail("roles: give [auth] too (roles are granted by tokens)".into());
-        }
-        super::config::roles_of(&keys.roles, &format!("servers.{name}.roles"))?;
-    }
-    Ok(())
-}
+use super::config::{Auth, Config, ServerKeys};
 
 /// The MCP endpoints of the virtual servers, by name, as the listener's
 /// other paths find them. With `[auth]`, they are built once the front

@@ -56,6 +56,7 @@ pub use rate::{MAX_TRACKED_CALLERS, Rate};
 pub use reply::{Dispatched, Forbidden, Reply};
 pub use scope_policy::{ExactScopes, ScopePolicy};
 pub use shares::DEFAULT_MAX_SUBSCRIPTIONS_PER_SHARE;
+#[cfg(feature = "http")]
 pub(crate) use stream::First;
 pub use stream::{ABANDON_GRACE, ResponseStream};
 

@@ -31,6 +31,7 @@ pub struct ResponseStream {
 }
 
 /// What a stream yields first.
+#[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) enum First {
     /// The final response, with no notification before it.
@@ -89,6 +90,7 @@ impl ResponseStream {
         stream
     }
 
+    #[cfg(feature = "http")]
     /// Waits for what the stream yields first: the final response (the
     /// request sent no notification before it), a notification (kept, and
     /// yielded again first), or its end. A transport that may answer either
