@@ -11,7 +11,7 @@
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { attempt, check, expectRpcError, finish, opt, text, watchdog } from "./checks.mjs";
+import { attempt, check, expectRpcError, finish, negotiatedOn, opt, text, watchdog } from "./checks.mjs";
 
 const sdk = opt("--sdk") ?? "v2";
 const label = opt("--label") ?? `gateway-ts-${sdk}`;
@@ -20,6 +20,7 @@ const requestInit = { headers: { Authorization: `Bearer ${opt("--token")}` } };
 const list = (name) => (opt(name) ? opt(name).split(",").filter(Boolean) : []);
 
 const transport = sdk === "v1" ? new HttpV1(url, { requestInit }) : new HttpV2(url, { requestInit });
+const negotiated = negotiatedOn(transport);
 const client =
   sdk === "v1"
     ? new ClientV1({ name: "snodo-gateway-ts-v1", version: "1.0.0" })
@@ -29,8 +30,8 @@ watchdog(label, transport, client);
 
 await attempt("connect with the token", async () => {
   await client.connect(transport);
-  const version = sdk === "v1" ? transport.protocolVersion ?? "2025-11-25" : client.getNegotiatedProtocolVersion();
-  check(`connected (${sdk})`, sdk === "v1" ? version.startsWith("2025-") : version === "2026-07-28", version);
+  const version = sdk === "v1" ? negotiated() : client.getNegotiatedProtocolVersion();
+  check(`connected (${sdk})`, sdk === "v1" ? version === "2025-11-25" : version === "2026-07-28", version);
 });
 
 await attempt("tools/list", async () => {

@@ -18,7 +18,7 @@ use super::http_load::{self, Target};
 use super::output::{self, ChartFile};
 use super::procs::{self, HttpServer, Launcher, Spec};
 use super::provenance::Provenance;
-use super::telemetry::{median, shuffled};
+use super::telemetry::{median, ratio_median, shuffled};
 use super::wire::{Expect, Work};
 
 /// The loads: (name, connections).
@@ -206,14 +206,10 @@ pub(crate) async fn run(setup: Setup, spec: Spec) -> Result<Report, String> {
         };
         let mut entries = serde_json::Map::new();
         for (v, name) in VARIANTS.iter().enumerate() {
-            let ratio = median(
-                runs[l][v]
-                    .iter()
-                    .zip(&runs[l][0])
-                    .map(|(r, b)| r.rps / b.rps.max(1.0))
-                    .collect(),
-            )
-            .unwrap_or(0.0);
+            let ratio = ratio_median(
+                runs[l][v].iter().map(|r| r.rps),
+                runs[l][0].iter().map(|r| r.rps),
+            );
             let rates: Vec<f64> = runs[l][v].iter().map(|r| r.rps).collect();
             let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = rates.iter().copied().fold(0.0, f64::max);

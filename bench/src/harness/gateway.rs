@@ -28,7 +28,7 @@ use super::http_load::{self, Outcome};
 use super::procs::{self, HttpServer, Launcher, Spec, StdioServer, WindowCpu};
 use super::provenance::Provenance;
 use super::stdio_load;
-use super::telemetry::{median, shuffled};
+use super::telemetry::{median, ratio_median, shuffled};
 
 /// The HTTP loads: (name, clients in flight).
 pub(crate) const LOADS: [(&str, usize); 3] = [("c1", 1), ("c8", 8), ("c32", 32)];
@@ -354,14 +354,7 @@ fn figures(runs: &[Vec<Run>], v: usize) -> Figures {
     let opt = |f: &dyn Fn(&Run) -> Option<f64>| median(runs[v].iter().filter_map(f).collect());
     Figures {
         rps: med(&|r| r.rps),
-        over_direct: median(
-            runs[v]
-                .iter()
-                .zip(&runs[0])
-                .map(|(r, b)| r.rps / b.rps.max(1.0))
-                .collect(),
-        )
-        .unwrap_or(0.0),
+        over_direct: ratio_median(runs[v].iter().map(|r| r.rps), runs[0].iter().map(|r| r.rps)),
         p50: med(&|r| r.p50_us),
         p99: med(&|r| r.p99_us),
         added_p50: med(&|r| r.p50_us) - base(&|r| r.p50_us),

@@ -176,6 +176,22 @@ pub(crate) struct Run {
 }
 
 /// The median of some values.
+/// The median of the per-round ratios of `rates` to `base` (the same
+/// rounds, in order); 0 without rounds.
+pub(crate) fn ratio_median(
+    rates: impl IntoIterator<Item = f64>,
+    base: impl IntoIterator<Item = f64>,
+) -> f64 {
+    median(
+        rates
+            .into_iter()
+            .zip(base)
+            .map(|(r, b)| r / b.max(1.0))
+            .collect(),
+    )
+    .unwrap_or(0.0)
+}
+
 pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;

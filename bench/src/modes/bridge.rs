@@ -1,9 +1,8 @@
 //! `--bridge`: the snodo server direct and behind `snodo serve`.
 
 use crate::harness;
-use crate::harness::procs::{self, Launcher, SERVERS};
+use crate::harness::procs::{self, SERVERS};
 use crate::harness::provenance::Provenance;
-use crate::machine::{HARNESS_CPU, SERVER_CPU};
 use crate::options::Options;
 
 /// `--bridge`: the snodo server direct and behind `snodo serve`.
@@ -17,17 +16,9 @@ pub(crate) fn bridge_main(
         procs::build_these(&dir, &[snodo])?;
     }
     harness::bridge::build_cli(&dir)?;
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pinned = options.pin && cpus >= 2 && procs::have_taskset();
-    if pinned {
-        procs::pin_self(HARNESS_CPU)?;
-    }
+    let (launcher, pinned) = super::pinned_launcher(options, dir)?;
     let setup = harness::bridge::Setup {
-        launcher: Launcher {
-            dir,
-            server_cpu: pinned.then(|| SERVER_CPU.to_string()),
-            show_stderr: options.show_stderr,
-        },
+        launcher,
         rounds: options.rounds,
         warmup: options.warmup,
         measure: options.measure,

@@ -2,9 +2,8 @@
 //! mcp-proxy; and the stdio hop.
 
 use crate::harness;
-use crate::harness::procs::{self, Launcher, SERVERS};
+use crate::harness::procs::SERVERS;
 use crate::harness::provenance::Provenance;
-use crate::machine::{HARNESS_CPU, SERVER_CPU};
 use crate::options::Options;
 
 /// `--gateway`: what one gateway hop costs, against a bare hop and
@@ -18,17 +17,9 @@ pub(crate) fn gateway_main(
     if options.build {
         harness::gateway::build(&dir, &snodo)?;
     }
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pinned = options.pin && cpus >= 2 && procs::have_taskset();
-    if pinned {
-        procs::pin_self(HARNESS_CPU)?;
-    }
+    let (launcher, pinned) = super::pinned_launcher(options, dir)?;
     let setup = harness::gateway::Setup {
-        launcher: Launcher {
-            dir,
-            server_cpu: pinned.then(|| SERVER_CPU.to_string()),
-            show_stderr: options.show_stderr,
-        },
+        launcher,
         rounds: options.rounds,
         warmup: options.warmup,
         measure: options.measure,

@@ -26,6 +26,16 @@ async fn client(url: &str, token: &str) -> Client {
         .expect("the gateway takes the token")
 }
 
+/// Connecting to `url` with `token` is refused with 401.
+async fn refused(url: &str, token: &str) {
+    let e = Client::builder()
+        .header("authorization", &format!("Bearer {token}"))
+        .connect(url)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401), "{e}");
+}
+
 /// A refusal that says nothing is there: -32602.
 fn not_there(e: ClientError, what: &str) {
     assert_eq!(e.code(), Some(-32602), "{what}: {e}");
@@ -35,9 +45,7 @@ fn not_there(e: ClientError, what: &str) {
 #[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
 async fn two_roles_see_different_tools_and_what_is_hidden_cannot_be_reached() {
     let provider = Provider::start(&[]).await;
-    let dir = std::env::temp_dir().join(format!("snodo-gateway-auth-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::fresh_dir("gateway-auth");
     let config = dir.join("gateway.toml");
     // A backend that records the headers it is sent.
     let recorder = snodo::Server::builder("rec", "1")
@@ -229,12 +237,7 @@ forward_identity = true
         .token("svc", "svc-secret", "http://127.0.0.1:9/mcp", "demo:read")
         .await
         .unwrap();
-    let e = Client::builder()
-        .header("authorization", &format!("Bearer {other}"))
-        .connect(url.as_str())
-        .await
-        .unwrap_err();
-    assert_eq!(e.status(), Some(401), "{e}");
+    refused(&url, &other).await;
 
     // Roles change while the gateway runs.
     let text = std::fs::read_to_string(&config).unwrap();
@@ -318,9 +321,7 @@ async fn ts_client(label: &str, args: &[&str]) {
 async fn typescript_clients_through_a_gateway_with_roles_a_virtual_server_and_an_sse_backend() {
     let provider = Provider::start(&[]).await;
     let (_python, sse_url) = python_sse_backend().await;
-    let dir = std::env::temp_dir().join(format!("snodo-gateway-ts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::fresh_dir("gateway-ts");
     let config = dir.join("gateway.toml");
     std::fs::write(
         &config,
@@ -394,12 +395,7 @@ tools = ["py.add", "py.count"]
         .await
         .unwrap();
     // A token for /mcp is not one for the virtual server.
-    let e = Client::builder()
-        .header("authorization", &format!("Bearer {reader}"))
-        .connect(view.as_str())
-        .await
-        .unwrap_err();
-    assert_eq!(e.status(), Some(401), "{e}");
+    refused(&view, &reader).await;
 
     for sdk in ["v1", "v2"] {
         // The reader at /mcp: its role's tools, across both backends (the
@@ -500,9 +496,7 @@ async fn list_with(
 #[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
 async fn each_token_subject_has_its_own_rate_at_the_front_door() {
     let provider = Provider::start(&[]).await;
-    let dir = std::env::temp_dir().join(format!("snodo-gateway-rate-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::fresh_dir("gateway-rate");
     let config = dir.join("gateway.toml");
     std::fs::write(
         &config,

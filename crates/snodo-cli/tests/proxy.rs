@@ -377,10 +377,7 @@ async fn serve_here(server: &snodo::Server) -> String {
 
 /// A fresh directory for one test's files.
 fn test_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("snodo-proxy-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    support::fresh_dir(&format!("proxy-{name}"))
 }
 
 /// What the proxy's tool `name` answers (its text, or the error).

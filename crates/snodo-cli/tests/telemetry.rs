@@ -592,9 +592,7 @@ async fn a_gateway_continues_the_callers_trace_to_its_backend() {
         command.envs(env("backend-under-test"));
     })
     .await;
-    let dir = std::env::temp_dir().join(format!("snodo-gateway-trace-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::fresh_dir("gateway-trace");
     let config = dir.join("gateway.toml");
     std::fs::write(
         &config,

@@ -161,3 +161,12 @@ pub async fn serve_recording(
     });
     (url, seen)
 }
+
+/// A fresh, empty directory for one test's files: `snodo-<name>-<pid>` in
+/// the system's temporary directory.
+pub fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("snodo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
