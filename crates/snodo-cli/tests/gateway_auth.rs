@@ -36,6 +36,20 @@ async fn refused(url: &str, token: &str) {
     assert_eq!(e.status(), Some(401), "{e}");
 }
 
+/// Tokens for `url` of two callers: `reader` (scope `demo:read`) and
+/// `svc` (`demo:read files:write`).
+async fn two_tokens(provider: &Provider, url: &str) -> (String, String) {
+    let reader = provider
+        .token("reader", "reader-secret", url, "demo:read")
+        .await
+        .unwrap();
+    let svc = provider
+        .token("svc", "svc-secret", url, "demo:read files:write")
+        .await
+        .unwrap();
+    (reader, svc)
+}
+
 /// A refusal that says nothing is there: -32602.
 fn not_there(e: ClientError, what: &str) {
     assert_eq!(e.code(), Some(-32602), "{what}: {e}");
@@ -97,14 +111,7 @@ forward_identity = true
     let e = Client::connect(url.as_str()).await.unwrap_err();
     assert_eq!(e.status(), Some(401), "{e}");
 
-    let reader_token = provider
-        .token("reader", "reader-secret", &url, "demo:read")
-        .await
-        .unwrap();
-    let writer_token = provider
-        .token("svc", "svc-secret", &url, "demo:read files:write")
-        .await
-        .unwrap();
+    let (reader_token, writer_token) = two_tokens(&provider, &url).await;
     let reader = client(&url, &reader_token).await;
     let writer = client(&url, &writer_token).await;
 
@@ -535,5 +542,91 @@ async fn each_token_subject_has_its_own_rate_at_the_front_door() {
     // Another subject, from the same address, has a rate of its own.
     let (status, _, body) = list_with(&url, &svc, 5).await;
     assert_eq!(status, http::StatusCode::OK, "{body}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn each_caller_gets_a_server_of_its_own_with_its_claims_in_the_environment() {
+    let provider = Provider::start(&[]).await;
+    let dir = support::fresh_dir("gateway-per-caller");
+    let config = dir.join("gateway.toml");
+    let script = dir.join("whoami_server.py");
+    std::fs::write(
+        &script,
+        include_str!("../../snodo/tests/proxy/whoami_server.py"),
+    )
+    .unwrap();
+    let admin = "an-admin-token-of-some-length";
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[auth]
+issuer = "{issuer}"
+admin_token = "{admin}"
+
+[backends.who]
+command = ["python3", "{script}"]
+env_from_claims = {{ WHO = "sub", TEAMS = "scope" }}
+max_callers = 4
+"#,
+            issuer = provider.issuer,
+            script = script.display()
+        ),
+    )
+    .unwrap();
+    let (_gateway, url) = support::spawn_proxy(&[], &config).await;
+    let (reader_token, svc_token) = two_tokens(&provider, &url).await;
+    let reader = client(&url, &reader_token).await;
+    let svc = client(&url, &svc_token).await;
+    assert_eq!(tool_names(&reader).await, ["who.quit", "who.whoami"]);
+
+    /// `who.whoami` as `caller`: WHO, TEAMS and the pid.
+    async fn whoami(caller: &Client) -> (String, String, String) {
+        let r = caller.call_tool("who.whoami", json!({})).await.unwrap();
+        let text = r.text_content();
+        let mut parts = text.split('|').map(str::to_owned);
+        (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        )
+    }
+    let (who, scopes, reader_pid) = whoami(&reader).await;
+    assert_eq!((who.as_str(), scopes.as_str()), ("reader", "demo:read"));
+    assert_eq!(whoami(&reader).await.2, reader_pid, "one server per caller");
+    let (who, scopes, svc_pid) = whoami(&svc).await;
+    assert_eq!(who, "svc");
+    let mut scopes: Vec<&str> = scopes.split(' ').collect();
+    scopes.sort_unstable();
+    assert_eq!(scopes, ["demo:read", "files:write"]);
+    assert_ne!(svc_pid, reader_pid);
+
+    // The admin surface and the metrics count them.
+    let base = url.trim_end_matches("/mcp");
+    let bearer = format!("Bearer {admin}");
+    let get = |path: &str| {
+        let url = format!("{base}{path}");
+        let bearer = bearer.clone();
+        async move {
+            let (status, _, body) = oauth_support::send(
+                http::Method::GET,
+                &url,
+                &[("authorization", bearer.as_str())],
+                bytes::Bytes::new(),
+            )
+            .await;
+            assert_eq!(status, http::StatusCode::OK, "{url}");
+            String::from_utf8(body.to_vec()).unwrap()
+        }
+    };
+    let body: serde_json::Value = serde_json::from_str(&get("/admin/backends").await).unwrap();
+    assert_eq!(body["backends"][0]["callers"], 2, "{body}");
+    let metrics = get("/metrics").await;
+    assert!(
+        metrics.contains("snodo_proxy_caller_servers{backend=\"who\"} 2"),
+        "{metrics}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -850,6 +850,10 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
             "[backends.a]\ncommand = \"x\"\n[servers.v]\nbackends = [\"b\"]\n",
             "servers.v: backends: no backend \"b\" in this file",
         ),
+        (
+            "[backends.a]\ncommand = \"x\"\nenv_from_claims = { U = \"sub\" }\n",
+            "backend \"a\": env_from_claims needs [auth]",
+        ),
     ] {
         std::fs::write(&config, text).unwrap();
         let out = tokio::time::timeout(Duration::from_secs(15), check(&config).output())
@@ -861,6 +865,28 @@ async fn check_validates_a_file_and_summarises_it_without_starting_anything() {
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(said.contains(want), "{text:?}: {said}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn check_names_a_backend_started_per_caller_and_its_claims() {
+    let dir = test_dir("check-per-caller");
+    let config = dir.join("proxy.toml");
+    std::fs::write(
+        &config,
+        "[auth]\nissuer = \"http://127.0.0.1:9\"\n\
+         [backends.gh]\ncommand = \"gh-server --stdio\"\n\
+         env_from_claims = { GH_USER = \"sub\", TEAMS = \"groups\" }\ncaller_idle = 60\n",
+    )
+    .unwrap();
+    let said = summary_of(&config).await;
+    assert!(
+        said.contains(
+            "backend gh: command \"gh-server --stdio\", stderr inherit, timeout 300 s, connect_timeout 30 s, \
+             per caller (env from claims: GH_USER=sub, TEAMS=groups; at most 64, idle 60 s)"
+        ),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

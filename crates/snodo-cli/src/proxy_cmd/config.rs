@@ -30,6 +30,12 @@
 //! forward_identity = true              # X-Snodo-Subject and X-Snodo-Scopes (a url's)
 //! required = false                     # /readyz does not wait for it (default true)
 //!
+//! [backends.github]                    # a command started once per caller (needs [auth])
+//! command = "github-mcp --stdio"
+//! env_from_claims = { GITHUB_USER = "sub", TEAMS = "groups" }   # variable = claim
+//! max_callers = 64                     # callers' servers at once (default 64)
+//! caller_idle = 300                    # seconds before an idle one stops (default 300)
+//!
 //! [limits]
 //! per_principal = "20/s"               # each caller's requests (HTTP)
 //! ```
@@ -339,6 +345,13 @@ pub(crate) struct Backend {
     /// Whether the caller's subject and scopes go with each request.
     #[serde(default)]
     pub(crate) forward_identity: bool,
+    /// A command started once per caller, these variables set from the
+    /// caller's claims (variable = claim).
+    pub(crate) env_from_claims: Option<BTreeMap<String, String>>,
+    /// The most callers' servers at once.
+    pub(crate) max_callers: Option<u64>,
+    /// Seconds before an idle caller's server stops.
+    pub(crate) caller_idle: Option<f64>,
     /// What the shaping keys above say, built by [`Config::parse`].
     #[serde(skip)]
     pub(crate) shaping: Shaping,
@@ -369,6 +382,9 @@ impl Backend {
             && self.timeout == other.timeout
             && self.stderr == other.stderr
             && self.connect_timeout == other.connect_timeout
+            && self.env_from_claims == other.env_from_claims
+            && self.max_callers == other.max_callers
+            && self.caller_idle == other.caller_idle
     }
 }
 
@@ -493,6 +509,8 @@ impl Config {
             if !matches!(b.stderr.as_str(), "inherit" | "quiet") {
                 return fail("stderr is inherit or quiet");
             }
+            per_caller_keys(b, config.auth.is_some())
+                .map_err(|e| format!("backend {id:?}: {e}"))?;
         }
         for (id, b) in &mut config.backends {
             for (name, value) in &mut b.headers {
@@ -540,6 +558,55 @@ impl Config {
         }
         Ok(config)
     }
+}
+
+/// The most callers' servers `max_callers` may allow.
+const MAX_CALLERS: u64 = 4096;
+
+/// Checks the keys of a backend started per caller.
+fn per_caller_keys(b: &Backend, auth: bool) -> Result<(), String> {
+    let Some(claims) = &b.env_from_claims else {
+        if b.max_callers.is_some() {
+            return Err("max_callers is for a backend with env_from_claims".into());
+        }
+        if b.caller_idle.is_some() {
+            return Err("caller_idle is for a backend with env_from_claims".into());
+        }
+        return Ok(());
+    };
+    if b.command.is_none() {
+        return Err("env_from_claims is for a command (one is started per caller)".into());
+    }
+    if !auth {
+        return Err("env_from_claims needs [auth]: callers are told apart by their tokens".into());
+    }
+    for (var, claim) in claims {
+        let valid = !var.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "env_from_claims: {var:?} is no variable name (A-Z, a-z, 0-9 and _)"
+            ));
+        }
+        if claim.is_empty() {
+            return Err(format!("env_from_claims.{var}: name a claim"));
+        }
+        if b.env.contains_key(var) {
+            return Err(format!(
+                "env_from_claims.{var}: also in env; give it in one of them"
+            ));
+        }
+    }
+    if let Some(n) = b.max_callers
+        && !(1..=MAX_CALLERS).contains(&n)
+    {
+        return Err(format!("max_callers: 1 to {MAX_CALLERS}"));
+    }
+    if let Some(s) = b.caller_idle
+        && !(s > 0.0 && s.is_finite())
+    {
+        return Err("caller_idle must be a positive number of seconds".into());
+    }
+    Ok(())
 }
 
 /// The most calls in flight a backend's `concurrency` may allow.
@@ -1113,6 +1180,42 @@ mod tests {
             (
                 "[backends.a]\ncommand = \"x\"\nforward_identity = true",
                 "forward_identity is for a url",
+            ),
+            (
+                "[backends.a]\nurl = \"http://h/mcp\"\nenv_from_claims = { U = \"sub\" }",
+                "backend \"a\": env_from_claims is for a command",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nenv_from_claims = { U = \"sub\" }",
+                "env_from_claims needs [auth]",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = { \"A-B\" = \"sub\" }",
+                "env_from_claims: \"A-B\" is no variable name",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = { U = \"\" }",
+                "env_from_claims.U: name a claim",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv = { U = \"1\" }\nenv_from_claims = { U = \"sub\" }",
+                "env_from_claims.U: also in env",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = {}\nmax_callers = 0",
+                "max_callers: 1 to 4096",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = {}\ncaller_idle = 0",
+                "caller_idle must be a positive number",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\nmax_callers = 3",
+                "max_callers is for a backend with env_from_claims",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ncaller_idle = 3",
+                "caller_idle is for a backend with env_from_claims",
             ),
             ("[audit]\narguments = true", "missing field `path`"),
             ("pin = \"yes\"", "invalid type"),

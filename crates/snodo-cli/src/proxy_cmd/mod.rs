@@ -295,6 +295,17 @@ fn summary(path: &std::path::Path, config: &Config) -> String {
                 let _ = write!(out, ", {what}: {}", names.join(", "));
             }
         }
+        if let Some(claims) = &b.env_from_claims {
+            let vars: Vec<String> = claims.iter().map(|(v, c)| format!("{v}={c}")).collect();
+            let _ = write!(
+                out,
+                ", per caller (env from claims: {}; at most {}, idle {} s)",
+                vars.join(", "),
+                b.max_callers.unwrap_or(snodo::proxy::MAX_CALLERS as u64),
+                b.caller_idle
+                    .unwrap_or(snodo::proxy::CALLER_IDLE.as_secs_f64())
+            );
+        }
         for policy in [b.shaping.describe(), b.limits.describe()] {
             if !policy.is_empty() {
                 let _ = write!(out, ", {policy}");

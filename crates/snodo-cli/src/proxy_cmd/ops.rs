@@ -273,6 +273,7 @@ impl Ops {
                         "breaker": b.breaker,
                         "limits": b.limits,
                         "pending": b.pending,
+                        "callers": b.callers,
                         "lastError": b.withdrawn.clone().or(last),
                     }),
                     None => json!({
@@ -286,6 +287,7 @@ impl Ops {
                         "breaker": null,
                         "limits": "",
                         "pending": [],
+                        "callers": null,
                         "lastError": last,
                     }),
                 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use snodo::client::{Client, ClientBuilder, StderrMode, StdioCommand, Target};
-use snodo::proxy::{PinStore, Proxy, Relay};
+use snodo::proxy::{PerCaller, PinStore, Proxy, Relay};
 use tokio::sync::oneshot;
 
 use super::backoff::Backoff;
@@ -104,6 +104,14 @@ impl Supervisors {
             if let Err(e) = set {
                 eprintln!("snodo proxy: backend {id}: refused: {e}");
                 continue;
+            }
+            if !self.running.contains_key(id) {
+                let set = per_caller(b)
+                    .and_then(|p| self.proxy.per_caller(id, p).map_err(|e| e.to_string()));
+                if let Err(e) = set {
+                    eprintln!("snodo proxy: backend {id}: refused: {e}");
+                    continue;
+                }
             }
             if let Some((running, _)) = self.running.get_mut(id) {
                 *running = b.clone();
@@ -336,6 +344,34 @@ async fn connect(
     }
 }
 
+/// How a backend started per caller starts each caller's server (`None`:
+/// not such a backend).
+fn per_caller(backend: &Backend) -> Result<Option<PerCaller>, String> {
+    let Some(claims) = &backend.env_from_claims else {
+        return Ok(None);
+    };
+    let (Target::Stdio(command), builder) = (target(backend)?, connector(backend)?.builder) else {
+        return Err("env_from_claims is for a command".into());
+    };
+    // The listing child's empty values are not the callers'.
+    let mut command = command;
+    command
+        .env
+        .retain(|(k, _)| !claims.contains_key(&*k.to_string_lossy()));
+    let mut per_caller = PerCaller::new(command, builder)
+        .start_timeout(Duration::from_secs_f64(backend.connect_timeout));
+    for (var, claim) in claims {
+        per_caller = per_caller.env_from_claim(var, claim);
+    }
+    if let Some(n) = backend.max_callers {
+        per_caller = per_caller.max_callers(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    if let Some(s) = backend.caller_idle {
+        per_caller = per_caller.idle(Duration::from_secs_f64(s));
+    }
+    Ok(Some(per_caller))
+}
+
 fn target(backend: &Backend) -> Result<Target, String> {
     if let Some(url) = &backend.url {
         if backend.transport.as_deref() == Some("sse") {
@@ -350,6 +386,11 @@ fn target(backend: &Backend) -> Result<Target, String> {
     };
     for (k, v) in &backend.env {
         command = command.env(k, v);
+    }
+    // A command started per caller is also started for the proxy itself,
+    // which is no caller: its variables from claims are empty.
+    for var in backend.env_from_claims.iter().flat_map(|c| c.keys()) {
+        command = command.env(var, "");
     }
     let stderr = if backend.stderr == "quiet" {
         StderrMode::Null

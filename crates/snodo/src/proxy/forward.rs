@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::audit::Entry;
+use super::callers::{Callers, Child};
 use super::convert;
 use super::guard::{self, Guard};
 use super::naming::Naming;
@@ -44,12 +45,71 @@ pub(crate) struct Link {
     pub(crate) guard: std::sync::RwLock<Arc<Guard>>,
     /// The proxy's counters.
     pub(crate) stats: Arc<Stats>,
+    /// The servers started for each caller, when it is such a backend.
+    pub(crate) callers: std::sync::RwLock<Option<Arc<Callers>>>,
+    /// Told when `callers` is replaced.
+    pub(crate) callers_set: tokio::sync::Notify,
 }
 
 impl Link {
     /// The backend's limits now.
     pub(crate) fn guard(&self) -> Arc<Guard> {
         self.guard.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The servers started for each caller, when it is such a backend.
+    pub(crate) fn callers(&self) -> Option<Arc<Callers>> {
+        self.callers
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Replaces the servers started for each caller.
+    pub(crate) fn set_callers(&self, callers: Option<Arc<Callers>>) {
+        *self.callers.write().unwrap_or_else(|e| e.into_inner()) = callers;
+        self.callers_set.notify_one();
+    }
+
+    /// Where the request of `cx` goes.
+    async fn via(&self, cx: &Context) -> Result<Via<'_>, HandlerError> {
+        match self.callers() {
+            None => Ok(Via::Backend(self)),
+            Some(callers) => {
+                let child = callers.child(&self.id, cx).await?;
+                Ok(Via::Caller(callers, child))
+            }
+        }
+    }
+}
+
+/// Where one request goes: the backend's client, or the caller's own
+/// server.
+enum Via<'a> {
+    Backend(&'a Link),
+    Caller(Arc<Callers>, Arc<Child>),
+}
+
+impl Via<'_> {
+    fn parts(&self) -> (&Client, &Relay) {
+        match self {
+            Via::Backend(link) => (&link.client, &link.relay),
+            Via::Caller(_, child) => {
+                let (client, relay) = child.parts().expect("a caller's server is started first");
+                (client, relay)
+            }
+        }
+    }
+
+    /// Forgets a caller's server whose connection failed (the next
+    /// request starts another).
+    fn failed(&self, e: &ClientError) {
+        if let Via::Caller(callers, child) = self
+            && !e.is_rpc()
+            && !e.is_timeout()
+        {
+            callers.forget(child);
+        }
     }
 }
 
@@ -113,7 +173,7 @@ async fn run<F>(
     cx: &Context,
     call: Call<'_>,
     repeatable: bool,
-    make: impl FnMut(RequestOptions) -> F,
+    make: impl FnMut(&Client, RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
@@ -211,16 +271,18 @@ async fn attempt<F>(
     cx: &Context,
     identity: bool,
     repeatable: bool,
-    mut make: impl FnMut(RequestOptions) -> F,
+    mut make: impl FnMut(&Client, RequestOptions) -> F,
 ) -> Result<Result<Value, InputRequired>, HandlerError>
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
+    let via = link.via(cx).await?;
+    let (client, relay) = via.parts();
     let parked = cx
         .request_state()
         .filter(|s| s.starts_with(relay::STATE_PREFIX));
     if let Some(state) = parked {
-        let mut flight = link.relay.resume(state).ok_or_else(|| {
+        let mut flight = relay.resume(state).ok_or_else(|| {
             Error::invalid_params(
                 "the requestState names no request waiting for input (it ended, or waited too long)",
             )
@@ -233,14 +295,12 @@ where
             };
             let _ = reply.send(Ok(answer.clone()));
         }
-        return finish(link, follow(link, cx, flight).await?);
+        return finish(link, &via, follow(link, relay, cx, flight).await?);
     }
     let guard = link.guard();
     if guard.is_open_door() {
-        return finish(
-            link,
-            follow(link, cx, start(link, cx, identity, &mut make)).await?,
-        );
+        let flight = start(client, relay, cx, identity, &mut make);
+        return finish(link, &via, follow(link, relay, cx, flight).await?);
     }
     let attempts = if repeatable { guard.attempts() } else { 1 };
     guard.earn();
@@ -255,7 +315,8 @@ where
                 return Err(refused.error);
             }
         };
-        let ended = follow(link, cx, start(link, cx, identity, &mut make)).await?;
+        let flight = start(client, relay, cx, identity, &mut make);
+        let ended = follow(link, relay, cx, flight).await?;
         match ended {
             Ended::Failed(e) if guard::counts(&e) => {
                 guard.record(pass, true);
@@ -264,22 +325,23 @@ where
                     attempt += 1;
                     continue;
                 }
-                return finish(link, Ended::Failed(e));
+                return finish(link, &via, Ended::Failed(e));
             }
             ended => {
                 guard.record(pass, false);
-                return finish(link, ended);
+                return finish(link, &via, ended);
             }
         }
     }
 }
 
-/// Starts the request `make` builds at the backend.
+/// Starts the request `make` builds at the backend (through `client`).
 fn start<F>(
-    link: &Link,
+    client: &Client,
+    relay: &Relay,
     cx: &Context,
     identity: bool,
-    make: &mut impl FnMut(RequestOptions) -> F,
+    make: &mut impl FnMut(&Client, RequestOptions) -> F,
 ) -> relay::Flight
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
@@ -288,12 +350,19 @@ where
     // Polled by the caller's request, under its span: the backend request's
     // client span (and the trace context sent to the backend) continue the
     // caller's trace, and no task is spawned per call.
-    let task: relay::BackendRequest = Box::pin(make(options(cx, tx, identity)));
-    link.relay.start(task, rx)
+    let task: relay::BackendRequest = Box::pin(make(client, options(cx, tx, identity)));
+    relay.start(task, rx)
 }
 
 /// What an ended flight answers the caller.
-fn finish(link: &Link, ended: Ended) -> Result<Result<Value, InputRequired>, HandlerError> {
+fn finish(
+    link: &Link,
+    via: &Via<'_>,
+    ended: Ended,
+) -> Result<Result<Value, InputRequired>, HandlerError> {
+    if let Ended::Failed(e) = &ended {
+        via.failed(e);
+    }
     match ended {
         Ended::Answer(value) if crate::client::is_input_required(&value) => {
             Ok(Err(convert::input_required(&value)?))
@@ -308,6 +377,7 @@ fn finish(link: &Link, ended: Ended) -> Result<Result<Value, InputRequired>, Han
 /// requests to the caller.
 async fn follow(
     link: &Link,
+    relay: &Relay,
     cx: &Context,
     mut flight: relay::Flight,
 ) -> Result<Ended, HandlerError> {
@@ -319,10 +389,10 @@ async fn follow(
             Some(p) = flight.progress.recv() => pass_progress(cx, p).await,
             Some(m) = flight.logs.recv() => pass_log(cx, m).await,
             Some(ask) = flight.asks.recv() => {
-                let key = format!("{}-{}", ask.method.replace('/', "-"), link.relay.round());
+                let key = format!("{}-{}", ask.method.replace('/', "-"), relay.round());
                 let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
                 flight.waiting = Some((key, ask.reply));
-                let state = link.relay.park(flight).map_err(|e| {
+                let state = relay.park(flight).map_err(|e| {
                     Error::internal(format!(
                         "backend {:?} asked for input, and the request cannot wait for it: {e}",
                         link.id
@@ -440,7 +510,7 @@ impl Tool for ForwardTool {
             other => other.clone(),
         };
         shaping::inject(&mut arguments, &self.injections);
-        let (client, remote) = (&self.link.client, &self.remote);
+        let remote = &self.remote;
         let repeatable = self.repeatable();
         // Moved into the first attempt; a retry sends a copy.
         let (mut first, spare) = match repeatable {
@@ -453,7 +523,7 @@ impl Tool for ForwardTool {
             name: &self.definition.name,
             arguments: audited.as_ref(),
         };
-        let result = run(&self.link, &cx, call, repeatable, move |opts| {
+        let result = run(&self.link, &cx, call, repeatable, move |client, opts| {
             let arguments = first
                 .take()
                 .or_else(|| spare.clone())
@@ -527,7 +597,6 @@ impl Prompt for ForwardPrompt {
                 &Value::Object(arguments.clone()),
             )?;
         }
-        let client = &self.link.client;
         // The raw request: the answer is read once, by `convert`.
         let params = json!({"name": self.remote, "arguments": arguments});
         let mut params = Some(params);
@@ -544,7 +613,7 @@ impl Prompt for ForwardPrompt {
             name: &self.definition.name,
             arguments: audited.as_ref(),
         };
-        let result = run(&self.link, &cx, call, false, move |opts| {
+        let result = run(&self.link, &cx, call, false, move |client, opts| {
             let (client, params) = (client.clone(), params.take().unwrap_or_default());
             async move { client.request("prompts/get", params).options(opts).await }
         })
@@ -690,14 +759,13 @@ impl Resource for ForwardResource {
                 Error::invalid_params("Resource not found").with_data(json!({"uri": req.uri})),
             ));
         }
-        let client = &self.link.client;
         let call = Call {
             identity: self.shaping.forwards_identity(),
             method: "resources/read",
             name: &req.uri,
             arguments: None,
         };
-        let result = run(&self.link, &cx, call, false, move |opts| {
+        let result = run(&self.link, &cx, call, false, move |client, opts| {
             let (client, params) = (client.clone(), json!({ "uri": uri }));
             async move { client.request("resources/read", params).options(opts).await }
         })

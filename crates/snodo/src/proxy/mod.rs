@@ -72,6 +72,7 @@
 //! ```
 
 mod audit;
+mod callers;
 mod convert;
 mod error;
 mod forward;
@@ -89,11 +90,14 @@ mod views;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
 pub use self::audit::{AUDIT_QUEUE, Audit};
+use self::callers::Callers;
+pub use self::callers::{CALLER_IDLE, CALLER_START, MAX_CALLERS, PerCaller};
 pub use self::error::ProxyError;
 use self::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link};
 pub use self::glob::Glob;
@@ -135,6 +139,9 @@ struct Shared {
     shapings: Mutex<BTreeMap<String, Arc<Shaping>>>,
     /// Each backend's limits, by id (kept while it comes and goes).
     guards: Mutex<BTreeMap<String, Arc<Guard>>>,
+    /// The backends whose callers each get a server, by id (kept while
+    /// they come and go).
+    per_caller: Mutex<BTreeMap<String, Arc<Callers>>>,
     /// What its forwarded requests counted.
     stats: Arc<Stats>,
     /// Grows each time the names served change.
@@ -218,6 +225,7 @@ impl Proxy {
                 backends: Mutex::new(BTreeMap::new()),
                 shapings: Mutex::new(BTreeMap::new()),
                 guards: Mutex::new(BTreeMap::new()),
+                per_caller: Mutex::new(BTreeMap::new()),
                 stats: Arc::new(Stats::default()),
                 changes: tokio::sync::watch::Sender::new(0),
                 views: Arc::new(Mutex::new(Views::new())),
@@ -303,6 +311,33 @@ impl Proxy {
         Ok(())
     }
 
+    /// Sends each caller's requests to backend `id` to a server of the
+    /// caller's own, as `per_caller` says (`None`: to the backend, as
+    /// others). The backend added under `id` is listed and followed, and
+    /// answers completions; the callers' servers are started on their first
+    /// request and stopped once idle. A change stops the callers' servers
+    /// running. The setting is kept while the backend is removed and added
+    /// again.
+    pub fn per_caller(&self, id: &str, per_caller: Option<PerCaller>) -> Result<(), ProxyError> {
+        check_id(id)?;
+        let callers = per_caller.map(|p| Arc::new(Callers::new(p)));
+        {
+            let mut all = self
+                .shared
+                .per_caller
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            match &callers {
+                Some(c) => all.insert(id.to_owned(), c.clone()),
+                None => all.remove(id),
+            };
+        }
+        if let Some(b) = self.lock().get(id) {
+            b.link.set_callers(callers);
+        }
+        Ok(())
+    }
+
     /// The state of backend `id`'s circuit breaker: `closed`, `open` or
     /// `half-open` (`None` without such a backend or breaker).
     pub fn breaker(&self, id: &str) -> Option<&'static str> {
@@ -364,6 +399,7 @@ impl Proxy {
                     breaker: guard.has_breaker().then(|| guard.breaker_state()),
                     limits: guard.limits().describe(),
                     pending: pending.iter().filter(mine).cloned().collect(),
+                    callers: b.link.callers().map(|c| c.running()),
                 }
             })
             .collect()
@@ -452,6 +488,21 @@ impl Proxy {
         self.add_relayed_backend(id, client, relay).await
     }
 
+    /// Adds backend `id` whose callers each get a server of their own
+    /// ([`Proxy::per_caller`]): sets `per_caller`, then starts its command
+    /// once more for the proxy itself (every variable from claims empty)
+    /// to list and follow it.
+    pub async fn connect_per_caller(
+        &self,
+        id: &str,
+        per_caller: PerCaller,
+    ) -> Result<Synced, ProxyError> {
+        let (builder, listing) = (per_caller.builder().clone(), per_caller.command_for(None));
+        self.per_caller(id, Some(per_caller))?;
+        self.connect_backend(id, builder, Target::Stdio(listing))
+            .await
+    }
+
     /// Adds a backend whose client has `relay` installed
     /// ([`Relay::install`]): the elicitation and sampling requests an
     /// initialize-era backend sends while a forwarded request runs go to
@@ -480,6 +531,8 @@ impl Proxy {
             relay,
             guard: std::sync::RwLock::new(guard),
             stats: self.shared.stats.clone(),
+            callers: std::sync::RwLock::new(self.per_caller_of(id)),
+            callers_set: tokio::sync::Notify::new(),
         });
         let relists = Arc::new(Relists::default());
         {
@@ -503,6 +556,7 @@ impl Proxy {
             if let Some(now) = now {
                 *link.guard.write().unwrap_or_else(|e| e.into_inner()) = now;
             }
+            link.set_callers(self.per_caller_of(id));
             backends.insert(
                 id.to_owned(),
                 Backend {
@@ -527,11 +581,10 @@ impl Proxy {
         };
         match self.sync(&link, Kinds::ALL).await {
             Ok(synced) => {
-                let mut tasks = vec![relist(
-                    Arc::downgrade(&self.shared),
-                    link.clone(),
-                    relists.clone(),
-                )];
+                let mut tasks = vec![
+                    relist(Arc::downgrade(&self.shared), link.clone(), relists.clone()),
+                    sweep_callers(Arc::downgrade(&link)),
+                ];
                 if let Some(subscription) = subscription {
                     tasks.push(follow_changes(link.clone(), relists, subscription));
                 }
@@ -552,6 +605,16 @@ impl Proxy {
                 Err(e)
             }
         }
+    }
+
+    /// The per-caller setting of backend `id`.
+    fn per_caller_of(&self, id: &str) -> Option<Arc<Callers>> {
+        let all = self
+            .shared
+            .per_caller
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        all.get(id).cloned()
     }
 
     /// Lists backend `id` again and replaces its components.
@@ -580,6 +643,9 @@ impl Proxy {
         );
         views::clear(&mut self.views(), id);
         self.shared.moved(&backends, id);
+        if let Some(callers) = backend.link.callers() {
+            callers.clear();
+        }
         true
     }
 
@@ -815,6 +881,34 @@ fn follow_changes(
         while let Some(change) = subscription.next().await {
             tracing::debug!(target: "snodo::proxy", backend = %link.id, method = %change.method, "backend list changed");
             relists.ask(Kinds::changed_by(&change.method));
+        }
+    })
+    .abort_handle()
+}
+
+/// Stops the callers' servers of a backend that are idle past its
+/// setting, until the backend is gone.
+fn sweep_callers(link: Weak<Link>) -> AbortHandle {
+    tokio::spawn(async move {
+        loop {
+            let Some(strong) = link.upgrade() else {
+                return;
+            };
+            let every = match strong.callers() {
+                Some(callers) => {
+                    callers.sweep();
+                    (callers.spec().idle_time() / 4)
+                        .clamp(Duration::from_millis(100), Duration::from_secs(30))
+                }
+                None => Duration::from_secs(30),
+            };
+            // A new setting is swept by its own measure. (The task is
+            // aborted when the backend goes.)
+            let set = strong.callers_set.notified();
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                () = set => {}
+            }
         }
     })
     .abort_handle()

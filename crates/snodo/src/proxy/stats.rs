@@ -217,6 +217,19 @@ impl Stats {
                 label(&b.id)
             );
         }
+        out.push_str(
+            "# HELP snodo_proxy_caller_servers The servers a backend started per caller runs now.\n",
+        );
+        out.push_str("# TYPE snodo_proxy_caller_servers gauge\n");
+        for b in backends {
+            if let Some(n) = b.callers {
+                let _ = writeln!(
+                    out,
+                    "snodo_proxy_caller_servers{{backend=\"{}\"}} {n}",
+                    label(&b.id)
+                );
+            }
+        }
         out
     }
 }
@@ -245,6 +258,9 @@ pub struct BackendStatus {
     /// The definitions withdrawn because they changed from their pins
     /// (keys, as [`PinStore::pending`](super::PinStore::pending) names them).
     pub pending: Vec<String>,
+    /// How many callers' servers run, for a backend started per caller
+    /// ([`Proxy::per_caller`](super::Proxy::per_caller)).
+    pub callers: Option<usize>,
 }
 
 #[cfg(test)]
@@ -268,6 +284,7 @@ mod tests {
             breaker: Some("open"),
             limits: String::new(),
             pending: Vec::new(),
+            callers: Some(3),
         }]);
         for line in [
             "snodo_proxy_requests_total{backend=\"docs\",method=\"tools/call\"} 2",
@@ -280,6 +297,7 @@ mod tests {
             "snodo_proxy_pinned_withdrawals_total{backend=\"docs\"} 2",
             "snodo_proxy_backend_up{backend=\"docs\"} 1",
             "snodo_proxy_breaker_state{backend=\"docs\"} 1",
+            "snodo_proxy_caller_servers{backend=\"docs\"} 3",
         ] {
             assert!(text.lines().any(|l| l == line), "{line}\n{text}");
         }

@@ -12,6 +12,7 @@ mod backend;
 mod host;
 mod limits;
 mod membership;
+mod per_caller;
 mod pinning;
 mod resilience;
 mod routing;
