@@ -2,7 +2,8 @@
 //! parser (its source is included as it is: the CLI is a binary): a file
 //! that parses names at most `MAX_BACKENDS` backends, each with valid id
 //! and either a command or an http(s) URL, positive finite timeouts, a
-//! known stderr mode, `forward_identity` only for a URL and no zero
+//! known stderr mode, `forward_identity` only for a URL, `env_from_claims`
+//! only for a command with `[auth]` and valid variable names, and no zero
 //! bound; an `[auth]` issuer URL, an admin token of 16 characters or more,
 //! roles that build; a named audit file; a parsed caller rate; virtual
 //! servers that name backends of the file and build their views; and reads
@@ -53,6 +54,16 @@ fuzz_target!(|data: &[u8]| {
         }
         assert!(matches!(backend.stderr.as_str(), "inherit" | "quiet"));
         assert!(!backend.forward_identity || backend.url.is_some());
+        if let Some(claims) = &backend.env_from_claims {
+            assert!(backend.command.is_some() && config.auth.is_some());
+            for (var, claim) in claims {
+                assert!(!var.is_empty() && !claim.is_empty());
+                assert!(var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+            }
+        } else {
+            assert!(backend.max_callers.is_none() && backend.caller_idle.is_none());
+        }
+        assert!(backend.max_callers != Some(0));
         assert!(backend.concurrency != Some(0));
         assert!(backend.max_argument_bytes != Some(0));
     }
