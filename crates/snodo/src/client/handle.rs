@@ -176,6 +176,7 @@ impl Client {
             tool_headers: Mutex::new(HashMap::new()),
             events,
             peer,
+            tails: Default::default(),
         });
         match negotiate::negotiate(&shared).await {
             Ok(n) => {
@@ -256,7 +257,7 @@ impl Client {
             .shared
             .call(
                 "server/discover",
-                Map::new(),
+                &Map::new(),
                 &RequestOptions::new(),
                 Vec::new(),
             )
@@ -296,7 +297,7 @@ impl Client {
         }
         let result = self
             .shared
-            .call(method, params, &RequestOptions::new(), Vec::new())
+            .call(method, &params, &RequestOptions::new(), Vec::new())
             .await?;
         if !result.is_object() {
             return Err(ClientError::protocol(
@@ -463,22 +464,22 @@ impl Client {
         let args = object_or_null(arguments, "tool arguments")?;
         let mut params = Map::new();
         params.insert("name".into(), name.into());
-        if let Some(args) = &args {
-            params.insert("arguments".into(), Value::Object(args.clone()));
+        if let Some(args) = args {
+            params.insert("arguments".into(), Value::Object(args));
         }
-        let headers = self.param_headers(name, args.as_ref());
-        let result =
-            match mrtr::run(&self.shared, "tools/call", params.clone(), &opts, headers).await {
-                Err(e)
-                    if e.code() == Some(crate::error::code::HEADER_MISMATCH)
-                        && self.mirrors_headers() =>
-                {
-                    self.list_tools().await?;
-                    let headers = self.param_headers(name, args.as_ref());
-                    mrtr::run(&self.shared, "tools/call", params, &opts, headers).await
-                }
-                other => other,
-            }?;
+        let args = || params.get("arguments").and_then(Value::as_object);
+        let headers = self.param_headers(name, args());
+        let result = match mrtr::run(&self.shared, "tools/call", &params, &opts, headers).await {
+            Err(e)
+                if e.code() == Some(crate::error::code::HEADER_MISMATCH)
+                    && self.mirrors_headers() =>
+            {
+                self.list_tools().await?;
+                let headers = self.param_headers(name, args());
+                mrtr::run(&self.shared, "tools/call", &params, &opts, headers).await
+            }
+            other => other,
+        }?;
         serde_json::from_value(result)
             .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
     }
@@ -491,7 +492,7 @@ impl Client {
             let mut params = Map::new();
             params.insert("uri".into(), uri.as_str().into());
             let result =
-                mrtr::run(&self.shared, "resources/read", params, &opts, Vec::new()).await?;
+                mrtr::run(&self.shared, "resources/read", &params, &opts, Vec::new()).await?;
             serde_json::from_value(result).map_err(|source| {
                 ClientError::decode(format!("result of resource {uri:?}"), source)
             })
@@ -509,7 +510,7 @@ impl Client {
             if let Some(map) = object_or_null(arguments, "prompt arguments")? {
                 params.insert("arguments".into(), Value::Object(map));
             }
-            let result = mrtr::run(&self.shared, "prompts/get", params, &opts, Vec::new()).await?;
+            let result = mrtr::run(&self.shared, "prompts/get", &params, &opts, Vec::new()).await?;
             serde_json::from_value(result)
                 .map_err(|source| ClientError::decode(format!("result of prompt {name:?}"), source))
         })
@@ -535,7 +536,7 @@ impl Client {
         Pending::new(move |opts| async move {
             let result = self
                 .shared
-                .call("completion/complete", params, &opts, Vec::new())
+                .call("completion/complete", &params, &opts, Vec::new())
                 .await?;
             completion::from_result(result).map_err(|source| {
                 ClientError::decode(format!("completion of argument {argument:?}"), source)
@@ -551,9 +552,9 @@ impl Client {
             let params = object_or_null(params, "request params")?.unwrap_or_default();
             match method.as_str() {
                 "tools/call" | "resources/read" | "prompts/get" => {
-                    mrtr::run(&self.shared, &method, params, &opts, Vec::new()).await
+                    mrtr::run(&self.shared, &method, &params, &opts, Vec::new()).await
                 }
-                _ => self.shared.call(&method, params, &opts, Vec::new()).await,
+                _ => self.shared.call(&method, &params, &opts, Vec::new()).await,
             }
         })
     }

@@ -35,7 +35,7 @@ pub(crate) async fn initialize(
     params.insert("clientInfo".into(), shared.config.client_info.clone());
     let opts = RequestOptions::new().timeout(shared.config.timeout);
     let result = shared
-        .call_on(&handshake, protocol::INITIALIZE, params, &opts, Vec::new())
+        .call_on(&handshake, protocol::INITIALIZE, &params, &opts, Vec::new())
         .await?;
     let answered = result
         .get("protocolVersion")

@@ -137,7 +137,7 @@ pub(crate) async fn listen(
             }
             Some(Incoming::Response { message, status }) => {
                 guard.disarm();
-                parse_response(&message, status)?;
+                parse_response(message, status)?;
                 return Err(ClientError::protocol(
                     ProtocolErrorKind::Subscription,
                     "the server ended the subscription before acknowledging it",
@@ -219,7 +219,7 @@ async fn listen_legacy(
         shared
             .call(
                 "resources/subscribe",
-                params,
+                &params,
                 &Default::default(),
                 Vec::new(),
             )

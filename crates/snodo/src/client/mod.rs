@@ -48,6 +48,7 @@
 //! - [`Client::listen`]: change notifications as a [`Stream`](futures_util::Stream).
 
 mod completion;
+mod encode;
 mod error;
 mod handle;
 mod legacy;

@@ -111,7 +111,7 @@ pub(crate) async fn answer_all(
 pub(crate) async fn run(
     shared: &Arc<Shared>,
     method: &str,
-    params: Map<String, Value>,
+    params: &Map<String, Value>,
     opts: &RequestOptions,
     headers: Vec<(HeaderName, HeaderValue)>,
 ) -> Result<Value, ClientError> {
@@ -123,13 +123,21 @@ pub(crate) async fn run(
     let mut state = opts.request_state.clone();
     let mut round = 0usize;
     loop {
-        let mut attempt = params.clone();
-        if let Some(r) = responses.take() {
-            attempt.insert("inputResponses".into(), Value::Object(r));
-        }
-        if let Some(s) = state.take() {
-            attempt.insert("requestState".into(), Value::String(s));
-        }
+        // Copied only for a round that adds answers.
+        let answered;
+        let attempt = if responses.is_none() && state.is_none() {
+            params
+        } else {
+            let mut copy = params.clone();
+            if let Some(r) = responses.take() {
+                copy.insert("inputResponses".into(), Value::Object(r));
+            }
+            if let Some(s) = state.take() {
+                copy.insert("requestState".into(), Value::String(s));
+            }
+            answered = copy;
+            &answered
+        };
         let result = shared.call(method, attempt, opts, headers.clone()).await?;
         if !is_input_required(&result) || !answer {
             return Ok(result);

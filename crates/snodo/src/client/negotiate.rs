@@ -38,7 +38,7 @@ async fn probe(shared: &Arc<Shared>, version: &str) -> Result<Probe, ClientError
         .max_total_timeout(shared.config.probe_timeout);
     opts.silent_timeout = true;
     match shared
-        .call_on(&wire, "server/discover", Map::new(), &opts, Vec::new())
+        .call_on(&wire, "server/discover", &Map::new(), &opts, Vec::new())
         .await
     {
         Ok(result) => Ok(match Negotiated::from_discover(version, &result) {

@@ -11,13 +11,14 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::ProtocolErrorKind;
+use super::encode::{self, Meta, Tail};
 use super::options::{LogMessage, Progress, RequestOptions};
 use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
 use super::version::Wire;
 use super::{ClientError, Shared, TimeoutKind, legacy};
 use crate::Error;
+use crate::protocol::Method;
 use crate::protocol::headers as protocol_headers;
-use crate::protocol::{Method, keys};
 use crate::telemetry::client::ClientCall;
 use crate::telemetry::entered::in_span;
 use crate::telemetry::outcome::Outcome;
@@ -68,13 +69,16 @@ pub(crate) fn header_value(text: &str) -> HeaderValue {
 }
 
 /// Reads a JSON-RPC response: the result, or the peer's error.
-pub(crate) fn parse_response(message: &Value, status: Option<u16>) -> Result<Value, ClientError> {
+pub(crate) fn parse_response(
+    mut message: Value,
+    status: Option<u16>,
+) -> Result<Value, ClientError> {
     if let Some(error) = message.get("error") {
         let error = Error::from_json(error);
         return Err(ClientError::rpc(error, status));
     }
-    match message.get("result") {
-        Some(result) => Ok(result.clone()),
+    match message.as_object_mut().and_then(|m| m.remove("result")) {
+        Some(result) => Ok(result),
         None => Err(ClientError::protocol(
             ProtocolErrorKind::MalformedResult,
             "a response without result or error",
@@ -106,44 +110,43 @@ impl Shared {
         wire: &Wire,
         id: Option<&RequestId>,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Outgoing {
-        let mut meta = match params.remove("_meta") {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        for (k, v) in &opts.meta {
-            meta.insert(k.clone(), v.clone());
-        }
-        if !wire.legacy {
-            meta.insert(keys::PROTOCOL_VERSION.into(), wire.version.clone().into());
-            let mut caps = self.config.capabilities(&wire.version);
-            if opts.allow_tasks
-                && let Value::Object(caps) = &mut caps
-            {
-                let extensions = caps
-                    .entry("extensions")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(extensions) = extensions {
-                    extensions.insert(crate::task::EXTENSION.into(), Value::Object(Map::new()));
+        let tail = (!wire.legacy).then(|| {
+            self.tails.get(&wire.version, opts.allow_tasks, || {
+                let mut caps = self.config.capabilities(&wire.version);
+                if opts.allow_tasks
+                    && let Value::Object(caps) = &mut caps
+                {
+                    let extensions = caps
+                        .entry("extensions")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Value::Object(extensions) = extensions {
+                        extensions.insert(crate::task::EXTENSION.into(), Value::Object(Map::new()));
+                    }
                 }
-            }
-            meta.insert(keys::CLIENT_CAPABILITIES.into(), caps);
-            meta.insert(keys::CLIENT_INFO.into(), self.config.client_info.clone());
-            if id.is_some()
-                && let Some(level) = opts.log_level.or(self.config.log_level)
-            {
-                meta.insert(keys::LOG_LEVEL.into(), level.as_str().into());
-            }
-        }
-        if let (Some(id), Some(_)) = (id, &opts.progress) {
-            meta.insert(keys::PROGRESS_TOKEN.into(), id.to_value());
-        }
-        if !meta.is_empty() {
-            params.insert("_meta".into(), Value::Object(meta));
-        }
+                Tail::new(
+                    &wire.version,
+                    opts.allow_tasks,
+                    &caps,
+                    &self.config.client_info,
+                )
+            })
+        });
+        let log_level = match (wire.legacy, id) {
+            (false, Some(_)) => opts.log_level.or(self.config.log_level),
+            _ => None,
+        };
+        let meta = Meta {
+            params: params.get("_meta").and_then(Value::as_object),
+            options: &opts.meta,
+            tail: tail.as_deref(),
+            log_level: log_level.map(|l| l.as_str()),
+            progress: id.filter(|_| opts.progress.is_some()),
+        };
+        let body = encode::message(id, method, params, &meta);
         let mut headers = Vec::new();
         if self.transport.kind() == TransportKind::Http {
             if !wire.handshake {
@@ -171,18 +174,9 @@ impl Shared {
             }
             headers.extend(opts.headers.iter().cloned());
         }
-        let mut message = Map::new();
-        message.insert("jsonrpc".into(), "2.0".into());
-        if let Some(id) = id {
-            message.insert("id".into(), id.to_value());
-        }
-        message.insert("method".into(), method.into());
-        if !params.is_empty() || id.is_some() {
-            message.insert("params".into(), Value::Object(params));
-        }
         Outgoing {
             id: id.cloned(),
-            body: serde_json::to_vec(&Value::Object(message)).unwrap_or_default(),
+            body,
             headers,
             long_lived: false,
         }
@@ -192,7 +186,7 @@ impl Shared {
     pub(crate) async fn call(
         self: &Arc<Self>,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
@@ -200,16 +194,16 @@ impl Shared {
         self.call_on(&wire, method, params, opts, extra).await
     }
 
-    /// Starts the CLIENT span of a request and writes its trace context into
-    /// `params._meta`.
+    /// Starts the CLIENT span of a request (its trace context is written
+    /// into `params._meta` by [`ClientCall::inject`]).
     fn observe(
         &self,
         wire: &Wire,
         method: &str,
         id: &RequestId,
-        params: &mut Map<String, Value>,
+        params: &Map<String, Value>,
     ) -> ClientCall {
-        let observed = ClientCall::start(
+        ClientCall::start(
             method,
             id,
             params,
@@ -217,9 +211,7 @@ impl Shared {
             self.transport.session_id().as_deref(),
             &self.peer,
             &self.config.capture,
-        );
-        observed.inject(params);
-        observed
+        )
     }
 
     /// Sends a request on `wire` and waits for its result, in a CLIENT span
@@ -228,12 +220,22 @@ impl Shared {
         self: &Arc<Self>,
         wire: &Wire,
         method: &str,
-        mut params: Map<String, Value>,
+        params: &Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
         let id = self.next_id();
-        let mut observed = self.observe(wire, method, &id, &mut params);
+        let mut observed = self.observe(wire, method, &id, params);
+        // Copied only when a trace context is written into them.
+        let traced;
+        let params = if observed.injects() {
+            let mut copy = params.clone();
+            observed.inject(&mut copy);
+            traced = copy;
+            &traced
+        } else {
+            params
+        };
         let call = self.call_with_id(wire, id, method, params, opts, extra);
         let result = in_span(observed.span(), call).await;
         observed.finish(outcome_of(&result), result.as_ref().ok());
@@ -245,11 +247,11 @@ impl Shared {
         wire: &Wire,
         id: RequestId,
         method: &str,
-        params: Map<String, Value>,
+        params: &Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
-        let out = self.outgoing(wire, Some(&id), method, params.clone(), opts, extra.clone());
+        let out = self.outgoing(wire, Some(&id), method, params, opts, extra.clone());
         match self.drive(out, opts).await {
             // On 2026-07-28 HTTP a broken response stream loses the request
             // (there is no resumption): it is re-issued once, under a new id.
@@ -277,7 +279,7 @@ impl Shared {
             wire,
             None,
             method,
-            params,
+            &params,
             &RequestOptions::new(),
             Vec::new(),
         );
@@ -298,8 +300,9 @@ impl Shared {
         let mut params = params;
         let wire = self.wire();
         let id = self.next_id();
-        let mut observed = self.observe(&wire, method, &id, &mut params);
-        let mut out = self.outgoing(&wire, Some(&id), method, params, opts, Vec::new());
+        let mut observed = self.observe(&wire, method, &id, &params);
+        observed.inject(&mut params);
+        let mut out = self.outgoing(&wire, Some(&id), method, &params, opts, Vec::new());
         out.long_lived = true;
         let sent = tokio::time::timeout(self.config.timeout, self.transport.request(out))
             .await
@@ -384,7 +387,7 @@ impl Shared {
                         continue;
                     }
                     guard.disarm();
-                    return parse_response(&message, status);
+                    return parse_response(message, status);
                 }
                 Some(Incoming::Oversized { max, carrier }) => {
                     guard.disarm();

@@ -21,6 +21,8 @@ pub(crate) struct Shared {
     pub(crate) events: broadcast::Sender<crate::wire::Notification>,
     /// Where requests go, for the request spans.
     pub(crate) peer: crate::telemetry::client::Peer,
+    /// The `_meta` members every 2026-07-28 request repeats, encoded once.
+    pub(crate) tails: super::encode::Tails,
 }
 
 impl Shared {

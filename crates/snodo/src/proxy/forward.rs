@@ -512,8 +512,10 @@ impl Tool for ForwardTool {
         shaping::inject(&mut arguments, &self.injections);
         let remote = &self.remote;
         let repeatable = self.repeatable();
-        // Moved into the first attempt; a retry sends a copy.
-        let (mut first, spare) = match repeatable {
+        // Moved into the first attempt; a retry sends a copy (kept only
+        // when the backend's limits may retry).
+        let retries = repeatable && self.link.guard().attempts() > 1;
+        let (mut first, spare) = match retries {
             true => (Some(arguments.clone()), Some(arguments)),
             false => (Some(arguments), None),
         };

@@ -122,8 +122,13 @@ impl ClientCall {
 
     /// Writes this request's trace context into `params._meta` (nothing
     /// when no subscriber wants the span).
+    /// Whether [`ClientCall::inject`] writes anything.
+    pub(crate) fn injects(&self) -> bool {
+        !self.span.is_disabled()
+    }
+
     pub(crate) fn inject(&self, params: &mut Map<String, Value>) {
-        if self.span.is_disabled() {
+        if !self.injects() {
             return;
         }
         if let Value::Object(meta) = params
