@@ -480,8 +480,7 @@ impl Client {
             }
             other => other,
         }?;
-        serde_json::from_value(result)
-            .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
+        tool_result(name, result)
     }
 
     /// Reads a resource: its contents, every member of the result kept
@@ -589,6 +588,16 @@ impl ClientBuilder {
         }
         Client::open(self.config, target.into()).await
     }
+}
+
+/// Tool `name`'s result, read from its wire value without a copy.
+pub(super) fn tool_result(name: &str, result: Value) -> Result<ToolResult, ClientError> {
+    ToolResult::from_wire_value(result).map_err(|why| {
+        ClientError::decode(
+            format!("result of tool {name:?}"),
+            <serde_json::Error as serde::de::Error>::custom(why),
+        )
+    })
 }
 
 /// `value` as the JSON object a request member must be (`null` for none),

@@ -127,9 +127,7 @@ impl Client {
         if result.get("resultType").and_then(Value::as_str) == Some("task") {
             return Ok(TaskCall::Task(Box::new(Task::from_wire(result)?)));
         }
-        serde_json::from_value(result)
-            .map(TaskCall::Done)
-            .map_err(|source| ClientError::decode(format!("result of tool {name:?}"), source))
+        super::handle::tool_result(name, result).map(TaskCall::Done)
     }
 
     /// `tasks/get`: the task as it is now.

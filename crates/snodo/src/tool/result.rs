@@ -287,13 +287,29 @@ impl ToolResult {
 impl<'de> serde::Deserialize<'de> for ToolResult {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let map = Map::<String, Value>::deserialize(deserializer)?;
+        Self::from_wire(map).map_err(serde::de::Error::custom)
+    }
+}
+
+impl ToolResult {
+    /// A result read from its wire members, kept as they are: `content`
+    /// (when given) must be an array and `_meta` an object.
+    pub(crate) fn from_wire(map: Map<String, Value>) -> Result<Self, &'static str> {
         if map.get("content").is_some_and(|c| !c.is_array()) {
-            return Err(serde::de::Error::custom("`content` must be an array"));
+            return Err("`content` must be an array");
         }
         if map.get("_meta").is_some_and(|m| !m.is_object()) {
-            return Err(serde::de::Error::custom("`_meta` must be an object"));
+            return Err("`_meta` must be an object");
         }
         Ok(Self::raw(map))
+    }
+
+    /// A result read from a whole wire value (see [`ToolResult::from_wire`]).
+    pub(crate) fn from_wire_value(value: Value) -> Result<Self, &'static str> {
+        match value {
+            Value::Object(map) => Self::from_wire(map),
+            _ => Err("a tool result must be an object"),
+        }
     }
 }
 
