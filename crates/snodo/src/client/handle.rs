@@ -592,7 +592,11 @@ impl ClientBuilder {
 
 /// Tool `name`'s result, read from its wire value without a copy.
 pub(super) fn tool_result(name: &str, result: Value) -> Result<ToolResult, ClientError> {
-    ToolResult::from_wire_value(result).map_err(|why| {
+    let read = match result {
+        Value::Object(map) => ToolResult::from_wire(map),
+        _ => Err("a tool result must be an object"),
+    };
+    read.map_err(|why| {
         ClientError::decode(
             format!("result of tool {name:?}"),
             <serde_json::Error as serde::de::Error>::custom(why),

@@ -303,14 +303,6 @@ impl ToolResult {
         }
         Ok(Self::raw(map))
     }
-
-    /// A result read from a whole wire value (see [`ToolResult::from_wire`]).
-    pub(crate) fn from_wire_value(value: Value) -> Result<Self, &'static str> {
-        match value {
-            Value::Object(map) => Self::from_wire(map),
-            _ => Err("a tool result must be an object"),
-        }
-    }
 }
 
 /// The wire members, `_meta` included: written straight from the result's
