@@ -529,8 +529,40 @@ const SNODO_LIMITS: usize = 3;
 const MCP_PROXY_MIN: usize = 4;
 const MCP_PROXY_LIMITS: usize = 5;
 
+/// What a goal says of a variant this run left out (`--variants`).
+const NOT_RUN: &str = "not measured in this run";
+
+/// Whether every one of `figures` was measured (a variant left out has
+/// no calls).
+fn measured(figures: &[Figures]) -> bool {
+    figures.iter().all(|f| f.rps > 0.0)
+}
+
 fn goals(http: &[Vec<Figures>], stdio: &[Vec<Figures>], errors: u64) -> Vec<Goal> {
-    let clean = errors == 0;
+    let mut out = goals_measured(http, stdio, errors == 0);
+    // A goal whose variants did not run is not met, whatever its ratio.
+    let runs: Vec<bool> = {
+        let last = LOADS.len() - 1;
+        let pair = |l: usize, a: usize, b: usize| measured(&[http[l][a], http[l][b]]);
+        let all = |a: usize, b: usize| (0..LOADS.len()).all(|l| pair(l, a, b));
+        vec![
+            pair(0, BARE, SNODO_PROXY),
+            pair(last, BARE, SNODO_PROXY),
+            all(SNODO_PROXY, MCP_PROXY_MIN),
+            all(SNODO_LIMITS, MCP_PROXY_LIMITS),
+            measured(&[stdio[0][1], stdio[0][2]]),
+        ]
+    };
+    for (goal, ran) in out.iter_mut().zip(runs) {
+        if !ran {
+            goal.met = false;
+            goal.detail = NOT_RUN.into();
+        }
+    }
+    out
+}
+
+fn goals_measured(http: &[Vec<Figures>], stdio: &[Vec<Figures>], clean: bool) -> Vec<Goal> {
     let mut out = Vec::new();
     let (bare1, snodo1) = (http[0][BARE], http[0][SNODO_PROXY]);
     let ratio = snodo1.added_p50 / bare1.added_p50.max(1.0);
@@ -600,4 +632,37 @@ pub(crate) fn build(dir: &Path, spec: &Spec) -> Result<(), String> {
     procs::build_these(dir, std::slice::from_ref(spec))?;
     procs::build_packages(dir, &[HOP, MCP_PROXY])?;
     super::bridge::build_cli(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(rps: f64) -> Figures {
+        Figures {
+            rps,
+            over_direct: 1.0,
+            p50: 100.0,
+            p99: 200.0,
+            added_p50: 10.0,
+            added_p99: 20.0,
+            front_cpu: None,
+            backend_cpu: None,
+        }
+    }
+
+    #[test]
+    fn a_goal_whose_variants_did_not_run_is_not_met() {
+        // Every HTTP variant left out (zero calls), the stdio ones run.
+        let http = vec![vec![ran(0.0); VARIANTS.len()]; LOADS.len()];
+        let stdio = vec![vec![ran(100.0); STDIO_VARIANTS.len()]; STDIO_LOADS.len()];
+        let goals = goals(&http, &stdio, 0);
+        assert_eq!(goals.len(), 5);
+        for g in &goals[..4] {
+            assert!(!g.met, "{}", g.name);
+            assert_eq!(g.detail, NOT_RUN);
+        }
+        // The stdio goal ran, and equal figures are within 1.5x.
+        assert!(goals[4].met, "{}", goals[4].detail);
+    }
 }
