@@ -1,8 +1,10 @@
 //! `snodo-callgrind`: instructions per request through snodo's in-process
-//! dispatch path (`Server::dispatch`, the seam every transport uses) and
+//! dispatch path (`Server::dispatch`, the seam every transport uses),
 //! through its Streamable HTTP tower `Service` (headers checked, the body
-//! read and the response built, without a socket), counted by
-//! `valgrind --tool=callgrind`, and a gate against a committed baseline.
+//! read and the response built, without a socket) and through a proxy to a
+//! backend in the same process (both servers and the client between them),
+//! counted by `valgrind --tool=callgrind`, and a gate against a committed
+//! baseline.
 //!
 //! ```text
 //! snodo-callgrind count              print the instructions per request
@@ -67,6 +69,9 @@ enum Via {
     /// The tower `Service` of the Streamable HTTP transport: an HTTP request
     /// with the standard MCP headers in, an HTTP response out.
     Service,
+    /// `Server::dispatch` of a proxy whose backend (`b`) is the tool set,
+    /// reached by a client in the same process.
+    Proxy,
 }
 
 /// One kind of request measured.
@@ -79,6 +84,13 @@ struct Workload {
     headers: (&'static str, Option<&'static str>),
     body: fn(u64) -> String,
     expect: fn(u64) -> String,
+}
+
+/// `tools/call b.echo` (through the proxy) with request id `id`.
+fn proxied_echo_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"b.echo","arguments":{{"text":"echo-{id}"}},{META}}}}}"#
+    )
 }
 
 /// `tools/call add` with request id `id`.
@@ -140,6 +152,15 @@ const WORKLOADS: &[Workload] = &[
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{META}}}}}"#)
         },
         expect: |_| r#""name":"inert_49""#.to_string(),
+    },
+    Workload {
+        name: "proxy_tools_call_echo",
+        what: "tools/call b.echo through a proxy to the tool set in the same process (the proxy's server, its client and the backend's server)",
+        validated: false,
+        via: Via::Proxy,
+        headers: ("tools/call", Some("b.echo")),
+        body: proxied_echo_body,
+        expect: echo_expect,
     },
 ];
 
@@ -219,8 +240,9 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
     }
     let server = builder.build().map_err(|e| e.to_string())?;
     let mut runtime = tokio::runtime::Builder::new_current_thread();
-    if w.via == Via::Service {
-        // The service bounds the time to read a body.
+    if w.via != Via::Dispatch {
+        // The service bounds the time to read a body; the client times its
+        // requests.
         runtime.enable_time();
     }
     let runtime = runtime.build().map_err(|e| e.to_string())?;
@@ -230,7 +252,31 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
     match w.via {
         Via::Dispatch => runtime.block_on(dispatch_all(&server, &requests)),
         Via::Service => runtime.block_on(serve_all(w, &server, requests)),
+        Via::Proxy => runtime.block_on(async {
+            let proxy = proxy_of(server).await?;
+            dispatch_all(proxy.server(), &requests).await
+        }),
     }
+}
+
+/// A proxy (names under `b.`) whose one backend is `backend`, reached in
+/// this process.
+async fn proxy_of(backend: snodo::Server) -> Result<snodo::proxy::Proxy, String> {
+    use snodo::client::{Client, Target};
+    let front = snodo::Server::builder("gateway", "1.0.0")
+        .declare(snodo::server::Capability::Tools)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let proxy = snodo::proxy::Proxy::namespaced(front, ".").map_err(|e| e.to_string())?;
+    let client = Client::builder()
+        .connect(Target::Direct(backend))
+        .await
+        .map_err(|e| e.to_string())?;
+    proxy
+        .add_backend("b", client)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(proxy)
 }
 
 /// Checks one reply's status and text.
