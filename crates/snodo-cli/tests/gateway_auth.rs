@@ -580,7 +580,10 @@ max_callers = 4
     let (reader_token, svc_token) = two_tokens(&provider, &url).await;
     let reader = client(&url, &reader_token).await;
     let svc = client(&url, &svc_token).await;
-    assert_eq!(tool_names(&reader).await, ["who.quit", "who.whoami"]);
+    assert_eq!(
+        tool_names(&reader).await,
+        ["who.ask", "who.quit", "who.whoami"]
+    );
 
     /// `who.whoami` as `caller`: WHO, TEAMS and the pid.
     async fn whoami(caller: &Client) -> (String, String, String) {

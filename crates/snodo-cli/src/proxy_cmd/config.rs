@@ -458,8 +458,8 @@ impl Config {
         let mut config: Config =
             toml::from_str(text).map_err(|e| e.to_string().trim().to_owned())?;
         snodo::proxy::check_separator(&config.separator).map_err(|e| e.to_string())?;
-        if !(config.health_interval >= 0.1 && config.health_interval.is_finite()) {
-            return Err("health_interval: at least 0.1 seconds".into());
+        if !(config.health_interval >= 0.1 && config.health_interval <= MAX_SECONDS) {
+            return Err("health_interval: at least 0.1 seconds, at most a year".into());
         }
         if config.backends.len() > MAX_BACKENDS {
             return Err(format!("at most {MAX_BACKENDS} backends"));
@@ -500,11 +500,13 @@ impl Config {
             if b.command.is_some() && b.forward_identity {
                 return fail("forward_identity is for a url (it sends headers)");
             }
-            if !(b.timeout > 0.0 && b.timeout.is_finite()) {
-                return fail("timeout must be a positive number of seconds");
+            if !(b.timeout > 0.0 && b.timeout <= MAX_SECONDS) {
+                return fail("timeout must be a positive number of seconds, at most a year");
             }
-            if !(b.connect_timeout > 0.0 && b.connect_timeout.is_finite()) {
-                return fail("connect_timeout must be a positive number of seconds");
+            if !(b.connect_timeout > 0.0 && b.connect_timeout <= MAX_SECONDS) {
+                return fail(
+                    "connect_timeout must be a positive number of seconds, at most a year",
+                );
             }
             if !matches!(b.stderr.as_str(), "inherit" | "quiet") {
                 return fail("stderr is inherit or quiet");
@@ -560,6 +562,10 @@ impl Config {
     }
 }
 
+/// The longest time a key in seconds may give (a year): what a
+/// `Duration` holds with room to spare.
+const MAX_SECONDS: f64 = 31_536_000.0;
+
 /// The most callers' servers `max_callers` may allow.
 const MAX_CALLERS: u64 = 4096;
 
@@ -587,6 +593,13 @@ fn per_caller_keys(b: &Backend, auth: bool) -> Result<(), String> {
                 "env_from_claims: {var:?} is no variable name (A-Z, a-z, 0-9 and _)"
             ));
         }
+        // What the loader and the shell read is not for a caller to set.
+        let upper = var.to_ascii_uppercase();
+        if upper == "PATH" || upper.starts_with("LD_") || upper.starts_with("DYLD_") {
+            return Err(format!(
+                "env_from_claims: {var} is read by the loader or the shell; name another variable"
+            ));
+        }
         if claim.is_empty() {
             return Err(format!("env_from_claims.{var}: name a claim"));
         }
@@ -602,9 +615,11 @@ fn per_caller_keys(b: &Backend, auth: bool) -> Result<(), String> {
         return Err(format!("max_callers: 1 to {MAX_CALLERS}"));
     }
     if let Some(s) = b.caller_idle
-        && !(s > 0.0 && s.is_finite())
+        && !(s > 0.0 && s <= MAX_SECONDS)
     {
-        return Err("caller_idle must be a positive number of seconds".into());
+        return Err(format!(
+            "caller_idle must be a positive number of seconds, at most {MAX_SECONDS}"
+        ));
     }
     Ok(())
 }
@@ -1208,6 +1223,22 @@ mod tests {
             (
                 "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = {}\ncaller_idle = 0",
                 "caller_idle must be a positive number",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = {}\ncaller_idle = 1e20",
+                "caller_idle must be a positive number of seconds, at most 31536000",
+            ),
+            (
+                "[backends.a]\ncommand = \"x\"\ntimeout = 1e20",
+                "timeout must be a positive number of seconds, at most a year",
+            ),
+            (
+                "health_interval = 1e300",
+                "health_interval: at least 0.1 seconds, at most a year",
+            ),
+            (
+                "[auth]\nissuer = \"http://h\"\n[backends.a]\ncommand = \"x\"\nenv_from_claims = { LD_PRELOAD = \"sub\" }",
+                "LD_PRELOAD is read by the loader",
             ),
             (
                 "[backends.a]\ncommand = \"x\"\nmax_callers = 3",

@@ -168,18 +168,33 @@ pub(crate) struct Callers {
     children: Mutex<HashMap<String, Arc<Child>>>,
 }
 
-/// One caller's server: started on first use.
+/// One caller's server: started on first use (a failed start is kept, so
+/// that the requests waiting on it fail with it instead of starting
+/// another).
 pub(crate) struct Child {
     key: String,
     command: StdioCommand,
-    started: OnceCell<(Client, Relay)>,
+    started: OnceCell<Result<(Client, Relay), String>>,
     used: Mutex<Instant>,
 }
 
 impl Child {
     /// Its client and relay, once started.
     pub(crate) fn parts(&self) -> Option<&(Client, Relay)> {
-        self.started.get()
+        self.started.get().and_then(|r| r.as_ref().ok())
+    }
+
+    /// Whether a request holds it or one waits parked on it for its caller.
+    fn busy(self: &Arc<Self>) -> bool {
+        Arc::strong_count(self) > 1 || self.parts().is_some_and(|(_, r)| r.parked_now() > 0)
+    }
+
+    /// Lets its server stop once no request holds it: the requests parked
+    /// on it (which hold its client) are dropped.
+    fn stop(&self) {
+        if let Some((_, relay)) = self.parts() {
+            relay.drop_parked();
+        }
     }
 
     fn idle_for(&self) -> Duration {
@@ -228,41 +243,70 @@ impl Callers {
     /// Stops every caller's server (requests running keep theirs until they
     /// end).
     pub(crate) fn clear(&self) {
-        self.lock().clear();
+        let gone: Vec<Arc<Child>> = self.lock().drain().map(|(_, c)| c).collect();
+        gone.iter().for_each(|c| c.stop());
     }
 
-    /// Stops the servers idle past the setting (those no request holds).
+    /// Stops the servers idle past the setting (those no request holds and
+    /// none waits parked on).
     pub(crate) fn sweep(&self) {
         let idle = self.spec.idle;
-        self.lock()
-            .retain(|_, child| Arc::strong_count(child) > 1 || child.idle_for() < idle);
+        let mut gone = Vec::new();
+        self.lock().retain(|_, child| {
+            let keep = child.busy() || child.idle_for() < idle;
+            if !keep {
+                gone.push(child.clone());
+            }
+            keep
+        });
+        gone.iter().for_each(|c| c.stop());
     }
 
     /// Forgets `child` (its server failed): the caller's next request
     /// starts another.
     pub(crate) fn forget(&self, child: &Arc<Child>) {
-        let mut children = self.lock();
-        if children
-            .get(&child.key)
-            .is_some_and(|c| Arc::ptr_eq(c, child))
-        {
-            children.remove(&child.key);
+        let removed = {
+            let mut children = self.lock();
+            let same = children
+                .get(&child.key)
+                .is_some_and(|c| Arc::ptr_eq(c, child));
+            same.then(|| children.remove(&child.key)).flatten()
+        };
+        if let Some(c) = removed {
+            c.stop();
         }
+    }
+
+    /// The caller of `cx`, refused when there is none.
+    pub(crate) fn caller_of<'a>(
+        &self,
+        id: &str,
+        cx: &'a Context,
+    ) -> Result<&'a Principal, HandlerError> {
+        cx.principal().ok_or_else(|| {
+            HandlerError::protocol(Error::invalid_request(format!(
+                "backend {id:?} starts a server for each caller: the request needs a caller's token"
+            )))
+        })
+    }
+
+    /// The running server of the caller of `cx`, if it has one.
+    pub(crate) fn running_child(&self, cx: &Context) -> Option<Arc<Child>> {
+        let principal = cx.principal()?;
+        let key = key(principal, &self.spec.command_for(Some(principal)));
+        let child = self.lock().get(&key).cloned()?;
+        child.parts().is_some().then_some(child)
     }
 
     /// The server of the caller of `cx`, started if it is not running.
     pub(crate) async fn child(&self, id: &str, cx: &Context) -> Result<Arc<Child>, HandlerError> {
-        let Some(principal) = cx.principal() else {
-            return Err(HandlerError::protocol(Error::invalid_request(format!(
-                "backend {id:?} starts a server for each caller: the request needs a caller's token"
-            ))));
-        };
+        let principal = self.caller_of(id, cx)?;
         let command = self.spec.command_for(Some(principal));
         let key = key(principal, &command);
         let child = self.slot(id, key, command)?;
         let started = child
             .started
-            .get_or_try_init(|| async {
+            .get_or_init(|| async {
                 let relay = Relay::new();
                 let connect = relay
                     .install(self.spec.builder.clone())
@@ -303,13 +347,11 @@ impl Callers {
         if children.len() >= self.spec.max {
             let idlest = children
                 .iter()
-                .filter(|(_, c)| Arc::strong_count(c) == 1)
+                .filter(|(_, c)| !c.busy())
                 .max_by_key(|(_, c)| c.idle_for())
                 .map(|(k, _)| k.clone());
-            match idlest {
-                Some(k) => {
-                    children.remove(&k);
-                }
+            match idlest.and_then(|k| children.remove(&k)) {
+                Some(gone) => gone.stop(),
                 None => {
                     return Err(unavailable(
                         id,

@@ -71,7 +71,8 @@ impl Link {
         self.callers_set.notify_one();
     }
 
-    /// Where the request of `cx` goes.
+    /// Where the request of `cx` goes, its caller's own server started
+    /// when it is not running.
     async fn via(&self, cx: &Context) -> Result<Via<'_>, HandlerError> {
         match self.callers() {
             None => Ok(Via::Backend(self)),
@@ -79,6 +80,26 @@ impl Link {
                 let child = callers.child(&self.id, cx).await?;
                 Ok(Via::Caller(callers, child))
             }
+        }
+    }
+
+    /// Where the request of `cx` goes, when that is running (the caller's
+    /// own server is not started).
+    fn via_running(&self, cx: &Context) -> Option<Via<'_>> {
+        match self.callers() {
+            None => Some(Via::Backend(self)),
+            Some(callers) => {
+                let child = callers.running_child(cx)?;
+                Some(Via::Caller(callers, child))
+            }
+        }
+    }
+
+    /// Refuses a request that has no caller to start a server for.
+    fn check_caller(&self, cx: &Context) -> Result<(), HandlerError> {
+        match self.callers() {
+            Some(callers) => callers.caller_of(&self.id, cx).map(|_| ()),
+            None => Ok(()),
         }
     }
 }
@@ -276,17 +297,20 @@ async fn attempt<F>(
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    let via = link.via(cx).await?;
-    let (client, relay) = via.parts();
     let parked = cx
         .request_state()
         .filter(|s| s.starts_with(relay::STATE_PREFIX));
     if let Some(state) = parked {
-        let mut flight = relay.resume(state).ok_or_else(|| {
+        let gone = || {
             Error::invalid_params(
                 "the requestState names no request waiting for input (it ended, or waited too long)",
             )
-        })?;
+        };
+        // Resumed where it was parked: a caller's own server that is gone
+        // is not started again for it.
+        let via = link.via_running(cx).ok_or_else(gone)?;
+        let relay = via.parts().1;
+        let mut flight = relay.resume(state).ok_or_else(gone)?;
         if let Some((key, reply)) = flight.waiting.take() {
             let Some(answer) = cx.input_response(&key) else {
                 return Err(HandlerError::protocol(Error::invalid_params(format!(
@@ -297,8 +321,13 @@ where
         }
         return finish(link, &via, follow(link, relay, cx, flight).await?);
     }
+    // A caller's own server is started once the request has passed the
+    // backend's limits; a request that has no caller is refused first.
+    link.check_caller(cx)?;
     let guard = link.guard();
     if guard.is_open_door() {
+        let via = link.via(cx).await?;
+        let (client, relay) = via.parts();
         let flight = start(client, relay, cx, identity, &mut make);
         return finish(link, &via, follow(link, relay, cx, flight).await?);
     }
@@ -315,11 +344,22 @@ where
                 return Err(refused.error);
             }
         };
+        let via = match link.via(cx).await {
+            Ok(via) => via,
+            Err(e) => {
+                // A caller's server that cannot start is a failure of the
+                // backend.
+                guard.record(pass, true);
+                return Err(e);
+            }
+        };
+        let (client, relay) = via.parts();
         let flight = start(client, relay, cx, identity, &mut make);
         let ended = follow(link, relay, cx, flight).await?;
         match ended {
             Ended::Failed(e) if guard::counts(&e) => {
                 guard.record(pass, true);
+                via.failed(&e);
                 if attempt < attempts && guard.spend() {
                     tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, attempt, "trying the call again");
                     attempt += 1;
@@ -514,6 +554,8 @@ impl Tool for ForwardTool {
         let repeatable = self.repeatable();
         // Moved into the first attempt; a retry sends a copy (kept only
         // when the backend's limits may retry).
+        // `retries` is what `run` is told, so that a spare exists whenever
+        // a retry is allowed.
         let retries = repeatable && self.link.guard().attempts() > 1;
         let (mut first, spare) = match retries {
             true => (Some(arguments.clone()), Some(arguments)),
@@ -525,7 +567,7 @@ impl Tool for ForwardTool {
             name: &self.definition.name,
             arguments: audited.as_ref(),
         };
-        let result = run(&self.link, &cx, call, repeatable, move |client, opts| {
+        let result = run(&self.link, &cx, call, retries, move |client, opts| {
             let arguments = first
                 .take()
                 .or_else(|| spare.clone())

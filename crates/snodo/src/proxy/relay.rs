@@ -216,6 +216,23 @@ impl Relay {
         Ok(token)
     }
 
+    /// How many requests wait parked for their callers now (those waiting
+    /// past the time allowed are dropped first).
+    pub(crate) fn parked_now(&self) -> usize {
+        let now = Instant::now();
+        let ttl = self.inner.ttl;
+        let mut parked = self.inner.parked.lock().unwrap_or_else(|e| e.into_inner());
+        parked.retain(|(_, since, _)| now.duration_since(*since) < ttl);
+        parked.len()
+    }
+
+    /// Drops every parked request (each is cancelled at its backend).
+    pub(crate) fn drop_parked(&self) {
+        let flights =
+            std::mem::take(&mut *self.inner.parked.lock().unwrap_or_else(|e| e.into_inner()));
+        drop(flights);
+    }
+
     /// A number for the next input request's key.
     pub(crate) fn round(&self) -> u64 {
         self.inner.next.fetch_add(1, Ordering::Relaxed)

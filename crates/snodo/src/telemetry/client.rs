@@ -120,13 +120,13 @@ impl ClientCall {
         &self.span
     }
 
-    /// Writes this request's trace context into `params._meta` (nothing
-    /// when no subscriber wants the span).
     /// Whether [`ClientCall::inject`] writes anything.
     pub(crate) fn injects(&self) -> bool {
         !self.span.is_disabled()
     }
 
+    /// Writes this request's trace context into `params._meta` (nothing
+    /// when no subscriber wants the span).
     pub(crate) fn inject(&self, params: &mut Map<String, Value>) {
         if !self.injects() {
             return;

@@ -27,9 +27,17 @@ fn per_caller() -> PerCaller {
 
 /// Calls `who.<tool>` as `caller` (none: no principal); the response.
 async fn call(proxy: &Proxy, caller: Option<Principal>, tool: &str) -> Value {
-    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": format!("who.{tool}"), "arguments": {},
-        "_meta": serde_json::from_str::<Value>(META).unwrap()}});
+    call_with(proxy, caller, tool, json!({})).await
+}
+
+/// [`call`] with more `params` members (`inputResponses`, `requestState`).
+async fn call_with(proxy: &Proxy, caller: Option<Principal>, tool: &str, more: Value) -> Value {
+    let mut params = json!({"name": format!("who.{tool}"), "arguments": {},
+        "_meta": serde_json::from_str::<Value>(META).unwrap()});
+    for (k, v) in more.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let info = TransportInfo {
         principal: caller,
         ..Default::default()
@@ -75,7 +83,7 @@ fn running(proxy: &Proxy) -> Option<usize> {
 async fn each_caller_gets_a_server_of_its_own_with_its_claims() {
     let proxy = Proxy::namespaced(gateway(), ".").unwrap();
     proxy.connect_per_caller("who", per_caller()).await.unwrap();
-    assert_eq!(served(&proxy).await, ["who.quit", "who.whoami"]);
+    assert_eq!(served(&proxy).await, ["who.ask", "who.quit", "who.whoami"]);
     assert_eq!(running(&proxy), Some(0), "none started before a call");
 
     let (who, teams, ada_pid) = whoami(&proxy, ada()).await;
@@ -165,4 +173,64 @@ async fn past_the_cap_the_idlest_makes_room_and_idle_servers_stop() {
             .next(),
         Some("")
     );
+}
+
+/// Waits (at most 5 s) until `running` is `want`.
+async fn until_running(proxy: &Proxy, want: usize) -> Option<usize> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while running(proxy) != Some(want) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running(proxy)
+}
+
+#[tokio::test]
+async fn a_server_that_waits_for_its_callers_input_is_not_idle_and_resumes_there() {
+    let proxy = Proxy::namespaced(gateway(), ".").unwrap();
+    proxy
+        .connect_per_caller("who", per_caller().idle(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    // The caller's server asks for a name: the caller gets input_required.
+    let r = call(&proxy, Some(ada()), "ask").await;
+    let result = &r["result"];
+    assert_eq!(result["resultType"], "input_required", "{r}");
+    let (key, request) = result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one input request");
+    assert_eq!(request["params"]["message"], "Your name?");
+    let state = result["requestState"].clone();
+    // Well past the idle time: kept, since a request waits on it.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        running(&proxy),
+        Some(1),
+        "a server with a parked request was stopped"
+    );
+    // Another caller cannot resume it.
+    let stolen = call_with(&proxy, Some(bob()), "ask", json!({"requestState": state})).await;
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+    // Its caller's answer goes to the same server, which finishes.
+    let more = json!({"requestState": state,
+        "inputResponses": {key.clone(): {"action": "accept", "content": {"name": "Ada"}}}});
+    let done = call_with(&proxy, Some(ada()), "ask", more).await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{done}");
+    // Then idle: stopped.
+    assert_eq!(until_running(&proxy, 0).await, Some(0));
+}
+
+#[tokio::test]
+async fn a_callers_server_starts_only_once_the_request_passed_the_backends_limits() {
+    let proxy = Proxy::namespaced(gateway(), ".").unwrap();
+    proxy.connect_per_caller("who", per_caller()).await.unwrap();
+    let rate = snodo::server::Rate::parse("1/60s").unwrap();
+    proxy
+        .limit("who", snodo::proxy::BackendLimits::new().rate(rate))
+        .unwrap();
+    assert_eq!(whoami(&proxy, ada()).await.0, "ada");
+    // Over the rate: refused before anything is started for bob.
+    let r = call(&proxy, Some(bob()), "whoami").await;
+    assert_eq!(r["error"]["code"], -31429, "{r}");
+    assert_eq!(running(&proxy), Some(1));
 }
