@@ -5,7 +5,7 @@ use crate::harness::http_load;
 use crate::harness::procs::{self, Launcher};
 use crate::harness::provenance::Provenance;
 use crate::harness::wire::{Expect, Work};
-use crate::machine::{HARNESS_CPU, SERVER_CPU, wait_for_idle};
+use crate::machine::wait_for_idle;
 use crate::options::Options;
 
 /// `--telemetry`: the snodo server built bare (and, with `--baseline REV`,
@@ -48,16 +48,7 @@ pub(crate) fn telemetry_main(
     // The ratios are against a build without the instrumentation: the
     // commit before it when given, else the build with tracing compiled out.
     let base = 0;
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pinned = options.pin && cpus >= 2 && procs::have_taskset();
-    if pinned {
-        procs::pin_self(HARNESS_CPU)?;
-    }
-    let launcher = Launcher {
-        dir,
-        server_cpu: pinned.then(|| SERVER_CPU.to_string()),
-        show_stderr: options.show_stderr,
-    };
+    let (launcher, pinned) = super::pinned_launcher(options, dir)?;
     let before_launcher = before_dir.map(|dir| Launcher {
         dir,
         ..launcher.clone()

@@ -161,16 +161,9 @@ pub(crate) struct Connector {
 
 /// The connector of a configured backend.
 fn connector(backend: &Backend) -> Result<Connector, String> {
-    let mut builder = Client::builder()
-        .client_info("snodo-proxy", env!("CARGO_PKG_VERSION"))
-        .timeout(Duration::from_secs_f64(backend.timeout))
-        .reset_timeout_on_progress(true);
-    for (name, value) in &backend.headers {
-        builder = builder.header(name, value);
-    }
     Ok(Connector {
         notes: None,
-        builder,
+        builder: builder(backend),
         target: target(backend)?,
         timeout: Duration::from_secs_f64(backend.connect_timeout),
         label: String::new(),
@@ -350,15 +343,7 @@ fn per_caller(backend: &Backend) -> Result<Option<PerCaller>, String> {
     let Some(claims) = &backend.env_from_claims else {
         return Ok(None);
     };
-    let (Target::Stdio(command), builder) = (target(backend)?, connector(backend)?.builder) else {
-        return Err("env_from_claims is for a command".into());
-    };
-    // The listing child's empty values are not the callers'.
-    let mut command = command;
-    command
-        .env
-        .retain(|(k, _)| !claims.contains_key(&*k.to_string_lossy()));
-    let mut per_caller = PerCaller::new(command, builder)
+    let mut per_caller = PerCaller::new(command(backend)?, builder(backend))
         .start_timeout(Duration::from_secs_f64(backend.connect_timeout));
     for (var, claim) in claims {
         per_caller = per_caller.env_from_claim(var, claim);
@@ -372,6 +357,20 @@ fn per_caller(backend: &Backend) -> Result<Option<PerCaller>, String> {
     Ok(Some(per_caller))
 }
 
+/// The client a backend is spoken to with.
+fn builder(backend: &Backend) -> ClientBuilder {
+    let mut builder = Client::builder()
+        .client_info("snodo-proxy", env!("CARGO_PKG_VERSION"))
+        .timeout(Duration::from_secs_f64(backend.timeout))
+        .reset_timeout_on_progress(true);
+    for (name, value) in &backend.headers {
+        builder = builder.header(name, value);
+    }
+    builder
+}
+
+/// Where a backend is reached; a command started per caller is also
+/// started for the proxy itself, as [`PerCaller::listing_command`] says.
 fn target(backend: &Backend) -> Result<Target, String> {
     if let Some(url) = &backend.url {
         if backend.transport.as_deref() == Some("sse") {
@@ -379,6 +378,15 @@ fn target(backend: &Backend) -> Result<Target, String> {
         }
         return Ok(Target::from(url.as_str()));
     }
+    Ok(Target::Stdio(match per_caller(backend)? {
+        Some(per_caller) => per_caller.listing_command(),
+        None => command(backend)?,
+    }))
+}
+
+/// A backend's command, its environment and standard error as the file
+/// gives them.
+fn command(backend: &Backend) -> Result<StdioCommand, String> {
     let mut command = match &backend.command {
         Some(Command::Line(line)) => StdioCommand::parse(line).map_err(|e| e.to_string())?,
         Some(Command::Argv(argv)) => StdioCommand::new(&argv[0], &argv[1..]),
@@ -387,17 +395,12 @@ fn target(backend: &Backend) -> Result<Target, String> {
     for (k, v) in &backend.env {
         command = command.env(k, v);
     }
-    // A command started per caller is also started for the proxy itself,
-    // which is no caller: its variables from claims are empty.
-    for var in backend.env_from_claims.iter().flat_map(|c| c.keys()) {
-        command = command.env(var, "");
-    }
     let stderr = if backend.stderr == "quiet" {
         StderrMode::Null
     } else {
         StderrMode::Inherit
     };
-    Ok(Target::Stdio(command.stderr(stderr)))
+    Ok(command.stderr(stderr))
 }
 
 /// Pings the backend every `interval`; returns why it is taken for down:

@@ -30,7 +30,7 @@ impl Meta<'_> {
     /// Whether a later source writes `key`.
     fn later(&self, key: &str, after_options: bool) -> bool {
         (!after_options && self.options.contains_key(key))
-            || self.tail.is_some_and(|t| t.keys.contains(&key))
+            || (self.tail.is_some() && TAIL_KEYS.contains(&key))
             || (self.log_level.is_some() && key == keys::LOG_LEVEL)
             || (self.progress.is_some() && key == keys::PROGRESS_TOKEN)
     }
@@ -79,11 +79,17 @@ impl Meta<'_> {
     }
 }
 
+/// The keys of a [`Tail`]'s members.
+const TAIL_KEYS: [&str; 3] = [
+    keys::CLIENT_CAPABILITIES,
+    keys::CLIENT_INFO,
+    keys::PROTOCOL_VERSION,
+];
+
 /// The protocol members of a 2026-07-28 request's `_meta`, encoded.
 pub(crate) struct Tail {
     version: String,
     tasks: bool,
-    keys: [&'static str; 3],
     text: String,
 }
 
@@ -101,11 +107,6 @@ impl Tail {
         Tail {
             version: version.to_owned(),
             tasks,
-            keys: [
-                keys::PROTOCOL_VERSION,
-                keys::CLIENT_CAPABILITIES,
-                keys::CLIENT_INFO,
-            ],
             text: String::from_utf8(out).unwrap_or_default(),
         }
     }

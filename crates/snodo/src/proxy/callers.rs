@@ -128,6 +128,12 @@ impl PerCaller {
         self.claims.iter().map(|(v, c)| (v.as_str(), c.as_str()))
     }
 
+    /// The command the proxy starts for itself, to list and follow the
+    /// backend: every variable from claims set empty.
+    pub fn listing_command(&self) -> StdioCommand {
+        self.command_for(None)
+    }
+
     /// The command a caller with `principal` runs (`None`: the listing
     /// child's, every variable empty).
     pub(crate) fn command_for(&self, principal: Option<&Principal>) -> StdioCommand {

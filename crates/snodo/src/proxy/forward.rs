@@ -359,9 +359,9 @@ where
         match ended {
             Ended::Failed(e) if guard::counts(&e) => {
                 guard.record(pass, true);
-                via.failed(&e);
                 if attempt < attempts && guard.spend() {
                     tracing::debug!(target: "snodo::proxy", backend = %link.id, error = %e, attempt, "trying the call again");
+                    via.failed(&e);
                     attempt += 1;
                     continue;
                 }

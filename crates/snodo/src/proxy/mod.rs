@@ -497,7 +497,7 @@ impl Proxy {
         id: &str,
         per_caller: PerCaller,
     ) -> Result<Synced, ProxyError> {
-        let (builder, listing) = (per_caller.builder().clone(), per_caller.command_for(None));
+        let (builder, listing) = (per_caller.builder().clone(), per_caller.listing_command());
         self.per_caller(id, Some(per_caller))?;
         self.connect_backend(id, builder, Target::Stdio(listing))
             .await
@@ -894,17 +894,17 @@ fn sweep_callers(link: Weak<Link>) -> AbortHandle {
             let Some(strong) = link.upgrade() else {
                 return;
             };
-            let every = match strong.callers() {
-                Some(callers) => {
-                    callers.sweep();
-                    (callers.spec().idle_time() / 4)
-                        .clamp(Duration::from_millis(100), Duration::from_secs(30))
-                }
-                None => Duration::from_secs(30),
-            };
-            // A new setting is swept by its own measure. (The task is
-            // aborted when the backend goes.)
+            // A new setting is swept by its own measure; without one there
+            // is nothing to sweep until it comes. (The task is aborted when
+            // the backend goes.)
             let set = strong.callers_set.notified();
+            let Some(callers) = strong.callers() else {
+                set.await;
+                continue;
+            };
+            callers.sweep();
+            let every = (callers.spec().idle_time() / 4)
+                .clamp(Duration::from_millis(100), Duration::from_secs(30));
             tokio::select! {
                 () = tokio::time::sleep(every) => {}
                 () = set => {}
