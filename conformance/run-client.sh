@@ -3,7 +3,8 @@
 # conformance/package.json) against `snodo-conformance client`: every client
 # scenario the runner lists for 2026-07-28 and for 2025-11-25 (read from the
 # runner), and the extension scenarios snodo implements (the two
-# client-credentials ones) at both revisions. Writes one summary per leg to
+# client-credentials ones and the four of the Skills extension) at both
+# revisions. Writes one summary per leg to
 # conformance/results/ and fails on any failure or warning.
 #
 #   conformance/run-client.sh
@@ -30,7 +31,9 @@ mapfile -t scenarios_2025 < <(scenarios_for 2025-11-25)
 # Extension scenarios are off the revisions' timelines: the runner needs
 # --force. These are the ones snodo implements; the others are listed as
 # not implemented.
-implemented_extensions=(auth/client-credentials-basic auth/client-credentials-jwt)
+implemented_extensions=(auth/client-credentials-basic auth/client-credentials-jwt
+    sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
+    sep-2640-client-verify-frontmatter)
 mapfile -t all_extensions < <("$runner" list --client | sed -n 's/^  - \([^ ]*\) \[extension\]$/\1/p')
 extensions=()
 for scenario in "${all_extensions[@]}"; do
@@ -83,8 +86,8 @@ leg() { # leg NAME VERSION MIN_PASSED SCENARIO...  (FORCE=1: pass --force)
 
 leg client-2026-07-28 2026-07-28 412 "${scenarios_2026[@]}"
 leg client-2025-11-25 2025-11-25 248 "${scenarios_2025[@]}"
-FORCE=1 leg client-extensions-2026-07-28 2026-07-28 14 "${extensions[@]}"
-FORCE=1 leg client-extensions-2025-11-25 2025-11-25 16 "${extensions[@]}"
+FORCE=1 leg client-extensions-2026-07-28 2026-07-28 18 "${extensions[@]}"
+FORCE=1 leg client-extensions-2025-11-25 2025-11-25 20 "${extensions[@]}"
 
 if [[ $status -ne 0 ]]; then
     echo "conformance client leg: FAILED (see $raw)"

@@ -4,10 +4,11 @@
 # conformance/results/, and fails on any new failure or warning, and on any
 # baseline entry that now passes (conformance/baseline.yml).
 #
-# Four legs, all gating: the scored `--requirements 2026-07-28` set (with the
+# Five legs, all gating: the scored `--requirements 2026-07-28` set (with the
 # baseline), the wider `--suite all --spec-version 2026-07-28` selection, the
-# scored initialize-era set `--requirements 2025-11-25`, and every scenario
-# the runner selects for `--spec-version 2025-06-18`.
+# scored initialize-era set `--requirements 2025-11-25`, every scenario
+# the runner selects for `--spec-version 2025-06-18`, and the Skills
+# extension's three server scenarios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/tools.sh
@@ -54,6 +55,18 @@ leg requirements-2025-11-25 --requirements 2025-11-25 || status=$?
 python3 conformance/summarize.py --check-warnings "$raw/requirements-2025-11-25" conformance/baseline.yml 33 80 || status=1
 leg spec-2025-06-18 --spec-version 2025-06-18 || status=$?
 python3 conformance/summarize.py --check-warnings "$raw/spec-2025-06-18" conformance/baseline.yml 27 56 || status=1
+# The Skills extension's server scenarios: off the revision's timeline, so
+# the runner needs --force; one folder, one summary for the three.
+skills=(sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory)
+echo "== conformance: extension-skills"
+for scenario in "${skills[@]}"; do
+    timeout 300 "$runner" server --url "$url" --scenario "$scenario" --force \
+        --spec-version 2026-07-28 -o "$raw/extension-skills" >"$raw/extension-skills-$scenario.txt" 2>&1 || status=1
+    grep -E '^(Passed:|Total)' "$raw/extension-skills-$scenario.txt" | sed "s|^|   $scenario: |" || true
+done
+python3 conformance/summarize.py "$raw/extension-skills" conformance/results/extension-skills.md \
+    extension-skills "--force --spec-version 2026-07-28 --scenario {$(IFS=,; echo "${skills[*]}")}" || status=1
+python3 conformance/summarize.py --check-warnings "$raw/extension-skills" conformance/baseline.yml 3 45 || status=1
 if [[ $status -ne 0 ]]; then
     echo "conformance: FAILED (see $raw)"
 fi

@@ -7,7 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 passed=0
 failed=0
-for set in "" http client "auth,http" otel "client,auth,http" "otel,http"; do
+for set in "" http client "auth,http" otel "client,auth,http" "otel,http" skills "skills,client"; do
     out=$(cargo check -q -p snodo --no-default-features --features "$set" 2>&1)
     status=$?
     if [[ $status -ne 0 || $out == *"warning"* ]]; then

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
 use snodo::client::oauth::{ClientCredentials, OAuth, SigningKey};
-use snodo::client::{Client, ClientError, ElicitRequest, Root};
+use snodo::client::{Client, ClientError, ElicitRequest, ProtocolErrorKind, Root};
 use snodo::handler::{ElicitAction, ElicitResponse};
 
 /// A sample value for a schema property.
@@ -219,10 +219,65 @@ async fn run(url: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
             Err(e) => vec![format!("list tools: {e}")],
         },
         "json-schema-2020-12-preservation" => echo_schemas(&client).await,
+        _ if client.serves_skills() => {
+            // A host lists skills and loads one only when it is needed: at
+            // `no-prefetch` nothing is needed; elsewhere every skill is
+            // loaded once, as if the model had asked for it.
+            let load = scenario != "sep-2640-client-no-prefetch";
+            let mut failures = skills(&client, load).await;
+            failures.extend(exercise(&client, &context).await);
+            failures
+        }
         _ => exercise(&client, &context).await,
     };
     client.close().await;
     Ok(failures)
+}
+
+/// Lists the skills and, with `load`, loads each and reads its other files.
+/// A skill whose files are not what its entry says is refused (and none of
+/// its files is read after that): that is the host's duty, not a failure.
+async fn skills(client: &Client, load: bool) -> Vec<String> {
+    let entries = match client.list_skills().await {
+        Ok(entries) => entries,
+        Err(e) => return vec![format!("list skills: {e}")],
+    };
+    eprintln!("skills listed: {}", entries.len());
+    let mut failures = Vec::new();
+    for entry in entries.into_iter().filter(|_| load) {
+        let uri = entry.uri.clone();
+        let files: Vec<String> = match &entry.resources {
+            snodo::skills::SkillFiles::Listed(files) => files
+                .iter()
+                .map(|f| f.uri.clone())
+                .filter(|u| *u != uri)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let skill = match client.load_skill(entry).await {
+            Ok(skill) => skill,
+            Err(e) if e.protocol_kind() == Some(ProtocolErrorKind::SkillVerification) => {
+                eprintln!("refused skill {uri}: {e}");
+                continue;
+            }
+            Err(e) => {
+                failures.push(format!("load skill {uri}: {e}"));
+                continue;
+            }
+        };
+        eprintln!("loaded skill {uri}");
+        for file in files {
+            match skill.read(client, &file).await {
+                Ok(bytes) => eprintln!("read {file}: {} bytes, verified", bytes.len()),
+                Err(e) if e.protocol_kind() == Some(ProtocolErrorKind::SkillVerification) => {
+                    eprintln!("refused {file}: {e}");
+                    break;
+                }
+                Err(e) => failures.push(format!("read {file}: {e}")),
+            }
+        }
+    }
+    failures
 }
 
 /// Lists the tools and passes each input schema the client kept, as it

@@ -39,6 +39,24 @@ fn random_secret() -> [u8; 32] {
     secret
 }
 
+/// The skills the fixture serves (the Skills extension's scenarios find them
+/// through `skills/list`).
+fn skills() -> Result<snodo::skills::Skills, snodo::skills::SkillsError> {
+    snodo::skills::Skills::new().with_skill(
+        "pdf-processing",
+        [
+            (
+                "SKILL.md",
+                &include_bytes!("../skills/pdf-processing/SKILL.md")[..],
+            ),
+            (
+                "references/FORMS.md",
+                &include_bytes!("../skills/pdf-processing/references/FORMS.md")[..],
+            ),
+        ],
+    )
+}
+
 /// The fixture server.
 fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let sealer = Arc::new(StateSealer::new("fixture", random_secret())?);
@@ -54,6 +72,7 @@ fn server() -> Result<Server, Box<dyn std::error::Error>> {
     let builder = catalog::register(builder);
     let builder = legacy::register(builder);
     let builder = tasks::register(builder);
+    let builder = builder.skills(skills()?);
     Ok(builder.build()?)
 }
 

@@ -21,6 +21,7 @@ mod failure;
 mod output;
 mod render;
 mod run;
+mod skills;
 mod task_log;
 mod tasks;
 mod terminal;

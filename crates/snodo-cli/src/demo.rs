@@ -375,6 +375,8 @@ pub(crate) struct Setup {
     /// this process.
     pub(crate) keys: snodo::server::keyring::Keyring,
     pub(crate) page_size: Option<usize>,
+    /// The skills served beside the demo's own components.
+    pub(crate) skills: Option<snodo::skills::Skills>,
 }
 
 pub(crate) fn server(setup: Setup) -> Server {
@@ -400,6 +402,9 @@ pub(crate) fn server(setup: Setup) -> Server {
     }
     if let Some(size) = setup.page_size {
         builder = builder.page_size(size);
+    }
+    if let Some(skills) = setup.skills {
+        builder = builder.skills(skills);
     }
     builder
         .build()

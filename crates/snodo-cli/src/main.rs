@@ -84,6 +84,11 @@ struct DemoArgs {
     /// (default 100).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     page_size: Option<u16>,
+    /// Also serve the skills below DIR (each directory holding a SKILL.md):
+    /// their files as skill:// resources, and the Skills extension's
+    /// skills/list, skills/get and resources/directory/read.
+    #[arg(long, value_name = "DIR")]
+    skills: Option<std::path::PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -126,6 +131,13 @@ fn main() -> ExitCode {
 }
 
 async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
+    let skills = match &args.skills {
+        Some(dir) => Some(
+            snodo::skills::Skills::from_dir(dir)
+                .map_err(|e| std::io::Error::other(format!("--skills: {e}")))?,
+        ),
+        None => None,
+    };
     let tasks = demo::task_options(&args.tasks)
         .await
         .map_err(std::io::Error::other)?;
@@ -151,6 +163,7 @@ async fn run_demo(args: DemoArgs) -> std::io::Result<()> {
         events,
         keys,
         page_size: args.page_size.map(usize::from),
+        skills,
     });
     if let Some(addr) = args.http {
         let mut options = snodo::transport::http::HttpOptions::new();

@@ -202,6 +202,41 @@ async fn a_call_shows_its_log_progress_and_result_escaped() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skills_are_listed_escaped_and_one_that_fails_its_entry_is_not_written() {
+    let server = Hostile::start().await;
+    let dir = config_dir("skills");
+    let url = server.url.as_str();
+    let run = snodo(&dir, &["skills", url]).await;
+    assert_eq!(run.code, 0, "{}", run.err);
+    assert_holds(
+        "skills",
+        &run.out,
+        &[
+            shown_start("T-skill-name"),
+            shown_start("skill://T-skill"),
+            shown_start("T-skill-description"),
+        ],
+    );
+    let out = dir.join("fetched");
+    let uri = hostile_support::skill()["uri"].as_str().unwrap().to_owned();
+    let out_arg = out.display().to_string();
+    let run = snodo(&dir, &["skills", url, &uri, "--out", &out_arg]).await;
+    assert_eq!(run.code, 6, "{}", run.err);
+    assert_holds(
+        "skills fetch",
+        &run.err,
+        &[
+            shown_start("skill://T-skill"),
+            "where the entry lists 3".into(),
+        ],
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written from a skill that fails its entry"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_from_the_server_are_shown_escaped() {
     let server = Hostile::start().await;
     let dir = config_dir("errors");

@@ -117,6 +117,9 @@ mod random;
 pub mod resource;
 pub mod schema;
 pub mod server;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub mod skills;
 pub mod task;
 pub mod telemetry;
 pub mod tool;

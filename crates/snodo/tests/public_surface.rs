@@ -15,6 +15,7 @@ const MODULES: &[&str] = &[
     "resource",
     "schema",
     "server",
+    "skills",
     "task",
     "telemetry",
     "tool",

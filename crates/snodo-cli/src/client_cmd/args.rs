@@ -23,6 +23,8 @@ pub(crate) enum ClientCommand {
     Prompts(Box<Common>),
     /// Get a prompt: snodo prompt TARGET NAME [key=value ...].
     Prompt(Box<PromptArgs>),
+    /// List the server's skills, or fetch one (verified against its entry): snodo skills TARGET [SKILL] [--out DIR].
+    Skills(Box<SkillsArgs>),
     /// Complete an argument: snodo complete TARGET prompt:NAME|resource:URI ARG=PREFIX.
     Complete(Box<CompleteArgs>),
     /// Print change notifications until interrupted: snodo listen TARGET [--tools] [--uri URI].
@@ -111,6 +113,22 @@ pub(crate) struct TaskArgs {
     /// Ask the server to cancel the task, then show it.
     #[arg(long)]
     pub(super) cancel: bool,
+    #[command(flatten)]
+    pub(super) opts: Options,
+}
+
+/// `snodo skills`.
+#[derive(Args)]
+pub(crate) struct SkillsArgs {
+    /// An http(s):// URL or a quoted server command line.
+    pub(super) target: String,
+    /// The skill to fetch: its name or the URI of its SKILL.md. Without it,
+    /// the skills are listed.
+    pub(super) skill: Option<String>,
+    /// Write the fetched skill's files below DIR, at their path in the skill
+    /// (DIR/SKILL.md, DIR/references/...), instead of printing its SKILL.md.
+    #[arg(long, value_name = "DIR", requires = "skill")]
+    pub(super) out: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub(super) opts: Options,
 }

@@ -67,6 +67,15 @@ impl Failure {
         }
     }
 
+    /// A failure of the command's own work (a file it cannot write), with
+    /// the protocol's exit code: what the server sent could not be used.
+    pub(super) fn from_message(message: String) -> Self {
+        Self {
+            code: EXIT_PROTOCOL,
+            message,
+        }
+    }
+
     /// A server that asked for what the CLI cannot give, worded as the
     /// client words a protocol violation.
     pub(super) fn protocol(message: &str) -> Self {

@@ -334,6 +334,30 @@ pub(crate) fn resources(style: &Style, resources: &[Value], templates: &[Value])
     }
 }
 
+/// `snodo skills TARGET`.
+pub(crate) fn skills(style: &Style, skills: &[snodo::skills::Skill]) {
+    let rows: Vec<Vec<String>> = skills
+        .iter()
+        .map(|s| {
+            let files = match &s.resources {
+                snodo::skills::SkillFiles::Listed(files) => {
+                    let bytes: u64 = files.iter().map(|f| f.size).sum();
+                    format!("{} ({bytes} bytes)", files.len())
+                }
+                _ => "dynamic".to_owned(),
+            };
+            let description = s.description().lines().next().unwrap_or_default();
+            vec![
+                escape::line(s.name()).into_owned(),
+                escape::line(&s.uri).into_owned(),
+                files,
+                escape::line(description).into_owned(),
+            ]
+        })
+        .collect();
+    table(style, &["NAME", "URI", "FILES", "DESCRIPTION"], &rows);
+}
+
 /// `snodo read`.
 pub(crate) fn read_result(style: &Style, result: &Value) {
     let contents = result

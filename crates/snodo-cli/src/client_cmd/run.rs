@@ -131,6 +131,11 @@ async fn run_command(cmd: ClientCommand, style: &Style) -> Result<u8, Failure> {
             .await;
             finish(&client, &c.opts, outcome).await
         }
+        ClientCommand::Skills(c) => {
+            let client = connect(&c.target, &c.opts, style).await?;
+            let outcome = super::skills::run(&client, &c, style).await;
+            finish(&client, &c.opts, outcome).await
+        }
         ClientCommand::Read(c) => {
             let client = connect(&c.target, &c.opts, style).await?;
             // What the server sent, shown as sent (escaped), even where it

@@ -214,6 +214,8 @@ fn answer(message: &Value) -> Reply {
             "description": evil("T-prompt-result"),
             "messages": [{"role": evil("T-role"), "content": {"type": "text", "text": evil("T-message")}}],
         }),
+        "skills/list" => json!({"skills": [skill()], "ttlMs": 0, "cacheScope": "private"}),
+        "skills/get" => json!({"skill": skill(), "ttlMs": 0, "cacheScope": "private"}),
         "completion/complete" => json!({"completion": {
             "values": [evil("T-value"), "plain"],
             "hasMore": true,
@@ -241,6 +243,17 @@ fn answer(message: &Value) -> Reply {
     Reply::Json(response(id, complete(result)))
 }
 
+/// The skill entry: its URI and frontmatter hostile, and a manifest that the
+/// `SKILL.md` it serves (the `resources/read` answer) does not match.
+pub fn skill() -> Value {
+    let uri = format!("skill://{}/SKILL.md", evil("T-skill"));
+    json!({
+        "uri": uri,
+        "frontmatter": {"name": evil("T-skill-name"), "description": evil("T-skill-description")},
+        "resources": [{"uri": uri, "digest": format!("sha256:{}", "0".repeat(64)), "size": 3}],
+    })
+}
+
 /// The discover result: identity, instructions and capabilities.
 fn discover() -> Value {
     json!({
@@ -253,7 +266,7 @@ fn discover() -> Value {
         "capabilities": {
             "tools": {}, "resources": {"subscribe": true}, "prompts": {},
             "logging": {}, "completions": {},
-            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}, "io.modelcontextprotocol/skills": {}},
             evil("T-capability"): {evil("T-flag"): true},
         },
     })

@@ -43,6 +43,10 @@ pub enum ProtocolErrorKind {
     InputRequest,
     /// A subscription the server ended before acknowledging it.
     Subscription,
+    /// A skill file that is not what the skill's entry describes: another
+    /// size or digest, a `SKILL.md` whose frontmatter differs from the
+    /// entry's, or a file the entry does not list.
+    SkillVerification,
 }
 
 /// Which of the client's limits an answer went past, in a

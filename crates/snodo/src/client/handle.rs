@@ -271,7 +271,7 @@ impl Client {
 
     /// Every item of list method `method`, all pages, within the client's
     /// bounds on pages, items and bytes.
-    async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
+    pub(super) async fn list_all(&self, method: &str) -> Result<Vec<Value>, ClientError> {
         let config = &self.shared.config;
         let bounds = listing::Bounds {
             max_pages: config.max_pages,
@@ -621,7 +621,7 @@ pub(super) fn object_or_null(
 
 /// A listed item read as its type; `None`, with a warning naming the item,
 /// when it does not decode.
-fn typed<T: serde::de::DeserializeOwned>(kind: &str, item: Value) -> Option<T> {
+pub(super) fn typed<T: serde::de::DeserializeOwned>(kind: &str, item: Value) -> Option<T> {
     let name = item
         .get("name")
         .and_then(Value::as_str)

@@ -16,6 +16,7 @@ fn items_key(method: &str) -> Option<&'static str> {
         "resources/list" => "resources",
         "resources/templates/list" => "resourceTemplates",
         "prompts/list" => "prompts",
+        "skills/list" => "skills",
         _ => return None,
     })
 }

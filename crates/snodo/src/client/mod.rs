@@ -61,6 +61,8 @@ mod options;
 mod pending;
 mod request;
 mod shared;
+#[cfg(feature = "skills")]
+mod skills;
 mod target;
 mod tasks;
 pub(crate) mod transport;
@@ -77,6 +79,9 @@ pub use options::{
     VersionPolicy, elicit_result,
 };
 pub use pending::Pending;
+#[cfg(feature = "skills")]
+#[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+pub use skills::LoadedSkill;
 pub use target::{StderrMode, StdioCommand, Target};
 pub use tasks::{Task, TaskCall, TaskWait};
 pub use transport::TransportKind;

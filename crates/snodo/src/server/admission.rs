@@ -66,13 +66,15 @@ impl Server {
             Some(m) => Route::Known(m),
             None => match catalog.extension_methods.get(&method) {
                 Some(&i) => {
-                    let name = catalog.extensions[i].name();
-                    let declared = meta
-                        .client_capabilities
-                        .get()
-                        .get("extensions")
-                        .and_then(|e| e.get(name))
-                        .is_some();
+                    let extension = &catalog.extensions[i];
+                    let name = extension.name();
+                    let declared = !extension.client_declares()
+                        || meta
+                            .client_capabilities
+                            .get()
+                            .get("extensions")
+                            .and_then(|e| e.get(name))
+                            .is_some();
                     if !declared {
                         return Err(Failure::bad_request(Error::missing_client_capability(
                             json!({"extensions": {name: {}}}),

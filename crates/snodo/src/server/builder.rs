@@ -74,6 +74,8 @@ pub struct ServerBuilder {
     tasks: Option<TaskOptions>,
     capture: crate::telemetry::Capture,
     declared: Declared,
+    #[cfg(feature = "skills")]
+    skills: Option<crate::skills::Skills>,
 }
 
 impl ServerBuilder {
@@ -107,6 +109,8 @@ impl ServerBuilder {
             tasks: None,
             capture: crate::telemetry::Capture::new(),
             declared: Declared::default(),
+            #[cfg(feature = "skills")]
+            skills: None,
         }
     }
 
@@ -144,6 +148,20 @@ impl ServerBuilder {
     /// Registers a negotiated extension.
     pub fn extension<E: Extension>(mut self, extension: E) -> Self {
         self.extensions.push(Arc::new(extension));
+        self
+    }
+
+    /// Serves `skills` (replacing a set given before): every file as a
+    /// resource, and the Skills extension's methods (`skills/list`,
+    /// `skills/get`, `resources/directory/read`), declared as
+    /// `io.modelcontextprotocol/skills` with `directoryRead: true`.
+    /// `skills/list` carries the [`list_cache`](Self::list_cache) hints and
+    /// pages by [`page_size`](Self::page_size); `skills/get` carries the
+    /// [`read_cache`](Self::read_cache) hints.
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.skills = Some(skills);
         self
     }
 
@@ -374,7 +392,22 @@ impl ServerBuilder {
     /// work (with tasks: the sweeper that recovers the tasks of a stopped
     /// node and purges expired ones); a server built outside one starts it
     /// when a transport starts serving it.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(#[allow(unused_mut)] mut self) -> Result<Server, BuildError> {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = self.skills.take() {
+            for file in skills.files() {
+                let resource = super::skills::FileResource(file.clone());
+                self.resources.push(ResourceEntry::new(resource));
+            }
+            self.extensions
+                .push(Arc::new(super::skills::SkillsExtension {
+                    skills,
+                    list_cache: self.list_cache,
+                    read_cache: self.read_cache,
+                    page_size: self.page_size,
+                    policy: self.policy.clone(),
+                }));
+        }
         if self.page_size == 0 {
             return Err(BuildError::Config("page size must be at least 1".into()));
         }

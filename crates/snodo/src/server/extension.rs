@@ -10,7 +10,8 @@ use crate::{Context, Error};
 /// name (which contains a `/`, e.g. `com.example/search`).
 ///
 /// Its methods run only when the request's client capabilities declare the
-/// extension too; otherwise they fail with -32021 naming it.
+/// extension too (unless [`Extension::client_declares`] says it defines no
+/// client declaration); otherwise they fail with -32021 naming it.
 pub trait Extension: Send + Sync + 'static {
     /// The extension id, e.g. `com.example/search`.
     fn name(&self) -> &str;
@@ -22,6 +23,13 @@ pub trait Extension: Send + Sync + 'static {
 
     /// The methods the extension adds.
     fn methods(&self) -> Vec<String>;
+
+    /// Whether its methods need the client to declare the extension too
+    /// (the default). An extension that defines no client declaration
+    /// answers whoever saw the server's.
+    fn client_declares(&self) -> bool {
+        true
+    }
 
     /// Handles one of its methods; the result object gets `resultType` and
     /// server info like any other.

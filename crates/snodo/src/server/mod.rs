@@ -30,6 +30,8 @@ mod resources;
 mod scope_policy;
 mod scopes;
 mod shares;
+#[cfg(feature = "skills")]
+mod skills;
 mod state_needs;
 mod stream;
 mod tasks;
