@@ -82,6 +82,8 @@ leg "conformance: the official suite driving snodo-conformance client (client le
 leg "interop: official clients against the demo server" interop/run.sh
 leg "interop: our client against servers no one here wrote" interop/client_interop.sh
 leg "bridge: snodo serve between clients and servers no one here wrote" interop/bridge.sh
+leg "bundle: snodo bundle's .mcpb unpacked and validated by the official mcpb tools, served to the Python SDK" \
+    interop/mcpb/run.sh
 
 read -r passed failed known < <(python3 - "$log" <<'PY'
 import re, sys

@@ -207,6 +207,13 @@ ensure_inspector() (
     _snodo_ensure_npm_project interop/node .bin/mcp-inspector
 )
 
+# Installs interop/mcpb/ (the pinned @anthropic-ai/mcpb, the official MCP
+# Bundle tools) and prints the mcpb bin. Run it with Node 22 first on PATH.
+ensure_mcpb() (
+    _snodo_strict
+    _snodo_ensure_npm_project interop/mcpb .bin/mcpb
+)
+
 # Installs interop/oauth/ (the pinned oidc-provider, a real OpenID Connect
 # provider the OAuth tests start) and prints that folder. Run it with Node 22
 # first on PATH.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod bundle;
 mod client_cmd;
 mod demo;
 mod escape;
@@ -38,6 +39,9 @@ enum Command {
     /// command line or a URL): names namespaced as <id>.<name>, the file
     /// watched, backends health-checked, withdrawn while down, restored.
     Proxy(proxy_cmd::ProxyArgs),
+    /// Build an MCP Bundle (.mcpb, manifest 0.3) for a stdio server binary:
+    /// its name, version, description and tools read from the server itself.
+    Bundle(bundle::BundleArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
 }
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
             Command::Demo(args) => run_demo(args).await,
             Command::Serve(args) => serve::run(args).await,
             Command::Proxy(args) => proxy_cmd::run(args).await,
+            Command::Bundle(args) => bundle::run(args).await,
             Command::Client(_) => Ok(()),
         }
     });

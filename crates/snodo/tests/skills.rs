@@ -496,3 +496,117 @@ async fn the_client_lists_loads_and_reads_verified_files() {
     client.close().await;
     let _ = stop.send(());
 }
+
+fn md(name: &str) -> Vec<u8> {
+    format!("---\nname: {name}\ndescription: The {name} skill\n---\nbody\n").into_bytes()
+}
+
+#[tokio::test]
+async fn a_nested_skill_is_its_own_entry_and_part_of_the_enclosing_one() {
+    let skills = Skills::new()
+        .with_skill(
+            "outer",
+            [
+                ("SKILL.md", md("outer")),
+                ("inner/SKILL.md", md("inner")),
+                ("inner/x.md", b"x".to_vec()),
+            ],
+        )
+        .unwrap()
+        .with_skill(
+            "outer/inner",
+            [("SKILL.md", md("inner")), ("x.md", b"x".to_vec())],
+        )
+        .unwrap();
+    let server = Server::builder("nested", "1.0.0")
+        .skills(skills)
+        .build()
+        .unwrap();
+    let list = result(send(&server, 1, "skills/list", json!({})).await);
+    let uris = |i: usize| -> Vec<String> {
+        list["skills"][i]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["uri"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(list["skills"][0]["uri"], "skill://outer/SKILL.md");
+    assert_eq!(
+        uris(0),
+        [
+            "skill://outer/SKILL.md",
+            "skill://outer/inner/SKILL.md",
+            "skill://outer/inner/x.md"
+        ]
+    );
+    assert_eq!(list["skills"][1]["uri"], "skill://outer/inner/SKILL.md");
+    assert_eq!(
+        uris(1),
+        ["skill://outer/inner/SKILL.md", "skill://outer/inner/x.md"]
+    );
+    let resources = result(send(&server, 2, "resources/list", json!({})).await);
+    let inner = resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["uri"] == "skill://outer/inner/SKILL.md")
+        .unwrap()
+        .clone();
+    assert_eq!(inner["name"], "inner");
+    assert_eq!(inner["description"], "The inner skill");
+
+    let e = Skills::new()
+        .with_skill(
+            "outer",
+            [("SKILL.md", md("outer")), ("inner/x.md", b"x".to_vec())],
+        )
+        .unwrap()
+        .with_skill(
+            "outer/inner",
+            [("SKILL.md", md("inner")), ("x.md", b"y".to_vec())],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("served with other bytes"), "{e}");
+}
+
+/// One supporting file of `pdf-processing` is hidden from all but `staff`.
+struct FormsHidden;
+
+impl Policy for FormsHidden {
+    fn can_see(&self, who: Option<&Principal>, item: Item<'_>) -> bool {
+        let hidden = matches!(item, Item::Resource(uri) if uri.ends_with("/FORMS.md"));
+        !hidden || who.is_some_and(|p| p.subject == "staff")
+    }
+    fn check(&self, cx: &Context, item: Item<'_>) -> Result<(), Error> {
+        if self.can_see(cx.principal(), item) {
+            Ok(())
+        } else {
+            Err(Error::new(-31001, "Forbidden"))
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_skill_with_a_hidden_file_is_neither_listed_nor_got() {
+    let server = Server::builder("skills", "1.0.0")
+        .skills(Skills::from_dir(TREE).unwrap())
+        .policy(FormsHidden)
+        .build()
+        .unwrap();
+    let guest = result(send_as(&server, Some("guest"), 1, "skills/list", json!({})).await);
+    assert_eq!(
+        guest["skills"],
+        json!([refunds()]),
+        "its entry would name the hidden file"
+    );
+    let uri = json!({"uri": "skill://pdf-processing/SKILL.md"});
+    assert_eq!(
+        send_as(&server, Some("guest"), 2, "skills/get", uri.clone()).await["error"]["code"],
+        -32602
+    );
+    assert_eq!(
+        result(send_as(&server, Some("staff"), 3, "skills/get", uri).await)["skill"],
+        pdf()
+    );
+}

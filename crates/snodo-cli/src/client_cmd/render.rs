@@ -341,7 +341,7 @@ pub(crate) fn skills(style: &Style, skills: &[snodo::skills::Skill]) {
         .map(|s| {
             let files = match &s.resources {
                 snodo::skills::SkillFiles::Listed(files) => {
-                    let bytes: u64 = files.iter().map(|f| f.size).sum();
+                    let bytes = files.iter().fold(0u64, |sum, f| sum.saturating_add(f.size));
                     format!("{} ({bytes} bytes)", files.len())
                 }
                 _ => "dynamic".to_owned(),

@@ -40,9 +40,17 @@ pub(super) async fn run(client: &Client, c: &SkillsArgs, style: &Style) -> Resul
     let skill = client.load_skill(entry).await?;
     let mut written = Vec::new();
     if let Some(dir) = &c.out {
-        // Every file is read and verified before any is written.
+        if matches!(skill.entry().resources, SkillFiles::Dynamic) {
+            eprintln!(
+                "the skill's files are generated (\"dynamic\"): only its SKILL.md is written"
+            );
+        }
+        // Every path is checked and every file read and verified before
+        // anything is written; SKILL.md last.
         let root = skill.entry().root().unwrap_or_default().to_owned();
-        let mut verified = vec![("SKILL.md".to_owned(), skill.text().as_bytes().to_vec())];
+        let mut verified = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        seen.insert("skill.md".to_owned());
         for uri in files.iter().filter(|u| **u != skill.entry().uri) {
             let relative = uri
                 .strip_prefix(&root)
@@ -50,11 +58,17 @@ pub(super) async fn run(client: &Client, c: &SkillsArgs, style: &Style) -> Resul
                 .ok_or_else(|| {
                     Failure::from_message(format!("{} is outside the skill", escape::line(uri)))
                 })?;
-            verified.push((relative.to_owned(), skill.read(client, uri).await?));
+            let path = relative_path(relative)?;
+            if !seen.insert(path.to_string_lossy().to_lowercase()) {
+                return Err(Failure::from_message(format!(
+                    "the skill names two files at {} (letter case aside)",
+                    escape::line(&path.display().to_string())
+                )));
+            }
+            verified.push((path, skill.read(client, uri).await?));
         }
-        for (relative, bytes) in verified {
-            written.push(write(dir, &relative, &bytes)?);
-        }
+        verified.push((PathBuf::from("SKILL.md"), skill.text().as_bytes().to_vec()));
+        written = write_all(dir, &verified)?;
     }
     if c.opts.json {
         let written: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
@@ -109,11 +123,11 @@ async fn find(client: &Client, wanted: &str) -> Result<Skill, Failure> {
     }
 }
 
-/// Writes `bytes` at `relative` (a `/`-separated, percent-encoded path in
-/// the skill) below `dir`: each segment decoded and checked (no empty, `.`
-/// or `..` segment, no separator or NUL), never through a symbolic link.
-fn write(dir: &Path, relative: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
-    let mut path = dir.to_path_buf();
+/// `relative` (a `/`-separated, percent-encoded path in the skill) as a
+/// relative path: each segment decoded and checked (no empty, `.` or `..`
+/// segment, no separator or NUL).
+fn relative_path(relative: &str) -> Result<PathBuf, Failure> {
+    let mut path = PathBuf::new();
     for raw in relative.split('/') {
         let segment = decode(raw)
             .filter(|s| !matches!(s.as_str(), "" | "." | ".."))
@@ -126,17 +140,44 @@ fn write(dir: &Path, relative: &str, bytes: &[u8]) -> Result<PathBuf, Failure> {
             })?;
         path.push(segment);
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
-    }
-    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(Failure::from_message(format!(
-            "{} is a symbolic link: not written through",
-            path.display()
-        )));
-    }
-    std::fs::write(&path, bytes).map_err(|e| io(&path, &e))?;
     Ok(path)
+}
+
+/// Creates `dir` (which must not exist) and writes every file below it,
+/// each new (never over or through something already there); on a failure
+/// `dir` is removed again.
+fn write_all(dir: &Path, files: &[(PathBuf, Vec<u8>)]) -> Result<Vec<PathBuf>, Failure> {
+    std::fs::create_dir(dir).map_err(|e| {
+        Failure::from_message(format!(
+            "--out {}: {e} (give a directory that does not exist yet)",
+            dir.display()
+        ))
+    })?;
+    let write = |relative: &Path, bytes: &[u8]| -> Result<PathBuf, Failure> {
+        use std::io::Write as _;
+        let path = dir.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, &e))?;
+        }
+        let mut file = std::fs::File::options()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| io(&path, &e))?;
+        file.write_all(bytes).map_err(|e| io(&path, &e))?;
+        Ok(path)
+    };
+    let mut written = Vec::new();
+    for (relative, bytes) in files {
+        match write(relative, bytes) {
+            Ok(path) => written.push(path),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(dir);
+                return Err(e);
+            }
+        }
+    }
+    Ok(written)
 }
 
 fn io(path: &Path, e: &std::io::Error) -> Failure {
@@ -171,16 +212,34 @@ mod tests {
         assert_eq!(decode("%2e%2E").as_deref(), Some(".."));
         assert_eq!(decode("%zz"), None);
         assert_eq!(decode("%f0"), None);
+        let p =
+            relative_path("references/FORMS%20v2.md").unwrap_or_else(|f| panic!("{}", f.message()));
+        assert_eq!(p, Path::new("references").join("FORMS v2.md"));
+        for bad in ["../x", "a/%2E%2E/x", "a//b", "a%2Fb", "a%00b", "./x"] {
+            assert!(relative_path(bad).is_err(), "{bad}");
+        }
         let dir = std::env::temp_dir().join(format!("snodo-skills-cli-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let p = write(&dir, "references/FORMS%20v2.md", b"x")
-            .unwrap_or_else(|f| panic!("{}", f.message()));
-        assert_eq!(p, dir.join("references").join("FORMS v2.md"));
-        for bad in ["../x", "a/%2E%2E/x", "a//b", "a%2Fb", "a%00b", "./x"] {
-            assert!(write(&dir, bad, b"x").is_err(), "{bad}");
-        }
-        std::os::unix::fs::symlink("/etc/hostname", dir.join("link")).unwrap();
-        assert!(write(&dir, "link", b"x").is_err());
+        let files = vec![
+            (PathBuf::from("a/b"), b"1".to_vec()),
+            (PathBuf::from("c"), b"2".to_vec()),
+        ];
+        let written = write_all(&dir, &files).unwrap_or_else(|f| panic!("{}", f.message()));
+        assert_eq!(written, [dir.join("a/b"), dir.join("c")]);
+        assert_eq!(std::fs::read(dir.join("a/b")).unwrap(), b"1");
+        let e = write_all(&dir, &files).err().unwrap();
+        assert!(
+            e.message().contains("does not exist yet"),
+            "{}",
+            e.message()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+        // Two files at one path: nothing is left behind.
+        let twice = vec![
+            (PathBuf::from("x"), b"1".to_vec()),
+            (PathBuf::from("x"), b"2".to_vec()),
+        ];
+        assert!(write_all(&dir, &twice).is_err());
+        assert!(!dir.exists());
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::handle::typed;
 use super::{Client, ClientError, Pending, ProtocolErrorKind};
-use crate::skills::{Skill, SkillFiles, digest, frontmatter};
+use crate::skills::{MAX_FILES_PER_SKILL, MAX_SKILL_BYTES, Skill, SkillFiles, digest, frontmatter};
 
 fn mismatch(message: String) -> ClientError {
     ClientError::protocol(ProtocolErrorKind::SkillVerification, message)
@@ -56,19 +56,29 @@ impl Client {
     /// the frontmatter field by field). Nothing else is read; the skill's
     /// other files are read with [`LoadedSkill::read`].
     pub async fn load_skill(&self, entry: Skill) -> Result<LoadedSkill, ClientError> {
+        if let SkillFiles::Listed(files) = &entry.resources {
+            let total = files.iter().fold(0u64, |sum, f| sum.saturating_add(f.size));
+            if files.len() > MAX_FILES_PER_SKILL || total > MAX_SKILL_BYTES {
+                return Err(mismatch(format!(
+                    "{}: {} files, {total} bytes: past the {MAX_FILES_PER_SKILL} files or {MAX_SKILL_BYTES} bytes a skill may hold",
+                    entry.uri,
+                    files.len()
+                )));
+            }
+        }
         let bytes = self.fetch(&entry, &entry.uri).await?;
         let text = String::from_utf8(bytes)
             .map_err(|_| mismatch(format!("{}: SKILL.md is not UTF-8 text", entry.uri)))?;
         let found = frontmatter(&text).map_err(|e| mismatch(format!("{}: {e}", entry.uri)))?;
-        if found != entry.frontmatter {
-            let mut keys: Vec<&String> = found.keys().chain(entry.frontmatter.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            let differ: Vec<&str> = keys
-                .into_iter()
-                .filter(|k| found.get(*k) != entry.frontmatter.get(*k))
-                .map(String::as_str)
-                .collect();
+        let mut keys: Vec<&String> = found.keys().chain(entry.frontmatter.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let differ: Vec<&str> = keys
+            .into_iter()
+            .filter(|k| !same(found.get(*k), entry.frontmatter.get(*k)))
+            .map(String::as_str)
+            .collect();
+        if !differ.is_empty() {
             return Err(mismatch(format!(
                 "{}: the frontmatter differs from the entry's in {}",
                 entry.uri,
@@ -142,6 +152,35 @@ impl Client {
     }
 }
 
+/// Whether two frontmatter values are the same: numbers by value (a YAML
+/// `1.0` is the `1` another reader writes), everything else exactly.
+fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same_value(a, b),
+        _ => false,
+    }
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            _ if x == y => true,
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// A skill the client loaded: its entry and its verified `SKILL.md`.
 #[derive(Debug, Clone)]
 pub struct LoadedSkill {
@@ -176,5 +215,23 @@ impl LoadedSkill {
     pub async fn read(&self, client: &Client, path: &str) -> Result<Vec<u8>, ClientError> {
         let uri = self.uri_of(path);
         client.fetch(&self.entry, &uri).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_compare_by_value_and_nothing_else_loosely() {
+        assert!(same_value(
+            &json!({"v": 1.0, "l": [2.0]}),
+            &json!({"v": 1, "l": [2]})
+        ));
+        assert!(!same_value(&json!({"v": 1.5}), &json!({"v": 1})));
+        assert!(!same_value(&json!("1"), &json!(1)));
+        assert!(!same_value(&json!({"a": 1}), &json!({"a": 1, "b": null})));
+        assert!(!same(Some(&json!(null)), None));
     }
 }

@@ -141,17 +141,28 @@ impl SkillsExtension {
 
     /// Whether the caller of `cx` may see a file below directory `dir`.
     fn visible_below(&self, cx: &Context, dir: &str) -> bool {
-        self.skills.files().any(|f| {
-            f.uri
-                .strip_prefix(dir)
-                .is_some_and(|rest| rest.starts_with('/'))
-                && self.visible(cx, &f.uri)
-        })
+        self.policy.is_none()
+            || self
+                .skills
+                .files_below(dir)
+                .any(|f| self.visible(cx, &f.uri))
+    }
+
+    /// Whether the caller of `cx` may see the skill and every file it lists
+    /// (an entry names its files, their sizes and digests).
+    fn visible_skill(&self, cx: &Context, skill: &crate::skills::Skill) -> bool {
+        self.visible(cx, &skill.uri)
+            && match &skill.resources {
+                crate::skills::SkillFiles::Listed(files) => {
+                    files.iter().all(|f| self.visible(cx, &f.uri))
+                }
+                _ => true,
+            }
     }
 
     fn list(&self, params: &Map<String, Value>, cx: &Context) -> Result<Map<String, Value>, Error> {
         let mut entries = self.skills.entries();
-        entries.retain(|s| self.visible(cx, &s.uri));
+        entries.retain(|s| self.visible_skill(cx, s));
         let from = offset(params, entries.len())?;
         let mut out = Map::new();
         self.page(&entries, from, "skills", &mut out);
@@ -164,7 +175,7 @@ impl SkillsExtension {
         let skill = self
             .skills
             .get(uri)
-            .filter(|_| self.visible(cx, uri))
+            .filter(|skill| self.visible_skill(cx, skill))
             .ok_or_else(|| Error::invalid_params(format!("No skill is served at {uri}")))?;
         let mut out = Map::new();
         out.insert(

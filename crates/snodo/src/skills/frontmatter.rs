@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 use yaml_rust2::Yaml;
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 /// The largest frontmatter block read, in bytes.
@@ -95,7 +95,7 @@ pub fn frontmatter(text: &str) -> Result<Map<String, Value>, FrontmatterError> {
     }
     let mut builder = Builder::default();
     Parser::new_from_str(yaml)
-        .load(&mut builder, false)
+        .load(&mut builder, true)
         .map_err(|e| FrontmatterError::new(format!("the frontmatter is not YAML: {e}")))?;
     if let Some(error) = builder.error {
         return Err(error);
@@ -122,6 +122,7 @@ struct Builder {
     stack: Vec<Open>,
     root: Option<Value>,
     values: usize,
+    documents: usize,
     error: Option<FrontmatterError>,
 }
 
@@ -195,12 +196,16 @@ impl Builder {
         }
     }
 
-    fn scalar(&mut self, text: String, style: TScalarStyle) {
+    fn scalar(&mut self, text: String, style: TScalarStyle, tag: Option<Tag>) {
         if !self.count() {
             return;
         }
-        let value = if style == TScalarStyle::Plain {
+        // `!!str 1.0` is the text "1.0"; other tags are read as untagged.
+        let text_tag = tag.is_some_and(|t| t.suffix == "str");
+        let value = if style == TScalarStyle::Plain && !text_tag {
             match Yaml::from_str(&text) {
+                // YAML 1.2's core schema: `Null` and `NULL` too.
+                _ if text == "Null" || text == "NULL" => Value::Null,
                 Yaml::Null => Value::Null,
                 Yaml::Boolean(b) => Value::Bool(b),
                 Yaml::Integer(i) => Value::Number(i.into()),
@@ -227,7 +232,13 @@ impl MarkedEventReceiver for Builder {
         }
         match event {
             Event::Alias(_) => self.fail("the frontmatter uses a YAML alias"),
-            Event::Scalar(text, style, _, _) => self.scalar(text, style),
+            Event::Scalar(text, style, _, tag) => self.scalar(text, style, tag),
+            Event::DocumentStart => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    self.fail("the frontmatter holds more than one YAML document");
+                }
+            }
             Event::MappingStart(..) => self.open(Open::Mapping {
                 map: Map::new(),
                 key: None,
@@ -274,6 +285,12 @@ mod tests {
                 "allowed-tools": ["a", "b"],
             })
         );
+        let fm =
+            frontmatter("---\na: Null\nb: NULL\nc: !!str 1.0\nd: 1.0\ne: \"null\"\n---\n").unwrap();
+        assert_eq!(
+            Value::Object(fm),
+            json!({"a": null, "b": null, "c": "1.0", "d": 1.0, "e": "null"})
+        );
     }
 
     #[test]
@@ -294,6 +311,11 @@ mod tests {
             ),
             ("nan", "---\na: .nan\n---\n", "no JSON form"),
             ("not yaml", "---\na: [1\n---\n", "not YAML"),
+            (
+                "two documents",
+                "---\na: 1\n...\nb: 2\n---\n",
+                "more than one",
+            ),
         ];
         for (what, text, needle) in cases {
             let e = frontmatter(text).unwrap_err().to_string();

@@ -156,6 +156,15 @@ impl Skills {
             let mut own = Vec::new();
             for (rel, path) in &files {
                 if let Some(inside) = rel.strip_prefix(&prefix) {
+                    let len = std::fs::metadata(path)
+                        .map_err(|e| SkillsError::io(path, e))?
+                        .len();
+                    if len > MAX_SKILL_BYTES {
+                        return Err(SkillsError::new(format!(
+                            "{}: larger than the {MAX_SKILL_BYTES} bytes a skill may hold",
+                            path.display()
+                        )));
+                    }
                     let bytes = std::fs::read(path).map_err(|e| SkillsError::io(path, e))?;
                     own.push((inside.to_owned(), bytes));
                 }
@@ -207,6 +216,16 @@ impl Skills {
 
     pub(crate) fn files(&self) -> impl Iterator<Item = &Arc<Served>> {
         self.inner.files.values()
+    }
+
+    /// The files below directory `dir`.
+    pub(crate) fn files_below(&self, dir: &str) -> impl Iterator<Item = &Arc<Served>> {
+        let start = format!("{dir}/");
+        self.inner
+            .files
+            .range(start.clone()..)
+            .take_while(move |(uri, _)| uri.starts_with(&start))
+            .map(|(_, f)| f)
     }
 
     pub(crate) fn file(&self, uri: &str) -> Option<&Arc<Served>> {
@@ -291,13 +310,18 @@ fn segment(text: &str) -> String {
 }
 
 /// The `/`-separated path `path` as URI segments; empty, `.` and `..`
-/// segments are refused.
+/// segments are refused. The first of a skill path is the URI's authority:
+/// `:` and `@` are encoded there too.
 fn segments(path: &str, what: &str) -> Result<Vec<String>, SkillsError> {
     path.split('/')
-        .map(|s| match s {
+        .enumerate()
+        .map(|(i, s)| match s {
             "" | "." | ".." => Err(SkillsError::new(format!(
                 "{what} {path:?}: empty, . and .. segments are not allowed"
             ))),
+            s if i == 0 && what == "skill path" => {
+                Ok(segment(s).replace(':', "%3A").replace('@', "%40"))
+            }
             s => Ok(segment(s)),
         })
         .collect()
@@ -430,9 +454,20 @@ where
             served.name = resource_name.clone();
             served.description = Some(description.clone());
         }
+        let digest_of = |uri: &str| listed.iter().find(|f| f.uri == uri).map(|f| &f.digest);
+        let known = |uri: &str| {
+            inner
+                .skills
+                .values()
+                .filter_map(|s| s.file(uri))
+                .map(|f| &f.digest)
+                .next()
+                .cloned()
+        };
         match inner.files.get(&served.uri) {
-            // A nested skill's files belong to its enclosing skill too.
-            Some(existing) if existing.size == served.size => {
+            // A nested skill's files belong to its enclosing skill too: the
+            // same bytes, or the skills would disagree on its digest.
+            Some(_) if known(&served.uri).as_ref() == digest_of(&served.uri) => {
                 if served.uri == uri {
                     inner.files.insert(served.uri.clone(), Arc::new(served));
                 }
