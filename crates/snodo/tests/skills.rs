@@ -262,12 +262,12 @@ async fn directories_list_their_direct_children() {
     }
 }
 
-/// `acme` skills are for `staff` only.
-struct StaffOnly;
+/// The resources whose URI the function picks are for `staff` only.
+struct StaffOnly(fn(&str) -> bool);
 
 impl Policy for StaffOnly {
     fn can_see(&self, who: Option<&Principal>, item: Item<'_>) -> bool {
-        let hidden = matches!(item, Item::Resource(uri) if uri.starts_with("skill://acme/"));
+        let hidden = matches!(item, Item::Resource(uri) if (self.0)(uri));
         !hidden || who.is_some_and(|p| p.subject == "staff")
     }
     fn check(&self, cx: &Context, item: Item<'_>) -> Result<(), Error> {
@@ -283,7 +283,7 @@ impl Policy for StaffOnly {
 async fn what_the_policy_hides_is_neither_listed_nor_got_nor_in_a_directory() {
     let server = Server::builder("skills", "1.0.0")
         .skills(Skills::from_dir(TREE).unwrap())
-        .policy(StaffOnly)
+        .policy(StaffOnly(|uri| uri.starts_with("skill://acme/")))
         .build()
         .unwrap();
     let guest = result(send_as(&server, Some("guest"), 1, "skills/list", json!({})).await);
@@ -570,28 +570,11 @@ async fn a_nested_skill_is_its_own_entry_and_part_of_the_enclosing_one() {
     assert!(e.to_string().contains("served with other bytes"), "{e}");
 }
 
-/// One supporting file of `pdf-processing` is hidden from all but `staff`.
-struct FormsHidden;
-
-impl Policy for FormsHidden {
-    fn can_see(&self, who: Option<&Principal>, item: Item<'_>) -> bool {
-        let hidden = matches!(item, Item::Resource(uri) if uri.ends_with("/FORMS.md"));
-        !hidden || who.is_some_and(|p| p.subject == "staff")
-    }
-    fn check(&self, cx: &Context, item: Item<'_>) -> Result<(), Error> {
-        if self.can_see(cx.principal(), item) {
-            Ok(())
-        } else {
-            Err(Error::new(-31001, "Forbidden"))
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_skill_with_a_hidden_file_is_neither_listed_nor_got() {
     let server = Server::builder("skills", "1.0.0")
         .skills(Skills::from_dir(TREE).unwrap())
-        .policy(FormsHidden)
+        .policy(StaffOnly(|uri| uri.ends_with("/FORMS.md")))
         .build()
         .unwrap();
     let guest = result(send_as(&server, Some("guest"), 1, "skills/list", json!({})).await);
