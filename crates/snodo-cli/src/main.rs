@@ -11,6 +11,7 @@ mod client_cmd;
 mod demo;
 mod escape;
 mod proxy_cmd;
+mod registry;
 mod serve;
 mod telemetry;
 
@@ -42,6 +43,9 @@ enum Command {
     /// Build an MCP Bundle (.mcpb, manifest 0.3) for a stdio server binary:
     /// its name, version, description and tools read from the server itself.
     Bundle(bundle::BundleArgs),
+    /// Describe a server for the MCP registry: `snodo registry init` writes
+    /// server.json from the server's own discover answer.
+    Registry(registry::RegistryArgs),
     #[command(flatten)]
     Client(client_cmd::ClientCommand),
 }
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => serve::run(args).await,
             Command::Proxy(args) => proxy_cmd::run(args).await,
             Command::Bundle(args) => bundle::run(args).await,
+            Command::Registry(args) => registry::run(args).await,
             Command::Client(_) => Ok(()),
         }
     });

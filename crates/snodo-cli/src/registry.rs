@@ -1,0 +1,272 @@
+//! `snodo registry init`: a `server.json` for the MCP registry, from what a
+//! server says of itself (its discover answer) and the packages named on the
+//! command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use serde_json::{Map, Value, json};
+use snodo::client::{Client, StderrMode, StdioCommand, Target};
+
+/// The registry schema `server.json` follows.
+pub(crate) const SCHEMA: &str =
+    "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/// `snodo registry`.
+#[derive(Args)]
+pub(crate) struct RegistryArgs {
+    #[command(subcommand)]
+    command: RegistryCommand,
+}
+
+#[derive(Subcommand)]
+enum RegistryCommand {
+    /// Write server.json (the MCP registry's schema 2025-12-11) from the
+    /// server's own discover answer: options first, then --stdio CMD... or
+    /// --http URL.
+    Init(InitArgs),
+}
+
+#[derive(Args)]
+#[command(group(
+    clap::ArgGroup::new("transport").required(true).multiple(false).args(["stdio", "http"])
+))]
+struct InitArgs {
+    /// The server started over stdio: its program and arguments (the rest of
+    /// the command line). Its arguments become the packages' arguments.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
+    stdio: Option<Vec<String>>,
+    /// The server at a Streamable HTTP URL: a remote of the entry.
+    #[arg(long, value_name = "URL")]
+    http: Option<String>,
+    /// Where to write (default: server.json in the current directory).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "PATH",
+        default_value = "server.json"
+    )]
+    output: PathBuf,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// The entry's name, reverse-DNS (io.github.USER/NAME) (default: the
+    /// server's name, when it is one).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// The version (default: the server's).
+    #[arg(long = "version", value_name = "VERSION")]
+    version: Option<String>,
+    /// What the server does, at most 100 characters (default: the server's
+    /// description, else the first line of its instructions).
+    #[arg(long, value_name = "TEXT")]
+    description: Option<String>,
+    /// The name shown to people (default: the server's title).
+    #[arg(long, value_name = "TEXT")]
+    title: Option<String>,
+    /// The server's website (default: the server's websiteUrl).
+    #[arg(long, value_name = "URL")]
+    website: Option<String>,
+    /// The source repository's URL (its host names the source: github,
+    /// gitlab, ...).
+    #[arg(long, value_name = "URL")]
+    repository: Option<String>,
+    /// A package that installs the server: TYPE:IDENTIFIER[@VERSION]
+    /// (npm:@acme/weather@1.2.0, pypi:weather-mcp@1.2.0, oci:ghcr.io/acme/weather:1.2.0,
+    /// mcpb:https://.../weather.mcpb@1.2.0 with --sha256). Repeatable.
+    #[arg(long = "package", value_name = "TYPE:ID[@VERSION]")]
+    packages: Vec<String>,
+    /// The SHA-256 of the mcpb package's file (snodo bundle prints it).
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+}
+
+/// Runs `snodo registry`.
+pub(crate) async fn run(args: RegistryArgs) -> std::io::Result<()> {
+    let RegistryCommand::Init(args) = args.command;
+    let fail = std::io::Error::other;
+    if args.output.exists() && !args.force {
+        return Err(fail(format!(
+            "{} exists (--force replaces it)",
+            args.output.display()
+        )));
+    }
+    let packages = args
+        .packages
+        .iter()
+        .map(|p| package(p, &args))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
+    let described = describe(&args).await.map_err(fail)?;
+    let entry = entry(&args, &described, packages).map_err(fail)?;
+    let mut text = serde_json::to_string_pretty(&entry).map_err(std::io::Error::other)?;
+    text.push('\n');
+    std::fs::write(&args.output, text)
+        .map_err(|e| fail(format!("{}: {e}", args.output.display())))?;
+    println!("{}", args.output.display());
+    Ok(())
+}
+
+/// What the server says of itself.
+struct Described {
+    info: Map<String, Value>,
+    instructions: Option<String>,
+}
+
+async fn describe(args: &InitArgs) -> Result<Described, String> {
+    let target = match (&args.stdio, &args.http) {
+        (Some(cmd), _) => {
+            let (program, rest) = cmd.split_first().ok_or("--stdio needs a command")?;
+            Target::Stdio(StdioCommand::new(program, rest).stderr(StderrMode::Capture))
+        }
+        (None, Some(url)) => Target::from(url.as_str()),
+        (None, None) => return Err("give --stdio CMD... or --http URL".into()),
+    };
+    let client = Client::connect(target).await.map_err(|e| e.to_string())?;
+    let info = match client.server_info() {
+        Some(Value::Object(info)) => info,
+        _ => Map::new(),
+    };
+    let instructions = client.instructions();
+    client.close().await;
+    Ok(Described { info, instructions })
+}
+
+/// One `--package TYPE:IDENTIFIER[@VERSION]`.
+fn package(spec: &str, args: &InitArgs) -> Result<Value, String> {
+    let (kind, rest) = spec
+        .split_once(':')
+        .ok_or_else(|| format!("--package {spec}: expected TYPE:IDENTIFIER[@VERSION]"))?;
+    // A scoped npm name starts with `@`: the version is after a later one.
+    let (identifier, version) = match rest.rfind('@') {
+        Some(at) if at > 0 => (&rest[..at], Some(&rest[at + 1..])),
+        _ => (rest, None),
+    };
+    if kind.is_empty() || identifier.is_empty() || version.is_some_and(str::is_empty) {
+        return Err(format!(
+            "--package {spec}: expected TYPE:IDENTIFIER[@VERSION]"
+        ));
+    }
+    let mut package = json!({
+        "registryType": kind,
+        "identifier": identifier,
+        "transport": {"type": "stdio"},
+    });
+    if let Some(version) = version {
+        package["version"] = version.into();
+    }
+    if kind == "mcpb" {
+        let sha = args
+            .sha256
+            .as_deref()
+            .ok_or_else(|| format!("--package {spec}: an mcpb package needs --sha256 HEX"))?;
+        if sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(format!(
+                "--sha256 {sha}: expected 64 lowercase hexadecimal digits"
+            ));
+        }
+        package["fileSha256"] = sha.into();
+    }
+    if let Some(cmd) = &args.stdio {
+        let arguments: Vec<Value> = cmd
+            .iter()
+            .skip(1)
+            .map(|a| json!({"type": "positional", "value": a}))
+            .collect();
+        if !arguments.is_empty() {
+            package["packageArguments"] = Value::Array(arguments);
+        }
+    }
+    Ok(package)
+}
+
+/// Whether `name` is a registry name: `namespace/name`, reverse-DNS.
+fn is_registry_name(name: &str) -> bool {
+    let Some((ns, rest)) = name.split_once('/') else {
+        return false;
+    };
+    (3..=200).contains(&name.len())
+        && !ns.is_empty()
+        && ns
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+        && !rest.is_empty()
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The `server.json` entry.
+fn entry(args: &InitArgs, server: &Described, packages: Vec<Value>) -> Result<Value, String> {
+    let text = |key: &str| {
+        server
+            .info
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let name = args
+        .name
+        .clone()
+        .or_else(|| text("name"))
+        .unwrap_or_default();
+    if !is_registry_name(&name) {
+        return Err(format!(
+            "the name {name:?} is not a registry name: pass --name NAMESPACE/NAME (reverse-DNS, e.g. io.github.USER/SERVER)"
+        ));
+    }
+    let version = args
+        .version
+        .clone()
+        .or_else(|| text("version"))
+        .ok_or("the server gives no version: pass --version")?;
+    let first_line = server
+        .instructions
+        .as_deref()
+        .and_then(|i| i.lines().find(|l| !l.trim().is_empty()))
+        .map(|l| l.trim().to_owned());
+    let description = args
+        .description
+        .clone()
+        .or_else(|| text("description"))
+        .or(first_line)
+        .ok_or("the server gives no description or instructions: pass --description")?;
+    if description.chars().count() > 100 {
+        return Err(format!(
+            "the description is {} characters, over the registry's 100: pass --description",
+            description.chars().count()
+        ));
+    }
+    let mut entry = json!({
+        "$schema": SCHEMA,
+        "name": name,
+        "description": description,
+        "version": version,
+    });
+    if let Some(title) = args.title.clone().or_else(|| text("title")) {
+        entry["title"] = title.chars().take(100).collect::<String>().into();
+    }
+    if let Some(site) = args.website.clone().or_else(|| text("websiteUrl")) {
+        entry["websiteUrl"] = site.into();
+    }
+    if let Some(url) = &args.repository {
+        let host = url
+            .split("://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_default();
+        let source = host
+            .trim_start_matches("www.")
+            .split('.')
+            .next()
+            .unwrap_or(host);
+        entry["repository"] = json!({"url": url, "source": source});
+    }
+    if !packages.is_empty() {
+        entry["packages"] = Value::Array(packages);
+    }
+    if let Some(url) = &args.http {
+        entry["remotes"] = json!([{"type": "streamable-http", "url": url}]);
+    }
+    Ok(entry)
+}
