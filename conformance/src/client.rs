@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
-use snodo::client::oauth::{ClientCredentials, OAuth, SigningKey};
+use snodo::client::oauth::{Assertion, ClientCredentials, EnterpriseIdp, OAuth, SigningKey};
 use snodo::client::{Client, ClientError, ElicitRequest, ProtocolErrorKind, Root};
 use snodo::handler::{ElicitAction, ElicitResponse};
 
@@ -165,6 +165,25 @@ fn oauth_for(context: &Value) -> Result<OAuth, String> {
         (Some(id), "auth/pre-registration") => {
             let issuer = text("issuer").unwrap_or_default();
             oauth = oauth.pre_registered(issuer, id, text("client_secret"));
+        }
+        (Some(id), _) if text("valid_jwt").is_some() => {
+            let jwt = text("valid_jwt").unwrap_or_default();
+            oauth = oauth.client_credentials(ClientCredentials::WorkloadJwt {
+                client_id: id.to_string(),
+                assertion: Assertion::text(jwt),
+            });
+        }
+        (Some(id), _) if text("idp_id_token").is_some() => {
+            let idp = EnterpriseIdp::new(
+                text("idp_token_endpoint").unwrap_or_default(),
+                text("idp_client_id").unwrap_or_default(),
+                Assertion::text(text("idp_id_token").unwrap_or_default()),
+            );
+            oauth = oauth.client_credentials(ClientCredentials::Enterprise {
+                client_id: id.to_string(),
+                client_secret: text("client_secret").unwrap_or_default().to_string(),
+                idp,
+            });
         }
         (Some(id), _) if text("private_key_pem").is_some() => {
             let pem = text("private_key_pem").unwrap_or_default();

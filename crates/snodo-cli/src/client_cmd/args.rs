@@ -232,9 +232,34 @@ pub(crate) struct AuthOptions {
         hide_env_values = true
     )]
     pub(crate) token: Option<String>,
-    /// Authorize as this client with the client-credentials grant (with --client-secret).
-    #[arg(long, value_name = "ID", requires = "client_secret")]
+    /// Authorize as this client: with --client-secret, the client-credentials
+    /// grant; with --workload-token, workload identity federation; with
+    /// --idp-token-endpoint, enterprise-managed authorization.
+    #[arg(long, value_name = "ID")]
     pub(crate) client_id: Option<String>,
+    /// A workload's JWT, read from FILE at each token request: the
+    /// jwt-bearer grant as --client-id, a public client (workload identity
+    /// federation, a draft of the authorization extensions).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "client_id",
+        conflicts_with = "idp_token_endpoint"
+    )]
+    pub(crate) workload_token: Option<std::path::PathBuf>,
+    /// Enterprise-managed authorization: the identity provider's token
+    /// endpoint, where the user's ID token (--id-token) is exchanged for an
+    /// identity assertion grant that the server's authorization server takes
+    /// from --client-id and --client-secret.
+    #[arg(long, value_name = "URL", requires_all = ["client_id", "client_secret", "idp_client_id", "id_token"])]
+    pub(crate) idp_token_endpoint: Option<String>,
+    /// The client's id at the identity provider (with --idp-token-endpoint).
+    #[arg(long, value_name = "ID", requires = "idp_token_endpoint")]
+    pub(crate) idp_client_id: Option<String>,
+    /// A file holding the user's ID token from the identity provider (with
+    /// --idp-token-endpoint), read at each exchange.
+    #[arg(long, value_name = "FILE", requires = "idp_token_endpoint")]
+    pub(crate) id_token: Option<std::path::PathBuf>,
     /// The secret of --client-id (also SNODO_CLIENT_SECRET).
     #[arg(
         long,

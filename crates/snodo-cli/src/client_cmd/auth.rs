@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use snodo::client::Target;
 use snodo::client::oauth::{
-    AuthorizationSession, Authorizer, ClientCredentials, FileStore, LoopbackBrowser, OAuth,
-    OAuthError, TokenStore,
+    Assertion, AuthorizationSession, Authorizer, ClientCredentials, EnterpriseIdp, FileStore,
+    LoopbackBrowser, OAuth, OAuthError, TokenStore,
 };
 use snodo::handler::BoxFuture;
 use snodo::model::auth::metadata::resource_covers;
@@ -64,12 +64,31 @@ pub(crate) fn plan(target: &str, auth: &AuthOptions, interactive: bool) -> Resul
     if let Some(id) = &auth.client_id {
         // A machine's tokens live as long as the command: the stored login
         // of the person stays as it was.
-        let secret = auth.client_secret.as_deref().unwrap_or_default();
-        return Ok(Plan::OAuth(
-            oauth
-                .client_credentials(ClientCredentials::secret(id, secret))
-                .build(),
-        ));
+        let credentials = match (&auth.workload_token, &auth.idp_token_endpoint) {
+            (Some(file), _) => ClientCredentials::WorkloadJwt {
+                client_id: id.clone(),
+                assertion: Assertion::file(file),
+            },
+            (None, Some(endpoint)) => ClientCredentials::Enterprise {
+                client_id: id.clone(),
+                client_secret: auth.client_secret.clone().unwrap_or_default(),
+                idp: EnterpriseIdp::new(
+                    endpoint,
+                    auth.idp_client_id.as_deref().unwrap_or_default(),
+                    Assertion::file(auth.id_token.clone().unwrap_or_default()),
+                ),
+            },
+            (None, None) => match &auth.client_secret {
+                Some(secret) => ClientCredentials::secret(id, secret),
+                None => {
+                    return Err(Failure {
+                        code: EXIT_USAGE,
+                        message: "--client-id needs --client-secret, --workload-token or --idp-token-endpoint".into(),
+                    });
+                }
+            },
+        };
+        return Ok(Plan::OAuth(oauth.client_credentials(credentials).build()));
     }
     let store: Arc<dyn TokenStore> = Arc::new(store()?);
     oauth = oauth.store(store);

@@ -22,8 +22,9 @@ Exit codes (client commands):
 
 Authorization (http targets): stored OAuth tokens (snodo login TARGET keeps
 them in a file per issuer under ~/.config/snodo/oauth, mode 0600; refreshed
-when they expire), --token TOKEN or SNODO_TOKEN, or --client-id ID
---client-secret SECRET for the client-credentials grant.";
+when they expire), --token TOKEN or SNODO_TOKEN, or --client-id ID with
+--client-secret SECRET (client credentials), --workload-token FILE (workload
+identity) or --idp-token-endpoint URL (enterprise-managed authorization).";
 
 /// The exit code of a tool result with `isError: true`.
 pub(super) const EXIT_TOOL_ERROR: u8 = 1;

@@ -7,6 +7,15 @@ use super::registration::{ClientInfo, register};
 use super::store::{IssuerState, Registration, TokenSet};
 use super::token::{self, AuthMethod, choose_method};
 use super::{ClientCredentials, OAuth, OAuthError};
+
+/// The `jwt-bearer` grant type (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The token exchange grant type (RFC 8693).
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The identity assertion JWT authorization grant's token type.
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+/// An ID token's token type.
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 use crate::net::OAuthHttp;
 use crate::protocol::auth::challenge::Challenge;
 use crate::protocol::auth::metadata::{
@@ -243,23 +252,90 @@ impl OAuth {
         let reg = Registration {
             client_id: credentials.client_id().to_string(),
             client_secret: match credentials {
-                ClientCredentials::Secret { client_secret, .. } => Some(client_secret.clone()),
+                ClientCredentials::Secret { client_secret, .. }
+                | ClientCredentials::Enterprise { client_secret, .. } => {
+                    Some(client_secret.clone())
+                }
                 #[cfg(feature = "auth")]
                 ClientCredentials::PrivateKeyJwt { .. } => None,
+                ClientCredentials::WorkloadJwt { .. } => None,
             },
             auth_method: None,
         };
         let method = self.method_for(meta, &reg);
-        let mut grant = vec![
-            ("grant_type", "client_credentials".to_string()),
-            ("resource", resource.to_string()),
-        ];
+        let mut grant = match credentials {
+            ClientCredentials::WorkloadJwt { assertion, .. } => vec![
+                ("grant_type", JWT_BEARER.to_string()),
+                ("assertion", assertion.read()?),
+            ],
+            ClientCredentials::Enterprise { idp, .. } => vec![
+                ("grant_type", JWT_BEARER.to_string()),
+                (
+                    "assertion",
+                    self.exchange_id_token(idp, meta, resource, scopes).await?,
+                ),
+            ],
+            _ => vec![("grant_type", "client_credentials".to_string())],
+        };
+        grant.push(("resource", resource.to_string()));
         if !scopes.is_empty() {
             grant.push(("scope", scopes.join(" ")));
         }
         let tokens = token::request(&self.inner.http, meta, &reg, &method, grant, scopes).await?;
         state.registration = Some(reg);
         Ok(tokens)
+    }
+
+    /// Trades the user's ID token at the identity provider for an identity
+    /// assertion grant (ID-JAG) for the authorization server `meta` and
+    /// `resource` (RFC 8693 token exchange).
+    async fn exchange_id_token(
+        &self,
+        idp: &super::EnterpriseIdp,
+        meta: &ServerMetadata,
+        resource: &str,
+        scopes: &[String],
+    ) -> Result<String, OAuthError> {
+        let http = &self.inner.http;
+        http.check_url(&idp.token_endpoint)?;
+        let id_token = idp.id_token.read()?;
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE),
+            ("requested_token_type", ID_JAG),
+            ("audience", meta.issuer.as_str()),
+            ("resource", resource),
+            ("subject_token", id_token.as_str()),
+            ("subject_token_type", ID_TOKEN),
+            ("client_id", idp.client_id.as_str()),
+        ];
+        let scope = scopes.join(" ");
+        if !scope.is_empty() {
+            form.push(("scope", scope.as_str()));
+        }
+        let answer = http
+            .post_form(&idp.token_endpoint, &form, Vec::new())
+            .await?;
+        #[derive(serde::Deserialize)]
+        struct Exchanged {
+            access_token: String,
+            issued_token_type: String,
+        }
+        if !answer.status.is_success() {
+            // The error is read as a token endpoint's.
+            return Err(token::read_answer(&answer, scopes)
+                .err()
+                .unwrap_or_else(|| OAuthError::Token("the token exchange failed".into())));
+        }
+        let exchanged: Exchanged = answer.json().ok_or_else(|| {
+            OAuthError::Token("the identity provider's exchange answer is not a token".into())
+        })?;
+        if exchanged.issued_token_type != ID_JAG {
+            return Err(OAuthError::Token(format!(
+                "the identity provider issued a {}, not an ID-JAG",
+                exchanged.issued_token_type
+            )));
+        }
+        Ok(exchanged.access_token)
     }
 
     async fn authorization_code(

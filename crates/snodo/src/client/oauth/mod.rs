@@ -41,9 +41,9 @@ mod store;
 pub(crate) mod token;
 
 pub use authorizer::{AuthorizationSession, Authorizer, CallbackParams, Headless, LoopbackBrowser};
-pub use credentials::ClientCredentials;
 #[cfg(feature = "auth")]
 pub use credentials::SigningKey;
+pub use credentials::{Assertion, ClientCredentials, EnterpriseIdp, MAX_ASSERTION_BYTES};
 pub use error::OAuthError;
 pub use file_store::FileStore;
 pub use handle::{OAuth, OAuthBuilder};
