@@ -131,11 +131,13 @@ async fn five_thousand_sessions_from_one_address_leave_another_address_room() {
         })
     };
 
-    // Meanwhile, and after, a client from 127.0.0.2 gets in at the first try.
+    // Meanwhile, and after, a client from 127.0.0.2 gets in at the first try
+    // (at most 200 times: its sessions stay open, and its own share is 256;
+    // on a slow machine the flood outlasts that many tries).
     let other = client_from("127.0.0.2");
     let mut tries = 0;
     let mut slowest = Duration::ZERO;
-    while !flood.is_finished() {
+    while !flood.is_finished() && tries < 200 {
         let started = std::time::Instant::now();
         let o = open_session(&other, &url).await;
         slowest = slowest.max(started.elapsed());
