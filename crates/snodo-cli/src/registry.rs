@@ -33,7 +33,7 @@ enum RegistryCommand {
 ))]
 struct InitArgs {
     /// The server started over stdio: its program and arguments (the rest of
-    /// the command line). Its arguments become the packages' arguments.
+    /// the command line).
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
     stdio: Option<Vec<String>>,
     /// The server at a Streamable HTTP URL: a remote of the entry.
@@ -79,17 +79,20 @@ struct InitArgs {
     /// The SHA-256 of the mcpb package's file (snodo bundle prints it).
     #[arg(long, value_name = "HEX")]
     sha256: Option<String>,
+    /// An argument the packages' program is started with (repeatable, in
+    /// order; an mcpb package's manifest carries its own).
+    #[arg(long = "package-arg", value_name = "ARG", allow_hyphen_values = true)]
+    package_args: Vec<String>,
 }
 
 /// Runs `snodo registry`.
 pub(crate) async fn run(args: RegistryArgs) -> std::io::Result<()> {
     let RegistryCommand::Init(args) = args.command;
     let fail = std::io::Error::other;
-    if args.output.exists() && !args.force {
-        return Err(fail(format!(
-            "{} exists (--force replaces it)",
-            args.output.display()
-        )));
+    if args.sha256.is_some() && !args.packages.iter().any(|p| p.starts_with("mcpb:")) {
+        return Err(fail(
+            "--sha256 is the digest of an mcpb package: give one".to_string(),
+        ));
     }
     let packages = args
         .packages
@@ -101,7 +104,7 @@ pub(crate) async fn run(args: RegistryArgs) -> std::io::Result<()> {
     let entry = entry(&args, &described, packages).map_err(fail)?;
     let mut text = serde_json::to_string_pretty(&entry).map_err(std::io::Error::other)?;
     text.push('\n');
-    std::fs::write(&args.output, text)
+    crate::bundle::write_new(&args.output, text.as_bytes(), args.force)
         .map_err(|e| fail(format!("{}: {e}", args.output.display())))?;
     println!("{}", args.output.display());
     Ok(())
@@ -137,9 +140,13 @@ fn package(spec: &str, args: &InitArgs) -> Result<Value, String> {
     let (kind, rest) = spec
         .split_once(':')
         .ok_or_else(|| format!("--package {spec}: expected TYPE:IDENTIFIER[@VERSION]"))?;
-    // A scoped npm name starts with `@`: the version is after a later one.
+    // A scoped npm name starts with `@`: the version is after a later one,
+    // and has no `/` or `:` (a URL's path or an image digest does). An OCI
+    // reference keeps its tag or digest.
     let (identifier, version) = match rest.rfind('@') {
-        Some(at) if at > 0 => (&rest[..at], Some(&rest[at + 1..])),
+        Some(at) if at > 0 && kind != "oci" && !rest[at + 1..].contains(['/', ':']) => {
+            (&rest[..at], Some(&rest[at + 1..]))
+        }
         _ => (rest, None),
     };
     if kind.is_empty() || identifier.is_empty() || version.is_some_and(str::is_empty) {
@@ -167,15 +174,13 @@ fn package(spec: &str, args: &InitArgs) -> Result<Value, String> {
         }
         package["fileSha256"] = sha.into();
     }
-    if let Some(cmd) = &args.stdio {
-        let arguments: Vec<Value> = cmd
+    if kind != "mcpb" && !args.package_args.is_empty() {
+        let arguments: Vec<Value> = args
+            .package_args
             .iter()
-            .skip(1)
             .map(|a| json!({"type": "positional", "value": a}))
             .collect();
-        if !arguments.is_empty() {
-            package["packageArguments"] = Value::Array(arguments);
-        }
+        package["packageArguments"] = Value::Array(arguments);
     }
     Ok(package)
 }
@@ -243,13 +248,26 @@ fn entry(args: &InitArgs, server: &Described, packages: Vec<Value>) -> Result<Va
         "description": description,
         "version": version,
     });
-    if let Some(title) = args.title.clone().or_else(|| text("title")) {
+    if let Some(title) = args
+        .title
+        .clone()
+        .or_else(|| text("title"))
+        .filter(|t| !t.is_empty())
+    {
         entry["title"] = title.chars().take(100).collect::<String>().into();
     }
-    if let Some(site) = args.website.clone().or_else(|| text("websiteUrl")) {
+    if let Some(site) = args
+        .website
+        .clone()
+        .or_else(|| text("websiteUrl"))
+        .filter(|s| s.starts_with("https://") || s.starts_with("http://"))
+    {
         entry["websiteUrl"] = site.into();
     }
     if let Some(url) = &args.repository {
+        if !url.contains("://") {
+            return Err(format!("--repository {url}: expected a URL"));
+        }
         let host = url
             .split("://")
             .nth(1)

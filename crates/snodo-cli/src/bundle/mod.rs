@@ -45,6 +45,9 @@ pub(crate) struct BundleArgs {
     /// The license, as an SPDX expression.
     #[arg(long, value_name = "SPDX")]
     license: Option<String>,
+    /// Replace the bundle if it exists.
+    #[arg(long)]
+    force: bool,
 }
 
 /// What a manifest takes from the running server.
@@ -55,9 +58,8 @@ struct Described {
     prompts: bool,
 }
 
-async fn describe(args: &BundleArgs) -> Result<Described, String> {
-    let command =
-        StdioCommand::new(args.binary.as_os_str(), &args.args).stderr(StderrMode::Capture);
+async fn describe(args: &BundleArgs, binary: &std::path::Path) -> Result<Described, String> {
+    let command = StdioCommand::new(binary.as_os_str(), &args.args).stderr(StderrMode::Capture);
     let client = Client::connect(Target::Stdio(command))
         .await
         .map_err(|e| format!("{}: {e}", args.binary.display()))?;
@@ -127,9 +129,10 @@ fn manifest(args: &BundleArgs, server: &Described, entry: &str) -> Result<Value,
         .or(first_line)
         .ok_or("the server gives no description or instructions: pass --description")?;
     let platform = match std::env::consts::OS {
-        "macos" => "darwin",
-        "windows" => "win32",
-        other => other,
+        "macos" => Some("darwin"),
+        "windows" => Some("win32"),
+        "linux" => Some("linux"),
+        _ => None,
     };
     let mut manifest = json!({
         "manifest_version": MANIFEST_VERSION,
@@ -145,8 +148,10 @@ fn manifest(args: &BundleArgs, server: &Described, entry: &str) -> Result<Value,
                 "args": args.args,
             },
         },
-        "compatibility": {"platforms": [platform]},
     });
+    if let Some(platform) = platform {
+        manifest["compatibility"] = json!({"platforms": [platform]});
+    }
     if let Some(title) = args.display_name.clone().or_else(|| text("title")) {
         manifest["display_name"] = title.into();
     }
@@ -181,9 +186,12 @@ pub(crate) async fn run(args: BundleArgs) -> std::io::Result<()> {
         .and_then(|n| n.to_str())
         .ok_or_else(|| fail(format!("{}: not a file name", args.binary.display())))?
         .to_owned();
-    let binary =
-        std::fs::read(&args.binary).map_err(|e| fail(format!("{}: {e}", args.binary.display())))?;
-    let server = describe(&args).await.map_err(fail)?;
+    // One path for the server that runs and the file that is packed (a bare
+    // name is not looked up in PATH).
+    let path = std::fs::canonicalize(&args.binary)
+        .map_err(|e| fail(format!("{}: {e}", args.binary.display())))?;
+    let binary = std::fs::read(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let server = describe(&args, &path).await.map_err(fail)?;
     let entry = format!("server/{file_name}");
     let manifest = manifest(&args, &server, &entry).map_err(fail)?;
     let mut text = serde_json::to_string_pretty(&manifest).map_err(|e| fail(e.to_string()))?;
@@ -206,7 +214,8 @@ pub(crate) async fn run(args: BundleArgs) -> std::io::Result<()> {
         let version = manifest["version"].as_str().unwrap_or("0");
         PathBuf::from(format!("{}-{}.mcpb", safe(name), safe(version)))
     });
-    std::fs::write(&output, &bytes).map_err(|e| fail(format!("{}: {e}", output.display())))?;
+    write_new(&output, &bytes, args.force)
+        .map_err(|e| fail(format!("{}: {e}", output.display())))?;
     println!(
         "{} ({} bytes, sha256 {})",
         output.display(),
@@ -214,6 +223,39 @@ pub(crate) async fn run(args: BundleArgs) -> std::io::Result<()> {
         snodo::skills::digest(&bytes).trim_start_matches("sha256:")
     );
     Ok(())
+}
+
+/// Writes `bytes` to `path` through a new file beside it, moved into
+/// place: an existing `path` is replaced only when `force`.
+pub(crate) fn write_new(path: &std::path::Path, bytes: &[u8], force: bool) -> std::io::Result<()> {
+    use std::io::Write as _;
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        return Err(std::io::Error::other("exists (--force replaces it)"));
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("not a file name"))?;
+    let mut partial = name.to_os_string();
+    partial.push(format!(".partial-{}", std::process::id()));
+    let partial = path.with_file_name(partial);
+    let mut file = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&partial)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    let placed = written.and_then(|()| {
+        if force {
+            std::fs::rename(&partial, path)
+        } else {
+            // A hard link fails if `path` appeared meanwhile.
+            std::fs::hard_link(&partial, path).and_then(|()| std::fs::remove_file(&partial))
+        }
+    });
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    placed
 }
 
 /// `text` as a file name part: anything but letters, digits, `.`, `_` and
@@ -228,4 +270,29 @@ fn safe(text: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_existing_file_is_replaced_only_when_forced_and_nothing_partial_stays() {
+        let dir = std::env::temp_dir().join(format!("snodo-write-new-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.mcpb");
+        write_new(&path, b"one", false).unwrap();
+        let e = write_new(&path, b"two", false).unwrap_err();
+        assert!(e.to_string().contains("--force"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        write_new(&path, b"three", true).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"three");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["x.mcpb"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -256,6 +256,16 @@ pub(crate) struct AuthOptions {
     /// The client's id at the identity provider (with --idp-token-endpoint).
     #[arg(long, value_name = "ID", requires = "idp_token_endpoint")]
     pub(crate) idp_client_id: Option<String>,
+    /// The client's secret at the identity provider, when it is a
+    /// confidential client there (also SNODO_IDP_CLIENT_SECRET).
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "SNODO_IDP_CLIENT_SECRET",
+        hide_env_values = true,
+        requires = "idp_token_endpoint"
+    )]
+    pub(crate) idp_client_secret: Option<String>,
     /// A file holding the user's ID token from the identity provider (with
     /// --idp-token-endpoint), read at each exchange.
     #[arg(long, value_name = "FILE", requires = "idp_token_endpoint")]

@@ -72,11 +72,17 @@ pub(crate) fn plan(target: &str, auth: &AuthOptions, interactive: bool) -> Resul
             (None, Some(endpoint)) => ClientCredentials::Enterprise {
                 client_id: id.clone(),
                 client_secret: auth.client_secret.clone().unwrap_or_default(),
-                idp: EnterpriseIdp::new(
-                    endpoint,
-                    auth.idp_client_id.as_deref().unwrap_or_default(),
-                    Assertion::file(auth.id_token.clone().unwrap_or_default()),
-                ),
+                idp: {
+                    let idp = EnterpriseIdp::new(
+                        endpoint,
+                        auth.idp_client_id.as_deref().unwrap_or_default(),
+                        Assertion::file(auth.id_token.clone().unwrap_or_default()),
+                    );
+                    match &auth.idp_client_secret {
+                        Some(secret) => idp.with_secret(secret),
+                        None => idp,
+                    }
+                },
             },
             (None, None) => match &auth.client_secret {
                 Some(secret) => ClientCredentials::secret(id, secret),

@@ -164,11 +164,11 @@ fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
 
 fn same_value(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-            _ if x == y => true,
-            (Some(x), Some(y)) => x == y,
-            _ => false,
-        },
+        // Two integers exactly; a float and a number by value.
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            x.as_f64() == y.as_f64()
+        }
+        (Value::Number(x), Value::Number(y)) => x == y,
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
         }
@@ -231,6 +231,10 @@ mod tests {
         ));
         assert!(!same_value(&json!({"v": 1.5}), &json!({"v": 1})));
         assert!(!same_value(&json!("1"), &json!(1)));
+        assert!(!same_value(
+            &json!(9007199254740993u64),
+            &json!(9007199254740992u64)
+        ));
         assert!(!same_value(&json!({"a": 1}), &json!({"a": 1, "b": null})));
         assert!(!same(Some(&json!(null)), None));
     }

@@ -54,13 +54,16 @@ pub enum ClientCredentials {
 }
 
 /// The identity provider of [`ClientCredentials::Enterprise`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct EnterpriseIdp {
     /// Its token endpoint, where the ID token is exchanged.
     pub token_endpoint: String,
     /// The client's `client_id` at the identity provider.
     pub client_id: String,
+    /// Its secret there, sent with `client_secret_basic` (none: a public
+    /// client, `client_id` in the request).
+    pub client_secret: Option<String>,
     /// The user's ID token from the identity provider.
     pub id_token: Assertion,
 }
@@ -72,8 +75,24 @@ impl EnterpriseIdp {
         Self {
             token_endpoint: token_endpoint.to_string(),
             client_id: client_id.to_string(),
+            client_secret: None,
             id_token,
         }
+    }
+
+    /// The client's secret at the identity provider.
+    pub fn with_secret(mut self, secret: &str) -> Self {
+        self.client_secret = Some(secret.to_string());
+        self
+    }
+}
+
+impl fmt::Debug for EnterpriseIdp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterpriseIdp")
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
     }
 }
 

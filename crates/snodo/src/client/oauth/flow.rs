@@ -16,6 +16,44 @@ const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// An ID token's token type.
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+
+/// Refuses to send a workload's JWT to an authorization server it is not
+/// for: its `aud` must name the server's issuer or token endpoint (a server
+/// that names another authorization server must not collect a credential it
+/// could replay where the JWT is valid).
+fn check_audience(jwt: &str, meta: &ServerMetadata) -> Result<(), OAuthError> {
+    use base64::Engine as _;
+    let payload = jwt
+        .split('.')
+        .nth(1)
+        .and_then(|p| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(p)
+                .ok()
+        })
+        .and_then(|p| serde_json::from_slice::<serde_json::Value>(&p).ok())
+        .ok_or_else(|| OAuthError::Token("the workload token is not a JWT".into()))?;
+    let audiences: Vec<&str> = match payload.get("aud") {
+        Some(serde_json::Value::String(a)) => vec![a.as_str()],
+        Some(serde_json::Value::Array(list)) => {
+            list.iter().filter_map(serde_json::Value::as_str).collect()
+        }
+        _ => Vec::new(),
+    };
+    let trim = |s: &str| s.trim_end_matches('/').to_string();
+    let wanted: Vec<String> = std::iter::once(meta.issuer.as_str())
+        .chain(meta.token_endpoint.as_deref())
+        .map(trim)
+        .collect();
+    if audiences.iter().any(|a| wanted.contains(&trim(a))) {
+        Ok(())
+    } else {
+        Err(OAuthError::Token(format!(
+            "the workload token is for {audiences:?}, not for the authorization server {}: not sent",
+            meta.issuer
+        )))
+    }
+}
 use crate::net::OAuthHttp;
 use crate::protocol::auth::challenge::Challenge;
 use crate::protocol::auth::metadata::{
@@ -264,10 +302,11 @@ impl OAuth {
         };
         let method = self.method_for(meta, &reg);
         let mut grant = match credentials {
-            ClientCredentials::WorkloadJwt { assertion, .. } => vec![
-                ("grant_type", JWT_BEARER.to_string()),
-                ("assertion", assertion.read()?),
-            ],
+            ClientCredentials::WorkloadJwt { assertion, .. } => {
+                let jwt = assertion.read()?;
+                check_audience(&jwt, meta)?;
+                vec![("grant_type", JWT_BEARER.to_string()), ("assertion", jwt)]
+            }
             ClientCredentials::Enterprise { idp, .. } => vec![
                 ("grant_type", JWT_BEARER.to_string()),
                 (
@@ -306,15 +345,32 @@ impl OAuth {
             ("resource", resource),
             ("subject_token", id_token.as_str()),
             ("subject_token_type", ID_TOKEN),
-            ("client_id", idp.client_id.as_str()),
         ];
+        let mut headers = Vec::new();
+        match &idp.client_secret {
+            Some(secret) => {
+                use base64::Engine as _;
+                let enc =
+                    |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+                let pair = format!("{}:{}", enc(&idp.client_id), enc(secret));
+                let value = format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                );
+                let value = http::HeaderValue::from_str(&value).map_err(|_| {
+                    OAuthError::Registration(
+                        "the identity provider client id cannot be sent".into(),
+                    )
+                })?;
+                headers.push((http::header::AUTHORIZATION, value));
+            }
+            None => form.push(("client_id", idp.client_id.as_str())),
+        }
         let scope = scopes.join(" ");
         if !scope.is_empty() {
             form.push(("scope", scope.as_str()));
         }
-        let answer = http
-            .post_form(&idp.token_endpoint, &form, Vec::new())
-            .await?;
+        let answer = http.post_form(&idp.token_endpoint, &form, headers).await?;
         #[derive(serde::Deserialize)]
         struct Exchanged {
             access_token: String,
@@ -641,5 +697,45 @@ mod tests {
             check_callback(&params(right, Some("access_denied")), "s", &meta(Some(true))),
             Err(OAuthError::Authorization(m)) if m == "access_denied"
         ));
+    }
+}
+
+#[cfg(test)]
+mod audience_tests {
+    use super::*;
+    use base64::Engine as _;
+
+    fn jwt(claims: serde_json::Value) -> String {
+        let enc = |v: &serde_json::Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+        };
+        format!(
+            "{}.{}.sig",
+            enc(&serde_json::json!({"alg": "ES256"})),
+            enc(&claims)
+        )
+    }
+
+    #[test]
+    fn a_workload_token_goes_only_to_the_server_it_names() {
+        let meta: ServerMetadata = serde_json::from_value(serde_json::json!({
+            "issuer": "https://as.example.com",
+            "token_endpoint": "https://as.example.com/token",
+        }))
+        .unwrap();
+        for aud in [
+            serde_json::json!("https://as.example.com/"),
+            serde_json::json!(["x", "https://as.example.com/token"]),
+        ] {
+            assert!(check_audience(&jwt(serde_json::json!({"aud": aud})), &meta).is_ok());
+        }
+        for claims in [
+            serde_json::json!({"aud": "https://evil.example.com"}),
+            serde_json::json!({"sub": "no aud"}),
+        ] {
+            let e = check_audience(&jwt(claims), &meta).unwrap_err();
+            assert!(e.to_string().contains("not sent"), "{e}");
+        }
+        assert!(check_audience("not-a-jwt", &meta).is_err());
     }
 }
