@@ -11,6 +11,7 @@
 #   valgrind (Debian's packages, apt-get)     -> the system (scripts/callgrind.sh)
 #   chromium (Debian's packages, apt-get)     -> the system (interop/admin/run.sh)
 #   playwright-core (interop/admin/)          -> interop/admin/node_modules (npm ci)
+#   @anthropic-ai/mcpb (interop/mcpb/)        -> interop/mcpb/node_modules  (npm ci)
 #   npm and pip download caches              -> <cache>/npm, <cache>/pip
 #
 # <cache> is ${SNODO_TOOLS_DIR:-$HOME/.cache/snodo-tools}.
@@ -22,6 +23,7 @@
 #   inspector="$(ensure_inspector)"      # path of the mcp-inspector bin (needs Node 22 on PATH)
 #   python="$(ensure_python_mcp)"        # python of a venv that has the pinned `mcp`
 #   oidc="$(ensure_oidc_provider)"       # interop/oauth with oidc-provider installed
+#   mcpb="$(ensure_mcpb)"                # path of the mcpb bin (needs Node 22 on PATH)
 #   PATH="$(ensure_cargo_fuzz):$PATH"    # `cargo fuzz` now runs
 #
 # or run it:
@@ -371,10 +373,11 @@ _snodo_tools_main() (
             printf 'inspector=%s\n' "$(ensure_inspector)"
             printf 'python_mcp=%s\n' "$(ensure_python_mcp)"
             printf 'oidc_provider=%s\n' "$(ensure_oidc_provider)"
+            printf 'mcpb=%s\n' "$(ensure_mcpb)"
             printf 'cargo_fuzz_bin=%s\n' "$(ensure_cargo_fuzz)"
             printf 'valgrind=%s\n' "$(ensure_valgrind)"
             ;;
-        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_oidc_provider | ensure_cargo_fuzz | ensure_valgrind)
+        snodo_tools_dir | ensure_node22 | ensure_conformance | ensure_inspector | ensure_python_mcp | ensure_oidc_provider | ensure_mcpb | ensure_cargo_fuzz | ensure_valgrind)
             [[ $# -eq 1 ]] || _snodo_die "$1 takes no arguments"
             "$1"
             ;;

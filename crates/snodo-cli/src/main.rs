@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 mod bundle;
 mod client_cmd;
 mod demo;
+mod described;
 mod escape;
 mod proxy_cmd;
 mod registry;

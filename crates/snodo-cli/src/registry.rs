@@ -5,8 +5,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value, json};
-use snodo::client::{Client, StderrMode, StdioCommand, Target};
+use serde_json::{Value, json};
+use snodo::client::{StderrMode, StdioCommand, Target};
+
+use crate::described::Described;
 
 /// The registry schema `server.json` follows.
 pub(crate) const SCHEMA: &str =
@@ -100,7 +102,9 @@ pub(crate) async fn run(args: RegistryArgs) -> std::io::Result<()> {
         .map(|p| package(p, &args))
         .collect::<Result<Vec<_>, _>>()
         .map_err(fail)?;
-    let described = describe(&args).await.map_err(fail)?;
+    let described = Described::read(target(&args).map_err(fail)?, false)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
     let entry = entry(&args, &described, packages).map_err(fail)?;
     let mut text = serde_json::to_string_pretty(&entry).map_err(std::io::Error::other)?;
     text.push('\n');
@@ -110,29 +114,18 @@ pub(crate) async fn run(args: RegistryArgs) -> std::io::Result<()> {
     Ok(())
 }
 
-/// What the server says of itself.
-struct Described {
-    info: Map<String, Value>,
-    instructions: Option<String>,
-}
-
-async fn describe(args: &InitArgs) -> Result<Described, String> {
-    let target = match (&args.stdio, &args.http) {
+/// The server `args` name.
+fn target(args: &InitArgs) -> Result<Target, String> {
+    match (&args.stdio, &args.http) {
         (Some(cmd), _) => {
             let (program, rest) = cmd.split_first().ok_or("--stdio needs a command")?;
-            Target::Stdio(StdioCommand::new(program, rest).stderr(StderrMode::Capture))
+            Ok(Target::Stdio(
+                StdioCommand::new(program, rest).stderr(StderrMode::Capture),
+            ))
         }
-        (None, Some(url)) => Target::from(url.as_str()),
-        (None, None) => return Err("give --stdio CMD... or --http URL".into()),
-    };
-    let client = Client::connect(target).await.map_err(|e| e.to_string())?;
-    let info = match client.server_info() {
-        Some(Value::Object(info)) => info,
-        _ => Map::new(),
-    };
-    let instructions = client.instructions();
-    client.close().await;
-    Ok(Described { info, instructions })
+        (None, Some(url)) => Ok(Target::from(url.as_str())),
+        (None, None) => Err("give --stdio CMD... or --http URL".into()),
+    }
 }
 
 /// One `--package TYPE:IDENTIFIER[@VERSION]`.
@@ -203,13 +196,7 @@ fn is_registry_name(name: &str) -> bool {
 
 /// The `server.json` entry.
 fn entry(args: &InitArgs, server: &Described, packages: Vec<Value>) -> Result<Value, String> {
-    let text = |key: &str| {
-        server
-            .info
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
+    let text = |key: &str| server.text(key);
     let name = args
         .name
         .clone()
@@ -225,16 +212,10 @@ fn entry(args: &InitArgs, server: &Described, packages: Vec<Value>) -> Result<Va
         .clone()
         .or_else(|| text("version"))
         .ok_or("the server gives no version: pass --version")?;
-    let first_line = server
-        .instructions
-        .as_deref()
-        .and_then(|i| i.lines().find(|l| !l.trim().is_empty()))
-        .map(|l| l.trim().to_owned());
     let description = args
         .description
         .clone()
-        .or_else(|| text("description"))
-        .or(first_line)
+        .or_else(|| server.description())
         .ok_or("the server gives no description or instructions: pass --description")?;
     if description.chars().count() > 100 {
         return Err(format!(

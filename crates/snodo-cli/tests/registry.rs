@@ -9,8 +9,9 @@ use std::process::{Output, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
+
+mod support;
 
 const SNODO: &str = env!("CARGO_BIN_EXE_snodo");
 const SCHEMA: &str = concat!(
@@ -34,10 +35,7 @@ async fn snodo(args: &[&str]) -> Output {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("snodo-registry-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    support::fresh_dir(&format!("registry-{name}"))
 }
 
 /// Panics unless `path` holds a server.json valid against the schema.
@@ -146,22 +144,7 @@ async fn a_stdio_server_is_described_with_its_packages() {
 
 #[tokio::test]
 async fn an_http_server_is_a_remote() {
-    let mut demo = Command::new(SNODO)
-        .args(["demo", "--http", "127.0.0.1:0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(demo.stdout.take().unwrap())
-        .read_line(&mut line)
-        .await
-        .unwrap();
-    let url = serde_json::from_str::<Value>(&line).unwrap()["url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_demo, url) = support::spawn_demo(&[]).await;
     let dir = scratch("http");
     let out = dir.join("entry.json").display().to_string();
     let run = snodo(&[

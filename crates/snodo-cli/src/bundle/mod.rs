@@ -7,8 +7,10 @@ mod zip;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::{Map, Value, json};
-use snodo::client::{Client, StderrMode, StdioCommand, Target};
+use serde_json::{Value, json};
+use snodo::client::{StderrMode, StdioCommand, Target};
+
+use crate::described::Described;
 
 /// The manifest version written.
 const MANIFEST_VERSION: &str = "0.3";
@@ -50,63 +52,9 @@ pub(crate) struct BundleArgs {
     force: bool,
 }
 
-/// What a manifest takes from the running server.
-struct Described {
-    info: Map<String, Value>,
-    instructions: Option<String>,
-    tools: Vec<Value>,
-    prompts: bool,
-}
-
-async fn describe(args: &BundleArgs, binary: &std::path::Path) -> Result<Described, String> {
-    let command = StdioCommand::new(binary.as_os_str(), &args.args).stderr(StderrMode::Capture);
-    let client = Client::connect(Target::Stdio(command))
-        .await
-        .map_err(|e| format!("{}: {e}", args.binary.display()))?;
-    let described = async {
-        let info = match client.server_info() {
-            Some(Value::Object(info)) => info,
-            _ => Map::new(),
-        };
-        let caps = client.server_capabilities();
-        let tools = if caps.get("tools").is_some() {
-            client
-                .list_tools()
-                .await?
-                .into_iter()
-                .map(|t| {
-                    let mut tool = json!({ "name": t.name });
-                    if let Some(d) = t.description {
-                        tool["description"] = d.into();
-                    }
-                    tool
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let prompts = caps.get("prompts").is_some() && !client.list_prompts().await?.is_empty();
-        Ok::<_, snodo::client::ClientError>(Described {
-            info,
-            instructions: client.instructions(),
-            tools,
-            prompts,
-        })
-    }
-    .await;
-    client.close().await;
-    described.map_err(|e| format!("{}: {e}", args.binary.display()))
-}
-
 /// The manifest for `args`, from what the server said of itself.
 fn manifest(args: &BundleArgs, server: &Described, entry: &str) -> Result<Value, String> {
-    let text = |key: &str| {
-        server
-            .info
-            .get(key)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
+    let text = |key: &str| server.text(key);
     let name = args
         .name
         .clone()
@@ -117,16 +65,10 @@ fn manifest(args: &BundleArgs, server: &Described, entry: &str) -> Result<Value,
         .clone()
         .or_else(|| text("version"))
         .ok_or("the server gives no version: pass --version")?;
-    let first_line = server
-        .instructions
-        .as_deref()
-        .and_then(|i| i.lines().find(|l| !l.trim().is_empty()))
-        .map(|l| l.trim().to_owned());
     let description = args
         .description
         .clone()
-        .or_else(|| text("description"))
-        .or(first_line)
+        .or_else(|| server.description())
         .ok_or("the server gives no description or instructions: pass --description")?;
     let platform = match std::env::consts::OS {
         "macos" => Some("darwin"),
@@ -155,18 +97,25 @@ fn manifest(args: &BundleArgs, server: &Described, entry: &str) -> Result<Value,
     if let Some(title) = args.display_name.clone().or_else(|| text("title")) {
         manifest["display_name"] = title.into();
     }
-    if let Some(long) = server
-        .instructions
-        .as_deref()
-        .filter(|i| !i.trim().is_empty())
-    {
+    if let Some(long) = server.instructions() {
         manifest["long_description"] = long.into();
     }
     if let Some(license) = &args.license {
         manifest["license"] = license.as_str().into();
     }
     if !server.tools.is_empty() {
-        manifest["tools"] = Value::Array(server.tools.clone());
+        let tools = server
+            .tools
+            .iter()
+            .map(|t| {
+                let mut tool = json!({ "name": t.name });
+                if let Some(d) = &t.description {
+                    tool["description"] = d.as_str().into();
+                }
+                tool
+            })
+            .collect();
+        manifest["tools"] = Value::Array(tools);
         manifest["tools_generated"] = false.into();
     }
     if server.prompts {
@@ -191,7 +140,10 @@ pub(crate) async fn run(args: BundleArgs) -> std::io::Result<()> {
     let path = std::fs::canonicalize(&args.binary)
         .map_err(|e| fail(format!("{}: {e}", args.binary.display())))?;
     let binary = std::fs::read(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    let server = describe(&args, &path).await.map_err(fail)?;
+    let command = StdioCommand::new(path.as_os_str(), &args.args).stderr(StderrMode::Capture);
+    let server = Described::read(Target::Stdio(command), true)
+        .await
+        .map_err(|e| fail(format!("{}: {e}", args.binary.display())))?;
     let entry = format!("server/{file_name}");
     let manifest = manifest(&args, &server, &entry).map_err(fail)?;
     let mut text = serde_json::to_string_pretty(&manifest).map_err(|e| fail(e.to_string()))?;

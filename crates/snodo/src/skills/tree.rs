@@ -75,6 +75,8 @@ pub(crate) struct Served {
     pub(crate) description: Option<String>,
     pub(crate) mime: &'static str,
     pub(crate) size: u64,
+    /// Its digest, as manifests write it.
+    pub(crate) digest: String,
     pub(crate) content: Content,
 }
 
@@ -381,7 +383,9 @@ where
                 "skill {path:?}: file {file:?} is given twice"
             )));
         }
-        listed.push(SkillFile::of(&file_uri, &bytes));
+        let entry = SkillFile::of(&file_uri, &bytes);
+        let digest = entry.digest.clone();
+        listed.push(entry);
         if listed.len() > MAX_FILES_PER_SKILL {
             return Err(SkillsError::new(format!(
                 "skill {path:?} holds more than {MAX_FILES_PER_SKILL} files"
@@ -419,6 +423,7 @@ where
             description: None,
             mime: mime_of(name, text),
             size,
+            digest,
             content,
         });
     }
@@ -454,20 +459,10 @@ where
             served.name = resource_name.clone();
             served.description = Some(description.clone());
         }
-        let digest_of = |uri: &str| listed.iter().find(|f| f.uri == uri).map(|f| &f.digest);
-        let known = |uri: &str| {
-            inner
-                .skills
-                .values()
-                .filter_map(|s| s.file(uri))
-                .map(|f| &f.digest)
-                .next()
-                .cloned()
-        };
         match inner.files.get(&served.uri) {
             // A nested skill's files belong to its enclosing skill too: the
             // same bytes, or the skills would disagree on its digest.
-            Some(_) if known(&served.uri).as_ref() == digest_of(&served.uri) => {
+            Some(existing) if existing.digest == served.digest => {
                 if served.uri == uri {
                     inner.files.insert(served.uri.clone(), Arc::new(served));
                 }

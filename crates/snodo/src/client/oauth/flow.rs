@@ -348,22 +348,10 @@ impl OAuth {
         ];
         let mut headers = Vec::new();
         match &idp.client_secret {
-            Some(secret) => {
-                use base64::Engine as _;
-                let enc =
-                    |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-                let pair = format!("{}:{}", enc(&idp.client_id), enc(secret));
-                let value = format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(pair)
-                );
-                let value = http::HeaderValue::from_str(&value).map_err(|_| {
-                    OAuthError::Registration(
-                        "the identity provider client id cannot be sent".into(),
-                    )
-                })?;
-                headers.push((http::header::AUTHORIZATION, value));
-            }
+            Some(secret) => headers.push((
+                http::header::AUTHORIZATION,
+                token::basic(&idp.client_id, secret)?,
+            )),
             None => form.push(("client_id", idp.client_id.as_str())),
         }
         let scope = scopes.join(" ");

@@ -100,17 +100,10 @@ pub(crate) async fn request(
         .ok_or_else(|| OAuthError::Metadata("the issuer has no token_endpoint".into()))?;
     let mut headers = Vec::new();
     match method {
-        AuthMethod::Basic => {
-            let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-            let pair = format!(
-                "{}:{}",
-                enc(&reg.client_id),
-                enc(reg.client_secret.as_deref().unwrap_or(""))
-            );
-            let value = HeaderValue::from_str(&format!("Basic {}", STANDARD.encode(pair)))
-                .map_err(|_| OAuthError::Registration("the client id cannot be sent".into()))?;
-            headers.push((header::AUTHORIZATION, value));
-        }
+        AuthMethod::Basic => headers.push((
+            header::AUTHORIZATION,
+            basic(&reg.client_id, reg.client_secret.as_deref().unwrap_or(""))?,
+        )),
         AuthMethod::Post => {
             grant.push(("client_id", reg.client_id.clone()));
             grant.push((
@@ -135,6 +128,15 @@ pub(crate) async fn request(
     let form: Vec<(&str, &str)> = grant.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let answer = http.post_form(endpoint, &form, headers).await?;
     read_answer(&answer, requested)
+}
+
+/// The `Authorization` value of `client_secret_basic` (RFC 6749 §2.3.1:
+/// the id and the secret form-encoded, then base64).
+pub(crate) fn basic(client_id: &str, secret: &str) -> Result<HeaderValue, OAuthError> {
+    let enc = |s: &str| form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let pair = format!("{}:{}", enc(client_id), enc(secret));
+    HeaderValue::from_str(&format!("Basic {}", STANDARD.encode(pair)))
+        .map_err(|_| OAuthError::Registration("the client id cannot be sent".into()))
 }
 
 /// The token endpoint's `answer`: a bearer token, or the error it names;
