@@ -4,7 +4,8 @@
 # scenario the runner lists for 2026-07-28 and for 2025-11-25 (read from the
 # runner), and the extension scenarios snodo implements (the two
 # client-credentials ones, enterprise-managed authorization, workload
-# identity federation and the four of the Skills extension) at both
+# identity federation, DPoP with and without nonces, and the four of the
+# Skills extension) at both
 # revisions. Writes one summary per leg to
 # conformance/results/ and fails on any failure or warning.
 #
@@ -33,7 +34,8 @@ mapfile -t scenarios_2025 < <(scenarios_for 2025-11-25)
 # --force. These are the ones snodo implements; the others are listed as
 # not implemented.
 implemented_extensions=(auth/client-credentials-basic auth/client-credentials-jwt
-    auth/enterprise-managed-authorization auth/wif-jwt-bearer sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
+    auth/enterprise-managed-authorization auth/wif-jwt-bearer auth/dpop auth/dpop-nonce
+    sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size
     sep-2640-client-verify-frontmatter)
 mapfile -t all_extensions < <("$runner" list --client | sed -n 's/^  - \([^ ]*\) \[extension\]$/\1/p')
 extensions=()
@@ -87,8 +89,8 @@ leg() { # leg NAME VERSION MIN_PASSED SCENARIO...  (FORCE=1: pass --force)
 
 leg client-2026-07-28 2026-07-28 412 "${scenarios_2026[@]}"
 leg client-2025-11-25 2025-11-25 248 "${scenarios_2025[@]}"
-FORCE=1 leg client-extensions-2026-07-28 2026-07-28 33 "${extensions[@]}"
-FORCE=1 leg client-extensions-2025-11-25 2025-11-25 37 "${extensions[@]}"
+FORCE=1 leg client-extensions-2026-07-28 2026-07-28 61 "${extensions[@]}"
+FORCE=1 leg client-extensions-2025-11-25 2025-11-25 63 "${extensions[@]}"
 # The same two OAuth extensions through the `snodo` command line's options.
 cargo build --quiet --all-features --bin snodo
 CLIENT="python3 $PWD/conformance/cli_client.py $PWD/target/debug/snodo" FORCE=1 \

@@ -14,7 +14,9 @@
 use std::process::ExitCode;
 
 use serde_json::{Map, Value, json};
-use snodo::client::oauth::{Assertion, ClientCredentials, EnterpriseIdp, OAuth, SigningKey};
+use snodo::client::oauth::{
+    Assertion, ClientCredentials, DpopKey, EnterpriseIdp, OAuth, SigningKey,
+};
 use snodo::client::{Client, ClientError, ElicitRequest, ProtocolErrorKind, Root};
 use snodo::handler::{ElicitAction, ElicitResponse};
 
@@ -152,14 +154,17 @@ const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// OAuth for the `auth/*` scenarios: headless (the mock authorization
 /// server approves at once and the redirect is read from `Location`), the
-/// harness's CIMD URL, and what the scenario's context adds (a registration
-/// made beforehand, client credentials with a secret or a private key).
+/// harness's CIMD URL, a DPoP key (used only where an authorization server
+/// lists ES256), and what the scenario's context adds (a registration made
+/// beforehand, client credentials with a secret or a private key).
 fn oauth_for(context: &Value) -> Result<OAuth, String> {
     let text = |key: &str| context.get(key).and_then(Value::as_str);
+    let key = DpopKey::generate().map_err(|e| e.to_string())?;
     let mut oauth = OAuth::builder()
         .client_name("snodo-conformance")
         .redirect_uri("http://localhost:3000/callback")
-        .client_metadata_url(CIMD_URL);
+        .client_metadata_url(CIMD_URL)
+        .dpop(key);
     let scenario = text("name").unwrap_or_default();
     match (text("client_id"), scenario) {
         (Some(id), "auth/pre-registration") => {

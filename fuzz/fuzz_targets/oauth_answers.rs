@@ -60,11 +60,21 @@ fn token(body: &[u8]) {
     let before = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    // 201 reads the answer as one to a request that carried a DPoP proof.
+    if let Some(Ok(set)) = token_answer(201, body, &requested) {
+        let named = json(body)["token_type"]
+            .as_str()
+            .map(str::to_ascii_lowercase);
+        let bound = named.as_deref() == Some("dpop");
+        assert_eq!(set.dpop_jkt.is_some(), bound);
+        assert_eq!(set.token_type, if bound { "DPoP" } else { "Bearer" });
+    }
     let Some(Ok(set)) = token_answer(200, body, &requested) else {
         return;
     };
     let json = json(body);
     assert_eq!(set.token_type, "Bearer");
+    assert_eq!(set.dpop_jkt, None);
     assert_eq!(
         json["access_token"].as_str(),
         Some(set.access_token.as_str())

@@ -241,9 +241,11 @@ pub fn token_answer(
     body: &[u8],
     requested: &[String],
 ) -> Option<Result<crate::client::oauth::TokenSet, crate::client::oauth::OAuthError>> {
+    // Every other status as if the request carried a DPoP proof.
     Some(crate::client::oauth::token::read_answer(
         &answer(status, body)?,
         requested,
+        (status % 2 == 1).then_some("jkt"),
     ))
 }
 

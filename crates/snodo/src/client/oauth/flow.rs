@@ -169,8 +169,9 @@ impl OAuth {
             if let Some(tokens) = &state.tokens
                 && !tokens.expires_within(30)
                 && refusal.sent.map(::http::HeaderValue::as_bytes)
-                    != Some(format!("Bearer {}", tokens.access_token).as_bytes())
+                    != Some(tokens.authorization().as_bytes())
                 && state.resource.as_deref() == Some(prm.resource.as_str())
+                && self.can_present(tokens)
             {
                 let tokens = tokens.clone();
                 union(&mut flow.requested, &tokens.scopes);
@@ -194,8 +195,16 @@ impl OAuth {
                     .as_ref()
                     .map(|t| t.scopes.clone())
                     .unwrap_or_default();
-                if let Ok(mut fresh) =
-                    token::request(http, &meta, &reg, &method, grant, &old_scopes).await
+                if let Ok(mut fresh) = token::request(
+                    http,
+                    &meta,
+                    &reg,
+                    &method,
+                    grant,
+                    &old_scopes,
+                    self.inner.dpop.as_ref(),
+                )
+                .await
                 {
                     // Rotation: keep the old refresh token only if no new one came.
                     if fresh.refresh_token.is_none() {
@@ -320,7 +329,16 @@ impl OAuth {
         if !scopes.is_empty() {
             grant.push(("scope", scopes.join(" ")));
         }
-        let tokens = token::request(&self.inner.http, meta, &reg, &method, grant, scopes).await?;
+        let tokens = token::request(
+            &self.inner.http,
+            meta,
+            &reg,
+            &method,
+            grant,
+            scopes,
+            self.inner.dpop.as_ref(),
+        )
+        .await?;
         state.registration = Some(reg);
         Ok(tokens)
     }
@@ -366,7 +384,7 @@ impl OAuth {
         }
         if !answer.status.is_success() {
             // The error is read as a token endpoint's.
-            return Err(token::read_answer(&answer, scopes)
+            return Err(token::read_answer(&answer, scopes, None)
                 .err()
                 .unwrap_or_else(|| OAuthError::Token("the token exchange failed".into())));
         }
@@ -465,7 +483,16 @@ impl OAuth {
             ("code_verifier", pkce.verifier),
             ("resource", resource.to_string()),
         ];
-        token::request(http, meta, &reg, &method, grant, scopes).await
+        token::request(
+            http,
+            meta,
+            &reg,
+            &method,
+            grant,
+            scopes,
+            self.inner.dpop.as_ref(),
+        )
+        .await
     }
 }
 

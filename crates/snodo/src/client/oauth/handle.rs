@@ -7,10 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use super::authorizer::{Authorizer, Headless};
 use super::credentials::ClientCredentials;
+use super::dpop::Prover;
 use super::error::OAuthError;
 use super::state::FlowState;
 use super::store::{MemoryStore, Registration, TokenSet, TokenStore};
 use crate::net::OAuthHttp;
+use crate::protocol::auth::dpop::DpopKey;
 
 /// OAuth for one client: configuration, the store, and the flow's state.
 /// Cheap to clone; clones share everything.
@@ -42,6 +44,8 @@ pub(super) struct Config {
 pub(super) struct Inner {
     pub(super) config: Config,
     pub(super) http: OAuthHttp,
+    /// The DPoP key and the nonces servers gave, when DPoP is on.
+    pub(super) dpop: Option<Prover>,
     /// The token sent to each endpoint (keyed by the endpoint's URL): a
     /// token obtained for one server is never sent to another.
     pub(super) current: Mutex<HashMap<String, Current>>,
@@ -55,6 +59,9 @@ pub(super) struct Current {
     issuer: String,
     header: ::http::HeaderValue,
     scopes: Vec<String>,
+    /// The access token of a DPoP-bound token (each request's proof names
+    /// its hash).
+    bound: Option<String>,
 }
 
 /// Builds an [`OAuth`].
@@ -69,6 +76,7 @@ pub struct OAuthBuilder {
     credentials_issuer: Option<String>,
     allow_insecure_http: bool,
     redirect_uri: String,
+    dpop: Option<DpopKey>,
 }
 
 impl OAuth {
@@ -85,6 +93,7 @@ impl OAuth {
             credentials_issuer: None,
             allow_insecure_http: false,
             redirect_uri: "http://127.0.0.1:8976/callback".into(),
+            dpop: None,
         }
     }
 
@@ -119,13 +128,55 @@ impl OAuth {
         self.current(endpoint).map(|c| c.header)
     }
 
+    /// The credentials of one request to `endpoint`: its `Authorization`
+    /// value and, for a DPoP-bound token, a fresh proof for `method` `url`.
+    pub(crate) fn credentials(
+        &self,
+        endpoint: &str,
+        method: &str,
+        url: &str,
+    ) -> Result<Option<(::http::HeaderValue, Option<::http::HeaderValue>)>, OAuthError> {
+        let Some(current) = self.current(endpoint) else {
+            return Ok(None);
+        };
+        let proof = match (&current.bound, &self.inner.dpop) {
+            (Some(token), Some(prover)) => Some(prover.proof(method, url, Some(token))?),
+            _ => None,
+        };
+        Ok(Some((current.header, proof)))
+    }
+
+    /// Keeps the DPoP nonce a response from `url` carries; whether it is
+    /// new (a request refused with `use_dpop_nonce` may then be sent again).
+    pub(crate) fn remember_nonce(&self, url: &str, headers: &::http::HeaderMap) -> bool {
+        self.inner
+            .dpop
+            .as_ref()
+            .is_some_and(|p| p.remember(url, headers))
+    }
+
+    /// Whether `tokens` can be presented: a bearer token, or one bound to
+    /// this client's DPoP key.
+    pub(super) fn can_present(&self, tokens: &TokenSet) -> bool {
+        match (&tokens.dpop_jkt, &self.inner.dpop) {
+            (None, _) => true,
+            (Some(jkt), Some(prover)) => jkt == prover.thumbprint(),
+            (Some(_), None) => false,
+        }
+    }
+
     pub(super) fn set_current(
         &self,
         endpoint: &str,
         issuer: &str,
         tokens: &TokenSet,
     ) -> Result<(), OAuthError> {
-        let mut header = ::http::HeaderValue::from_str(&format!("Bearer {}", tokens.access_token))
+        if !self.can_present(tokens) {
+            return Err(OAuthError::Token(
+                "the token is bound to another DPoP key".into(),
+            ));
+        }
+        let mut header = ::http::HeaderValue::from_str(&tokens.authorization())
             .map_err(|_| OAuthError::Token("the access token cannot be sent in a header".into()))?;
         header.set_sensitive(true);
         self.inner
@@ -138,6 +189,10 @@ impl OAuth {
                     issuer: issuer.to_string(),
                     header,
                     scopes: tokens.scopes.clone(),
+                    bound: tokens
+                        .dpop_jkt
+                        .is_some()
+                        .then(|| tokens.access_token.clone()),
                 },
             );
         Ok(())
@@ -220,6 +275,17 @@ impl OAuthBuilder {
         self
     }
 
+    /// Ask for DPoP-bound tokens (RFC 9449, as the MCP authorization
+    /// extension drafts it), proved with `key`: every token request to an
+    /// issuer that lists ES256 carries a proof, a bound token is sent with
+    /// the `DPoP` scheme and a fresh proof on every request, and a server's
+    /// `use_dpop_nonce` is answered once with its nonce. An issuer that does
+    /// not list ES256 is asked for bearer tokens as before.
+    pub fn dpop(mut self, key: DpopKey) -> Self {
+        self.dpop = Some(key);
+        self
+    }
+
     /// The configured [`OAuth`].
     pub fn build(self) -> OAuth {
         // Building the connection pool fails only when TLS cannot be set up,
@@ -241,6 +307,7 @@ impl OAuthBuilder {
                     credentials_issuer: Mutex::new(self.credentials_issuer),
                 },
                 http,
+                dpop: self.dpop.map(Prover::new),
                 current: Mutex::new(HashMap::new()),
                 flow: tokio::sync::Mutex::new(FlowState::default()),
             }),

@@ -30,6 +30,7 @@
 
 pub(crate) mod authorizer;
 mod credentials;
+mod dpop;
 mod error;
 mod file_store;
 pub(crate) mod flow;
@@ -50,5 +51,7 @@ pub use handle::{OAuth, OAuthBuilder};
 pub use registration::client_metadata_document;
 pub use state::MAX_AUTHORIZATIONS;
 pub use store::{IssuerState, MemoryStore, Registration, TokenSet, TokenStore};
+
+pub use crate::protocol::auth::dpop::DpopKey;
 
 pub(crate) use flow::Refusal;

@@ -41,8 +41,11 @@ impl fmt::Debug for Registration {
 pub struct TokenSet {
     /// The access token.
     pub access_token: String,
-    /// `Bearer` (the only type this client sends).
+    /// `Bearer`, or `DPoP` for a token bound to the client's DPoP key.
     pub token_type: String,
+    /// For a DPoP-bound token, the thumbprint of the key it is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
     /// The refresh token, if one was issued.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<String>,
@@ -55,6 +58,17 @@ pub struct TokenSet {
 }
 
 impl TokenSet {
+    /// The `Authorization` value that presents the access token: `DPoP`
+    /// for a bound token, `Bearer` otherwise.
+    pub fn authorization(&self) -> String {
+        let scheme = if self.dpop_jkt.is_some() {
+            "DPoP"
+        } else {
+            "Bearer"
+        };
+        format!("{scheme} {}", self.access_token)
+    }
+
     /// Whether the access token expires within `margin_secs`.
     pub fn expires_within(&self, margin_secs: u64) -> bool {
         self.expires_at
@@ -68,6 +82,7 @@ impl fmt::Debug for TokenSet {
         f.debug_struct("TokenSet")
             .field("access_token", &"<redacted>")
             .field("token_type", &self.token_type)
+            .field("dpop_jkt", &self.dpop_jkt)
             .field(
                 "refresh_token",
                 &self.refresh_token.as_ref().map(|_| "<redacted>"),
@@ -83,6 +98,7 @@ impl Default for TokenSet {
         Self {
             access_token: String::new(),
             token_type: "Bearer".into(),
+            dpop_jkt: None,
             refresh_token: None,
             expires_at: None,
             scopes: Vec::new(),
@@ -180,10 +196,9 @@ mod tests {
             }),
             tokens: Some(TokenSet {
                 access_token: "tok-123".into(),
-                token_type: "Bearer".into(),
                 refresh_token: Some("ref-456".into()),
                 expires_at: Some(1),
-                scopes: vec![],
+                ..TokenSet::default()
             }),
             ..IssuerState::new("http://a")
         };

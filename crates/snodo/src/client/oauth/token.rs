@@ -1,6 +1,7 @@
 //! The token endpoint: the grants (authorization code, refresh, client
 //! credentials) and the client authentication methods (`client_secret_basic`,
-//! `client_secret_post`, `none`, `private_key_jwt`).
+//! `client_secret_post`, `none`, `private_key_jwt`), with a DPoP proof where
+//! the client has a key and the issuer takes ES256 proofs.
 
 use ::http::{HeaderValue, header};
 use base64::Engine;
@@ -8,6 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 
 use super::OAuthError;
+use super::dpop::Prover;
 use super::store::{Registration, TokenSet};
 use crate::net::now_secs;
 use crate::net::{Answer, OAuthHttp};
@@ -85,7 +87,9 @@ struct ErrorResponse {
 
 /// One request to the token endpoint: `grant` plus client authentication
 /// and `resource`; `requested` are the scopes asked for, used as the grant
-/// when the answer names none.
+/// when the answer names none. With `dpop` and an issuer that lists ES256,
+/// the request carries a proof (sent once more with the issuer's nonce when
+/// it answers `use_dpop_nonce`) and the token may come back bound to it.
 pub(crate) async fn request(
     http: &OAuthHttp,
     meta: &ServerMetadata,
@@ -93,6 +97,7 @@ pub(crate) async fn request(
     method: &AuthMethod,
     mut grant: Vec<(&'static str, String)>,
     requested: &[String],
+    dpop: Option<&Prover>,
 ) -> Result<TokenSet, OAuthError> {
     let endpoint = meta
         .token_endpoint
@@ -126,8 +131,30 @@ pub(crate) async fn request(
         }
     }
     let form: Vec<(&str, &str)> = grant.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let answer = http.post_form(endpoint, &form, headers).await?;
-    read_answer(&answer, requested)
+    let Some(prover) = dpop.filter(|_| meta.supports_dpop(crate::protocol::auth::dpop::ALGORITHM))
+    else {
+        let answer = http.post_form(endpoint, &form, headers).await?;
+        return read_answer(&answer, requested, None);
+    };
+    let mut nonce_retried = false;
+    loop {
+        let mut with_proof = headers.clone();
+        with_proof.push((
+            ::http::HeaderName::from_static(crate::protocol::auth::dpop::DPOP_HEADER),
+            prover.proof("POST", endpoint, None)?,
+        ));
+        let answer = http.post_form(endpoint, &form, with_proof).await?;
+        let fresh_nonce = prover.remember(endpoint, &answer.headers);
+        let wants_nonce = answer.status == ::http::StatusCode::BAD_REQUEST
+            && answer
+                .json::<ErrorResponse>()
+                .is_some_and(|e| e.error == "use_dpop_nonce");
+        if wants_nonce && fresh_nonce && !nonce_retried {
+            nonce_retried = true;
+            continue;
+        }
+        return read_answer(&answer, requested, Some(prover.thumbprint()));
+    }
 }
 
 /// The `Authorization` value of `client_secret_basic` (RFC 6749 §2.3.1:
@@ -139,9 +166,15 @@ pub(crate) fn basic(client_id: &str, secret: &str) -> Result<HeaderValue, OAuthE
         .map_err(|_| OAuthError::Registration("the client id cannot be sent".into()))
 }
 
-/// The token endpoint's `answer`: a bearer token, or the error it names;
-/// `requested` are the scopes granted when the answer names none.
-pub(crate) fn read_answer(answer: &Answer, requested: &[String]) -> Result<TokenSet, OAuthError> {
+/// The token endpoint's `answer`: a bearer token (or, when the request
+/// carried a proof of the key whose thumbprint is `proved`, a DPoP-bound
+/// one), or the error it names; `requested` are the scopes granted when
+/// the answer names none.
+pub(crate) fn read_answer(
+    answer: &Answer,
+    requested: &[String],
+    proved: Option<&str>,
+) -> Result<TokenSet, OAuthError> {
     if !answer.status.is_success() {
         let detail = answer
             .json::<ErrorResponse>()
@@ -156,14 +189,19 @@ pub(crate) fn read_answer(answer: &Answer, requested: &[String]) -> Result<Token
         .json()
         .ok_or_else(|| OAuthError::Token("the token response is not a token".into()))?;
     let token_type = tr.token_type.unwrap_or_else(|| "Bearer".into());
-    if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(OAuthError::Token(format!(
-            "unsupported token type {token_type:?}"
-        )));
-    }
+    let dpop_jkt = match proved {
+        Some(jkt) if token_type.eq_ignore_ascii_case("dpop") => Some(jkt.to_string()),
+        _ if token_type.eq_ignore_ascii_case("bearer") => None,
+        _ => {
+            return Err(OAuthError::Token(format!(
+                "unsupported token type {token_type:?}"
+            )));
+        }
+    };
     Ok(TokenSet {
         access_token: tr.access_token,
-        token_type: "Bearer".into(),
+        token_type: if dpop_jkt.is_some() { "DPoP" } else { "Bearer" }.into(),
+        dpop_jkt,
         refresh_token: tr.refresh_token,
         expires_at: tr.expires_in.map(|s| now_secs().saturating_add(s)),
         scopes: match tr.scope {

@@ -25,7 +25,7 @@ use crate::client::ClientError;
 use crate::client::oauth::{MAX_AUTHORIZATIONS, OAuth};
 use crate::client::options::BoxFuture;
 use crate::net::{Pool, new_pool};
-use crate::protocol::auth::challenge;
+use crate::protocol::auth::{challenge, dpop};
 use crate::wire::{self, RequestId};
 
 /// Most times a broken initialize-era response stream is resumed.
@@ -152,8 +152,14 @@ impl Inner {
         if let Some(oauth) = &self.oauth {
             // OAuth owns the header: a static one would hide its tokens.
             headers.remove(header::AUTHORIZATION);
-            if let Some(token) = oauth.authorization(&self.url) {
+            let credentials = oauth
+                .credentials(&self.url, method.as_str(), &self.url)
+                .map_err(|e| ClientError::transport_with("cannot present the access token", e))?;
+            if let Some((token, proof)) = credentials {
                 headers.insert(header::AUTHORIZATION, token);
+                if let Some(proof) = proof {
+                    headers.insert(HeaderName::from_static(dpop::DPOP_HEADER), proof);
+                }
             }
         }
         req.body(Full::new(body))
@@ -189,6 +195,7 @@ impl Inner {
         accept: &'static str,
     ) -> Result<Response<HyperBody>, ClientError> {
         let mut authorizations = 0;
+        let mut nonces = 0;
         loop {
             let req = self.build(method.clone(), extra, body.clone(), accept)?;
             let sent = req.headers().get(header::AUTHORIZATION).cloned();
@@ -213,6 +220,10 @@ impl Inner {
                 || format!("{:?} {}", resp.version(), status),
                 resp.headers(),
             );
+            let fresh_nonce = self
+                .oauth
+                .as_ref()
+                .is_some_and(|o| o.remember_nonce(&self.url, resp.headers()));
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
                 return Ok(resp);
             }
@@ -223,7 +234,19 @@ impl Inner {
                 .filter_map(|v| v.to_str().ok().map(str::to_string))
                 .collect();
             let challenges = challenge::parse_all(values.iter().map(String::as_str));
-            let bearer = challenges.iter().find(|c| c.is("Bearer"));
+            // A DPoP server may challenge with the DPoP scheme only.
+            let bearer = challenges
+                .iter()
+                .find(|c| c.is("Bearer"))
+                .or_else(|| challenges.iter().find(|c| c.is("DPoP")));
+            let wants_nonce = challenges
+                .iter()
+                .any(|c| c.is("DPoP") && c.param("error") == Some("use_dpop_nonce"));
+            if status == StatusCode::UNAUTHORIZED && wants_nonce && fresh_nonce && nonces < 2 {
+                // The same request again, its proof now carrying the nonce.
+                nonces += 1;
+                continue;
+            }
             let refused = |message: String, source| -> ClientError {
                 Repr::Auth {
                     status: status.as_u16(),

@@ -30,6 +30,12 @@ pub struct ResourceMetadata {
     /// A human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_name: Option<String>,
+    /// The DPoP proof algorithms the resource accepts (RFC 9449 §5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
+    /// Whether the resource accepts DPoP-bound tokens only (RFC 9449 §5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_bound_access_tokens_required: Option<bool>,
     /// Every other member, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -74,6 +80,11 @@ pub struct ServerMetadata {
     /// Whether the authorization response carries `iss` (RFC 9207).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authorization_response_iss_parameter_supported: Option<bool>,
+    /// The DPoP proof algorithms the issuer accepts (RFC 9449 §5.1): a
+    /// client with a DPoP key asks for bound tokens only where its
+    /// algorithm is listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
     /// Every other member, kept as sent.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -92,6 +103,13 @@ impl ServerMetadata {
         self.scopes_supported
             .as_ref()
             .is_some_and(|s| s.iter().any(|s| s == scope))
+    }
+
+    /// Whether the issuer binds tokens to DPoP proofs signed with `alg`.
+    pub fn supports_dpop(&self, alg: &str) -> bool {
+        self.dpop_signing_alg_values_supported
+            .as_ref()
+            .is_some_and(|a| a.iter().any(|a| a == alg))
     }
 }
 

@@ -5,4 +5,6 @@
 //! [`transport::http::oauth`](crate::transport::http::oauth) (feature `auth`).
 
 pub mod challenge;
+#[cfg(feature = "http-client")]
+pub mod dpop;
 pub mod metadata;
