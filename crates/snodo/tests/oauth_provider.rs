@@ -14,11 +14,12 @@ mod oauth_support;
 use std::time::Duration;
 
 use http::{StatusCode, header};
-use oauth_support::{Provider, browse, mcp};
+use oauth_support::{Provider, browse, mcp, mcp_with, send};
 use serde_json::{Value, json};
 use snodo::client::Client;
 use snodo::client::oauth::{
-    AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, LoopbackBrowser, OAuth,
+    AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, DpopKey, LoopbackBrowser,
+    OAuth,
 };
 use snodo::handler::BoxFuture;
 use snodo::transport::http::oauth::{Introspection, JwtVerifier, ResourceServer, TokenVerifier};
@@ -688,5 +689,189 @@ async fn the_client_completes_the_authorization_code_flow_against_the_provider()
     // fails at the provider and the call reports why.
     let err = client.call_tool("delete", json!({})).await.unwrap_err();
     assert!(err.is_auth(), "{err}");
+    client.close().await;
+}
+
+/// The payload of a JWT, read without checking it.
+fn payload(jwt: &str) -> Value {
+    use base64::Engine as _;
+    let part = jwt.split('.').nth(1).unwrap();
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(part)
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn dpop_bound_tokens_of_the_provider_are_checked_proof_by_proof() {
+    let p = Provider::start(&[]).await;
+    let (listener, url) = reserve().await;
+    let rs = ResourceServer::builder(&url)
+        .authorization_server(&p.issuer)
+        .challenge_scopes(["demo:read"])
+        .verifier(JwtVerifier::new(&p.issuer, &url))
+        .dpop()
+        .build()
+        .unwrap();
+    let running = listen(listener, &url, rs).await;
+    let metadata = send(
+        http::Method::GET,
+        &url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp"),
+        &[],
+        bytes::Bytes::new(),
+    )
+    .await
+    .2;
+    let metadata: Value = serde_json::from_slice(&metadata).unwrap();
+    assert_eq!(
+        metadata["dpop_signing_alg_values_supported"],
+        json!(["ES256"])
+    );
+    assert_eq!(metadata["dpop_bound_access_tokens_required"], json!(false));
+
+    // The client with a DPoP key: the provider lists ES256, so the token it
+    // gets is bound, and every call carries a proof.
+    let key = DpopKey::generate().unwrap();
+    let oauth = OAuth::builder()
+        .client_credentials(ClientCredentials::secret("svc", "svc-secret"))
+        .dpop(key.clone())
+        .build();
+    let client = Client::builder()
+        .oauth(oauth.clone())
+        .connect(running.url.as_str())
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        let who = client.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(who.text_content(), "svc svc demo:read");
+    }
+    let held = oauth.store().load(&p.issuer).unwrap().tokens.unwrap();
+    assert_eq!(held.token_type, "DPoP");
+    assert_eq!(held.dpop_jkt.as_deref(), Some(key.thumbprint()));
+    assert_eq!(
+        payload(&held.access_token)["cnf"]["jkt"],
+        json!(key.thumbprint())
+    );
+    client.close().await;
+
+    // The same by hand: a token bound to `key` by the provider.
+    let token_endpoint = format!("{}/token", p.issuer);
+    let proof = key.proof("POST", &token_endpoint, None, None).unwrap();
+    let (token, kind) = p
+        .token_with("svc", "svc-secret", &url, "demo:read", Some(&proof))
+        .await
+        .unwrap();
+    assert_eq!(kind, "DPoP");
+    let dpop = format!("DPoP {token}");
+    let call = |authorization: String, proof: Option<String>| {
+        let url = url.clone();
+        async move {
+            let extra: Vec<(&str, &str)> = proof.iter().map(|p| ("dpop", p.as_str())).collect();
+            mcp_with(&url, Some(&authorization), &extra, "tools/list", json!({})).await
+        }
+    };
+    let good = key.proof("POST", &url, Some(&token), None).unwrap();
+    let (status, _, body) = call(dpop.clone(), Some(good.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{}", String::from_utf8_lossy(&body));
+    let proof_refused = |answer: (StatusCode, http::HeaderMap, bytes::Bytes), what: &str| {
+        assert_eq!(answer.0, StatusCode::UNAUTHORIZED, "{what}");
+        let c = challenge(&answer.1);
+        assert!(
+            c.starts_with("DPoP ") && c.contains("error=\"invalid_dpop_proof\""),
+            "{what}: {c}"
+        );
+    };
+    proof_refused(call(dpop.clone(), Some(good)).await, "a replayed proof");
+    proof_refused(call(dpop.clone(), None).await, "no proof");
+    let other = DpopKey::generate().unwrap();
+    proof_refused(
+        call(
+            dpop.clone(),
+            Some(other.proof("POST", &url, Some(&token), None).unwrap()),
+        )
+        .await,
+        "another key's proof",
+    );
+    proof_refused(
+        call(
+            dpop.clone(),
+            Some(key.proof("GET", &url, Some(&token), None).unwrap()),
+        )
+        .await,
+        "another method",
+    );
+    proof_refused(
+        call(
+            dpop.clone(),
+            Some(
+                key.proof("POST", &url.replace("/mcp", "/other"), Some(&token), None)
+                    .unwrap(),
+            ),
+        )
+        .await,
+        "another URI",
+    );
+    proof_refused(
+        call(
+            dpop.clone(),
+            Some(key.proof("POST", &url, None, None).unwrap()),
+        )
+        .await,
+        "no ath",
+    );
+    // A bound token presented as a bearer one is refused as a token.
+    let answer = call(format!("Bearer {token}"), None).await;
+    assert_eq!(answer.0, StatusCode::UNAUTHORIZED);
+    assert!(challenge(&answer.1).contains("error=\"invalid_token\""));
+    // A bearer token of the same provider still goes through here.
+    let plain = p
+        .token("svc", "svc-secret", &url, "demo:read")
+        .await
+        .unwrap();
+    assert!(payload(&plain).get("cnf").is_none());
+    let (status, _, _) = call(format!("Bearer {plain}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    // ... and is refused under the DPoP scheme.
+    let answer = call(
+        format!("DPoP {plain}"),
+        Some(key.proof("POST", &url, Some(&plain), None).unwrap()),
+    )
+    .await;
+    assert_eq!(answer.0, StatusCode::UNAUTHORIZED);
+
+    // A server that takes bound tokens only refuses the bearer one, and
+    // challenges with the DPoP scheme.
+    let (listener, url2) = reserve().await;
+    let rs = ResourceServer::builder(&url2)
+        .authorization_server(&p.issuer)
+        .verifier(JwtVerifier::new(&p.issuer, &url2))
+        .dpop_required()
+        .build()
+        .unwrap();
+    let _strict = listen(listener, &url2, rs).await;
+    let plain = p
+        .token("svc", "svc-secret", &url2, "demo:read")
+        .await
+        .unwrap();
+    let answer = mcp(
+        &url2,
+        Some(&format!("Bearer {plain}")),
+        "tools/list",
+        json!({}),
+    )
+    .await;
+    assert_eq!(answer.0, StatusCode::UNAUTHORIZED);
+    assert!(challenge(&answer.1).starts_with("DPoP "), "{:?}", answer.1);
+    let key2 = DpopKey::generate().unwrap();
+    let oauth = OAuth::builder()
+        .client_credentials(ClientCredentials::secret("svc", "svc-secret"))
+        .dpop(key2)
+        .build();
+    let client = Client::builder().oauth(oauth).connect(&url2).await.unwrap();
+    let who = client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(who.text_content(), "svc svc demo:read");
     client.close().await;
 }

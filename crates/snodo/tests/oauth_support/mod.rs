@@ -81,25 +81,46 @@ impl Provider {
         resource: &str,
         scope: &str,
     ) -> Result<String, String> {
+        self.token_with(client, secret, resource, scope, None)
+            .await
+            .map(|(token, _)| token)
+    }
+
+    /// A client-credentials token asked for with a DPoP `proof` (when
+    /// given), and its `token_type`.
+    pub async fn token_with(
+        &self,
+        client: &str,
+        secret: &str,
+        resource: &str,
+        scope: &str,
+        proof: Option<&str>,
+    ) -> Result<(String, String), String> {
         let form = form(&[
             ("grant_type", "client_credentials"),
             ("resource", resource),
             ("scope", scope),
         ]);
         let basic = base64_basic(client, secret);
+        let mut headers = vec![
+            ("authorization", basic.as_str()),
+            ("content-type", "application/x-www-form-urlencoded"),
+        ];
+        if let Some(proof) = proof {
+            headers.push(("dpop", proof));
+        }
         let (status, _, body) = send(
             Method::POST,
             &format!("{}/token", self.issuer),
-            &[
-                ("authorization", basic.as_str()),
-                ("content-type", "application/x-www-form-urlencoded"),
-            ],
+            &headers,
             form,
         )
         .await;
         let v: Value = serde_json::from_slice(&body).unwrap_or_default();
-        match v["access_token"].as_str() {
-            Some(t) if status == StatusCode::OK => Ok(t.to_string()),
+        match (v["access_token"].as_str(), v["token_type"].as_str()) {
+            (Some(t), Some(kind)) if status == StatusCode::OK => {
+                Ok((t.to_string(), kind.to_string()))
+            }
             _ => Err(String::from_utf8_lossy(&body).into_owned()),
         }
     }
@@ -191,6 +212,17 @@ pub async fn mcp(
     method: &str,
     params: Value,
 ) -> (StatusCode, HeaderMap, Bytes) {
+    mcp_with(url, authorization, &[], method, params).await
+}
+
+/// [`mcp`] with more headers (a DPoP proof).
+pub async fn mcp_with(
+    url: &str,
+    authorization: Option<&str>,
+    extra: &[(&str, &str)],
+    method: &str,
+    params: Value,
+) -> (StatusCode, HeaderMap, Bytes) {
     let mut params = params;
     params["_meta"] = meta();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
@@ -211,6 +243,7 @@ pub async fn mcp(
     if let Some(a) = authorization {
         headers.push(("authorization", a));
     }
+    headers.extend_from_slice(extra);
     send(Method::POST, url, &headers, body.into()).await
 }
 

@@ -101,7 +101,9 @@ impl ResourceServer {
         if parts.method == ::http::Method::OPTIONS {
             return Ok(());
         }
-        let principal = self.authenticate(&parts.uri, &parts.headers).await?;
+        let principal = self
+            .authenticate(&parts.method, &parts.uri, &parts.headers)
+            .await?;
         parts.extensions.insert(principal);
         parts.extensions.insert(self.clone());
         parts.extensions.insert(crate::context::EnforceScopes);

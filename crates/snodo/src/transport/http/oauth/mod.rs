@@ -17,17 +17,24 @@
 //! - the verified [`Principal`](crate::Principal) reaches [`Context::principal`](crate::Context::principal)
 //!   and [`Policy`](crate::server::Policy); a request whose tool, resource
 //!   or prompt needs scopes the token lacks gets `403
-//!   error="insufficient_scope"` naming every scope it needs.
+//!   error="insufficient_scope"` naming every scope it needs;
+//! - with [`dpop`](ResourceServerBuilder::dpop) (RFC 9449, as the MCP
+//!   authorization extension drafts it), a token bound to a key (`cnf.jkt`)
+//!   is taken only with the `DPoP` scheme and a fresh ES256 proof for the
+//!   request, the token and that key; a proof that fails gets `401
+//!   error="invalid_dpop_proof"`, a replayed one too.
 //!
 //! There is no helper that forwards the caller's token anywhere: a server
 //! that calls other APIs gets its own tokens.
 
+mod dpop;
 pub(crate) mod introspect;
 pub(crate) mod jwt;
 mod layer;
 pub(crate) mod server;
 pub(crate) mod verify;
 
+pub use dpop::{DEFAULT_DPOP_WINDOW, MAX_DPOP_PROOFS};
 pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
 pub use jwt::{
     DEFAULT_FETCH_TIMEOUT, DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL,

@@ -2,14 +2,17 @@
 //! challenges it answers with.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use ::http::header::{self, HeaderMap, HeaderValue};
 use ::http::{Method, Response, StatusCode};
 use bytes::Bytes;
 
+use super::dpop::{DEFAULT_DPOP_WINDOW, DpopCheck, MAX_DPOP_PROOFS, Mode, Reuse};
 use super::verify::{TokenVerifier, VerifyError};
 use crate::Principal;
 use crate::protocol::auth::challenge::Challenge;
+use crate::protocol::auth::dpop::{self as proof, ALGORITHM, DPOP_HEADER};
 use crate::protocol::auth::metadata::{
     PRM_WELL_KNOWN, ResourceMetadata, resource_metadata_path, split_url,
 };
@@ -34,6 +37,9 @@ struct Inner {
     paths: Vec<String>,
     default_scopes: Vec<String>,
     verifier: Arc<dyn TokenVerifier>,
+    /// The resource's `scheme://authority`, for the `htu` of DPoP proofs.
+    origin: String,
+    dpop: Option<DpopCheck>,
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -55,6 +61,7 @@ pub struct ResourceServerBuilder {
     metadata: ResourceMetadata,
     default_scopes: Vec<String>,
     verifier: Option<Arc<dyn TokenVerifier>>,
+    dpop: Option<(Mode, Duration)>,
 }
 
 /// Why a [`ResourceServer`] could not be built.
@@ -81,6 +88,7 @@ impl ResourceServer {
             },
             default_scopes: Vec::new(),
             verifier: None,
+            dpop: None,
         }
     }
 
@@ -152,10 +160,11 @@ impl ResourceServer {
         response
     }
 
-    /// Checks the request's credentials: the principal, or the response
-    /// that refuses the request.
+    /// Checks the credentials of a `method` request to `uri`: the
+    /// principal, or the response that refuses the request.
     pub async fn authenticate(
         &self,
+        method: &Method,
         uri: &::http::Uri,
         headers: &HeaderMap,
     ) -> Result<Principal, Box<Response<McpBody>>> {
@@ -172,13 +181,45 @@ impl ResourceServer {
                 self.unauthorized(None)
             }));
         };
-        let token = match bearer_token(value.as_bytes()) {
-            Ok(Some(token)) => token,
+        let (scheme, token) = match credential(value.as_bytes()) {
+            Ok(Some(found)) => found,
             Ok(None) => return Err(Box::new(self.unauthorized(None))),
             Err(why) => return Err(Box::new(self.invalid_request(why))),
         };
+        let dpop = self.inner.dpop.as_ref();
+        match (scheme, dpop.map(|d| d.mode)) {
+            (Scheme::Dpop, None) => return Err(Box::new(self.unauthorized(None))),
+            (Scheme::Bearer, Some(Mode::Required)) => {
+                return Err(Box::new(self.unauthorized(Some(
+                    "a bearer token where only DPoP-bound tokens are taken",
+                ))));
+            }
+            _ => {}
+        }
         match self.inner.verifier.verify(token).await {
-            Ok(principal) => Ok(principal),
+            Ok(principal) => {
+                let bound_to = principal
+                    .claims
+                    .get("cnf")
+                    .and_then(|c| c.get("jkt"))
+                    .and_then(serde_json::Value::as_str);
+                match (scheme, dpop, bound_to) {
+                    (Scheme::Bearer, _, None) => Ok(principal),
+                    (Scheme::Bearer, _, Some(_)) => Err(Box::new(self.unauthorized(Some(
+                        "bound to a DPoP key: present it with the DPoP scheme and a proof",
+                    )))),
+                    (Scheme::Dpop, _, None) => {
+                        Err(Box::new(self.unauthorized(Some("not bound to a DPoP key"))))
+                    }
+                    (Scheme::Dpop, None, Some(_)) => Err(Box::new(self.unauthorized(None))),
+                    (Scheme::Dpop, Some(check), Some(jkt)) => {
+                        match self.check_proof(check, method, uri, headers, token, jkt) {
+                            Ok(()) => Ok(principal),
+                            Err(refusal) => Err(refusal),
+                        }
+                    }
+                }
+            }
             Err(VerifyError::Invalid(why)) => Err(Box::new(self.unauthorized(Some(&why)))),
             Err(VerifyError::Unavailable(_)) => {
                 let mut r = oauth_error(
@@ -195,24 +236,119 @@ impl ResourceServer {
         }
     }
 
-    fn challenge(&self) -> Challenge {
-        Challenge::new("Bearer").with("resource_metadata", &self.inner.metadata_url)
+    /// The DPoP proof of a request that presents the token `token`, bound
+    /// to the key `jkt`: exactly one, valid for this request and this
+    /// token, signed by that key, not seen before in the window.
+    fn check_proof(
+        &self,
+        check: &DpopCheck,
+        method: &Method,
+        uri: &::http::Uri,
+        headers: &HeaderMap,
+        token: &str,
+        jkt: &str,
+    ) -> Result<(), Box<Response<McpBody>>> {
+        let refuse = |why: &str| Box::new(self.invalid_proof(why));
+        let mut proofs = headers.get_all(DPOP_HEADER).iter();
+        let (Some(value), None) = (proofs.next(), proofs.next()) else {
+            return Err(refuse(if headers.contains_key(DPOP_HEADER) {
+                "more than one DPoP header"
+            } else {
+                "no DPoP proof"
+            }));
+        };
+        let url = format!("{}{}", self.inner.origin, uri.path());
+        let now = crate::net::now_secs();
+        let expected = proof::Expected {
+            method: method.as_str(),
+            url: &url,
+            access_token: Some(token),
+            now,
+            window: check.window.as_secs(),
+        };
+        let verified =
+            proof::verify_proof(value.as_bytes(), &expected).map_err(|e| refuse(&e.to_string()))?;
+        if verified.jkt != jkt {
+            return Err(refuse(
+                "the proof is signed by another key than the token is bound to",
+            ));
+        }
+        match check.first_use(&verified.jkt, &verified.jti, verified.iat, now) {
+            Ok(()) => Ok(()),
+            Err(Reuse::Replayed) => Err(refuse("the proof was used before")),
+            Err(Reuse::Full) => {
+                let mut r = oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "too many DPoP proofs in the window",
+                );
+                r.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(check.window.as_secs().max(1)),
+                );
+                Err(Box::new(r))
+            }
+        }
     }
 
-    fn with_challenge(mut response: Response<McpBody>, challenge: Challenge) -> Response<McpBody> {
-        if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    /// The challenge of this server's scheme: `DPoP` where only bound
+    /// tokens are taken, `Bearer` otherwise.
+    fn challenge(&self) -> Challenge {
+        let scheme = match self.inner.dpop.as_ref().map(|d| d.mode) {
+            Some(Mode::Required) => "DPoP",
+            _ => "Bearer",
+        };
+        let c = Challenge::new(scheme).with("resource_metadata", &self.inner.metadata_url);
+        if scheme == "DPoP" {
+            c.with("algs", ALGORITHM)
+        } else {
+            c
+        }
+    }
+
+    fn with_challenge(response: Response<McpBody>, challenge: Challenge) -> Response<McpBody> {
+        Self::with_challenges(response, [challenge])
+    }
+
+    fn with_challenges(
+        mut response: Response<McpBody>,
+        challenges: impl IntoIterator<Item = Challenge>,
+    ) -> Response<McpBody> {
+        for challenge in challenges {
+            if let Ok(v) = HeaderValue::from_str(&challenge.to_string()) {
+                response.headers_mut().append(header::WWW_AUTHENTICATE, v);
+            }
         }
         response
     }
 
+    /// `401 invalid_dpop_proof` with a DPoP challenge.
+    fn invalid_proof(&self, why: &str) -> Response<McpBody> {
+        let c = Challenge::new("DPoP")
+            .with("resource_metadata", &self.inner.metadata_url)
+            .with("algs", ALGORITHM)
+            .with("error", "invalid_dpop_proof")
+            .with("error_description", why);
+        Self::with_challenge(
+            oauth_error(StatusCode::UNAUTHORIZED, "invalid_dpop_proof", why),
+            c,
+        )
+    }
+
     /// `401`: no credentials (`why` is `None`), or a token that did not
-    /// verify.
+    /// verify. Where DPoP-bound tokens are taken beside bearer ones, a
+    /// `DPoP` challenge follows the `Bearer` one.
     pub fn unauthorized(&self, why: Option<&str>) -> Response<McpBody> {
         let mut c = self.challenge();
         if !self.inner.default_scopes.is_empty() {
             c = c.with("scope", &self.inner.default_scopes.join(" "));
         }
+        let also_dpop =
+            (self.inner.dpop.as_ref().map(|d| d.mode) == Some(Mode::Accepted)).then(|| {
+                Challenge::new("DPoP")
+                    .with("resource_metadata", &self.inner.metadata_url)
+                    .with("algs", ALGORITHM)
+            });
         let response = match why {
             None => oauth_error(
                 StatusCode::UNAUTHORIZED,
@@ -230,7 +366,7 @@ impl ResourceServer {
                 )
             }
         };
-        Self::with_challenge(response, c)
+        Self::with_challenges(response, std::iter::once(c).chain(also_dpop))
     }
 
     /// `403 insufficient_scope`, naming every scope the request needs.
@@ -278,8 +414,21 @@ fn query_has_token(query: &str) -> bool {
     form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == "access_token")
 }
 
+/// The schemes an access token is presented with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Bearer,
+    Dpop,
+}
+
 /// The token of a `Bearer` credential; `Ok(None)` for another scheme.
 pub(crate) fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
+    Ok(credential(value)?.and_then(|(scheme, token)| (scheme == Scheme::Bearer).then_some(token)))
+}
+
+/// The scheme and token of a `Bearer` or `DPoP` credential; `Ok(None)` for
+/// another scheme.
+pub(crate) fn credential(value: &[u8]) -> Result<Option<(Scheme, &str)>, &'static str> {
     if value.len() > MAX_AUTHORIZATION_BYTES {
         return Err("the Authorization header is too long");
     }
@@ -288,12 +437,16 @@ pub(crate) fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
         Some(parts) => parts,
         None => (text, ""),
     };
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
         return Ok(None);
-    }
+    };
     let token = rest.trim_matches(' ');
     if token.is_empty() {
-        return Err("the Bearer credential has no token");
+        return Err("the credential has no token");
     }
     // token68: ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/", then "="s.
     let body = token.trim_end_matches('=');
@@ -302,9 +455,9 @@ pub(crate) fn bearer_token(value: &[u8]) -> Result<Option<&str>, &'static str> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
     {
-        return Err("the Bearer token is malformed");
+        return Err("the token is malformed");
     }
-    Ok(Some(token))
+    Ok(Some((scheme, token)))
 }
 
 impl ResourceServerBuilder {
@@ -346,6 +499,36 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Take DPoP-bound tokens (RFC 9449, as the MCP authorization extension
+    /// drafts it) beside bearer tokens: a token whose claims carry
+    /// `cnf.jkt` is taken only with the `DPoP` scheme and a proof (ES256)
+    /// for this request, this token and that key, made within
+    /// [`DEFAULT_DPOP_WINDOW`] and not seen before; a bearer token goes on
+    /// as before. The metadata lists `dpop_signing_alg_values_supported`.
+    pub fn dpop(mut self) -> Self {
+        let window = self.dpop.map_or(DEFAULT_DPOP_WINDOW, |(_, w)| w);
+        self.dpop = Some((Mode::Accepted, window));
+        self
+    }
+
+    /// Like [`dpop`](Self::dpop), and take DPoP-bound tokens only: the
+    /// metadata says `dpop_bound_access_tokens_required`, challenges use the
+    /// `DPoP` scheme.
+    pub fn dpop_required(mut self) -> Self {
+        let window = self.dpop.map_or(DEFAULT_DPOP_WINDOW, |(_, w)| w);
+        self.dpop = Some((Mode::Required, window));
+        self
+    }
+
+    /// How far a proof's `iat` may be from this server's clock, either way
+    /// ([`DEFAULT_DPOP_WINDOW`]); proofs are remembered this long after it
+    /// to refuse a replay.
+    pub fn dpop_window(mut self, window: Duration) -> Self {
+        let mode = self.dpop.map_or(Mode::Accepted, |(m, _)| m);
+        self.dpop = Some((mode, window));
+        self
+    }
+
     /// The resource server; refused without a verifier, without an
     /// authorization server, or with a resource that is not an absolute
     /// http(s) URI without a fragment.
@@ -365,22 +548,30 @@ impl ResourceServerBuilder {
             .verifier
             .ok_or_else(|| ConfigError("no token verifier".into()))?;
         let inserted = resource_metadata_path(parts.path);
-        let metadata_url = format!("{}{inserted}", parts.origin);
+        let origin = parts.origin.to_string();
+        let metadata_url = format!("{origin}{inserted}");
+        let mut metadata = self.metadata;
+        if let Some((mode, _)) = self.dpop {
+            metadata.dpop_signing_alg_values_supported = Some(vec![ALGORITHM.to_string()]);
+            metadata.dpop_bound_access_tokens_required = Some(mode == Mode::Required);
+        }
         let mut paths = vec![inserted];
         if paths[0] != PRM_WELL_KNOWN {
             paths.push(PRM_WELL_KNOWN.to_string());
         }
-        let document = serde_json::to_vec(&self.metadata)
-            .unwrap_or_default()
-            .into();
+        let document = serde_json::to_vec(&metadata).unwrap_or_default().into();
         Ok(ResourceServer {
             inner: Arc::new(Inner {
-                metadata: self.metadata,
+                metadata,
                 document,
                 metadata_url,
                 paths,
                 default_scopes: self.default_scopes,
                 verifier,
+                origin,
+                dpop: self
+                    .dpop
+                    .map(|(mode, window)| DpopCheck::new(mode, window, MAX_DPOP_PROOFS)),
             }),
         })
     }

@@ -23,3 +23,17 @@ fn bearer_credentials() {
     assert!(query_has_token("a=1&access_token=x"));
     assert!(!query_has_token("a=1&token=x"));
 }
+
+#[test]
+fn dpop_credentials() {
+    assert_eq!(
+        credential(b"DPoP abc.def"),
+        Ok(Some((Scheme::Dpop, "abc.def")))
+    );
+    assert_eq!(credential(b"dpop  t "), Ok(Some((Scheme::Dpop, "t"))));
+    assert_eq!(credential(b"Bearer t"), Ok(Some((Scheme::Bearer, "t"))));
+    // A DPoP credential is not a bearer one.
+    assert_eq!(bearer_token(b"DPoP t"), Ok(None));
+    assert!(credential(b"DPoP").is_err());
+    assert!(credential(b"DPoP a,b").is_err());
+}
