@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """The `snodo` command line as the conformance runner's client, for the OAuth
 extension scenarios its options cover: `auth/wif-jwt-bearer` (--client-id with
---workload-token FILE) and `auth/enterprise-managed-authorization` (--client-id,
---client-secret, --idp-token-endpoint, --idp-client-id, --id-token FILE).
+--workload-token FILE), `auth/enterprise-managed-authorization` (--client-id,
+--client-secret, --idp-token-endpoint, --idp-client-id, --id-token FILE), and
+`auth/dpop` and `auth/dpop-nonce` (`snodo login --dpop`, its authorization URL
+visited as a browser would, then `snodo tools --dpop` with the stored token and
+key).
 
     cli_client.py SNODO URL      (the runner appends URL and sets
                                   MCP_CONFORMANCE_CONTEXT)
@@ -16,6 +19,27 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.request
+
+
+def login(snodo: str, url: str, env: dict) -> int:
+    """`snodo login --dpop --no-browser URL`, with its authorization URL
+    opened as a browser would (the runner's authorization server approves at
+    once and redirects to the command's loopback listener)."""
+    with subprocess.Popen(
+        [snodo, "login", "--dpop", "--no-browser", url],
+        env=env, stderr=subprocess.PIPE, text=True,
+    ) as child:
+        assert child.stderr is not None
+        for line in child.stderr:
+            sys.stderr.write(line)
+            if line.startswith("  http"):
+                with urllib.request.urlopen(line.strip(), timeout=30) as answer:
+                    answer.read()
+                break
+        rest = child.stderr.read()
+        sys.stderr.write(rest)
+        return child.wait(timeout=60)
 
 
 def main() -> int:
@@ -29,6 +53,12 @@ def main() -> int:
                 f.write(text + "\n")
             return path
 
+        env = dict(os.environ, SNODO_CONFIG_DIR=os.path.join(scratch, "config"))
+        if os.environ.get("MCP_CONFORMANCE_SCENARIO", "").startswith("auth/dpop"):
+            status = login(snodo, url, env)
+            if status != 0:
+                return status
+            return subprocess.run([snodo, "tools", "--dpop", url], env=env, check=False).returncode
         args = [snodo, "tools", "--client-id", context["client_id"]]
         if "valid_jwt" in context:
             args += ["--workload-token", token_file("workload.jwt", context["valid_jwt"])]
@@ -42,7 +72,6 @@ def main() -> int:
         else:
             print(f"cli_client.py: no option covers this scenario's context: {sorted(context)}")
             return 2
-        env = dict(os.environ, SNODO_CONFIG_DIR=os.path.join(scratch, "config"))
         return subprocess.run(args + [url], env=env, check=False).returncode
 
 

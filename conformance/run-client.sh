@@ -91,10 +91,11 @@ leg client-2026-07-28 2026-07-28 412 "${scenarios_2026[@]}"
 leg client-2025-11-25 2025-11-25 248 "${scenarios_2025[@]}"
 FORCE=1 leg client-extensions-2026-07-28 2026-07-28 61 "${extensions[@]}"
 FORCE=1 leg client-extensions-2025-11-25 2025-11-25 63 "${extensions[@]}"
-# The same two OAuth extensions through the `snodo` command line's options.
+# The OAuth extensions through the `snodo` command line's options.
 cargo build --quiet --all-features --bin snodo
 CLIENT="python3 $PWD/conformance/cli_client.py $PWD/target/debug/snodo" FORCE=1 \
-    leg cli-auth-extensions-2026-07-28 2026-07-28 13 auth/wif-jwt-bearer auth/enterprise-managed-authorization
+    leg cli-auth-extensions-2026-07-28 2026-07-28 43 auth/wif-jwt-bearer auth/enterprise-managed-authorization \
+    auth/dpop auth/dpop-nonce
 
 if [[ $status -ne 0 ]]; then
     echo "conformance client leg: FAILED (see $raw)"

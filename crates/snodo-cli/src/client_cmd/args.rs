@@ -278,6 +278,11 @@ pub(crate) struct AuthOptions {
         hide_env_values = true
     )]
     pub(crate) client_secret: Option<String>,
+    /// Ask for DPoP-bound tokens where the authorization server takes ES256
+    /// proofs (a draft of the authorization extensions), proved with the key
+    /// kept beside the stored tokens (made on first use).
+    #[arg(long, conflicts_with = "token")]
+    pub(crate) dpop: bool,
 }
 
 /// `snodo login`.

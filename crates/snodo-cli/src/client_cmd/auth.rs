@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use snodo::client::Target;
 use snodo::client::oauth::{
-    Assertion, AuthorizationSession, Authorizer, ClientCredentials, EnterpriseIdp, FileStore,
-    LoopbackBrowser, OAuth, OAuthError, TokenStore,
+    Assertion, AuthorizationSession, Authorizer, ClientCredentials, DpopKey, EnterpriseIdp,
+    FileStore, LoopbackBrowser, OAuth, OAuthError, TokenStore,
 };
 use snodo::handler::BoxFuture;
 use snodo::model::auth::metadata::resource_covers;
@@ -61,6 +61,9 @@ pub(crate) fn plan(target: &str, auth: &AuthOptions, interactive: bool) -> Resul
         return Ok(Plan::Header(format!("Bearer {}", token.trim())));
     }
     let mut oauth = OAuth::builder().client_name("snodo");
+    if auth.dpop {
+        oauth = oauth.dpop(dpop_key()?);
+    }
     if let Some(id) = &auth.client_id {
         // A machine's tokens live as long as the command: the stored login
         // of the person stays as it was.
@@ -121,11 +124,22 @@ pub(crate) fn login_oauth(args: &LoginArgs) -> Result<OAuth, Failure> {
     let browser = LoopbackBrowser::new()
         .port(args.port)
         .open_browser(!args.no_browser);
-    Ok(OAuth::builder()
+    let mut oauth = OAuth::builder()
         .client_name("snodo")
         .store(store)
-        .authorizer(browser)
-        .build())
+        .authorizer(browser);
+    if args.opts.auth.dpop {
+        oauth = oauth.dpop(dpop_key()?);
+    }
+    Ok(oauth.build())
+}
+
+/// The DPoP key kept beside the stored tokens (`--dpop`).
+fn dpop_key() -> Result<DpopKey, Failure> {
+    store()?.dpop_key().map_err(|e| Failure {
+        code: EXIT_AUTH,
+        message: format!("cannot use the DPoP key: {e}"),
+    })
 }
 
 /// `snodo logout TARGET`: forgets the tokens and registrations kept for the

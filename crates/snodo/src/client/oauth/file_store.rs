@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::store::{IssuerState, TokenStore};
+use crate::protocol::auth::dpop::{DpopError, DpopKey};
 
 /// Keeps each issuer's [`IssuerState`] in `DIR/<hash of the issuer>.json`.
 #[derive(Debug, Clone)]
@@ -75,6 +76,45 @@ impl FileStore {
             .filter_map(|e| fs::read(e.path()).ok())
             .filter_map(|b| serde_json::from_slice(&b).ok())
             .collect()
+    }
+
+    /// The DPoP key kept in the folder (`dpop-key.p8`, PKCS#8, mode 0600 on
+    /// Unix), made on first use: tokens bound to it stay usable from one
+    /// run to the next. A file that holds no key is an error, not replaced.
+    pub fn dpop_key(&self) -> std::io::Result<DpopKey> {
+        let path = self.dir.join("dpop-key.p8");
+        let invalid = |e: DpopError| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: {e}", path.display()),
+            )
+        };
+        match fs::read(&path) {
+            Ok(der) => return DpopKey::from_pkcs8(&der).map_err(invalid),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            Err(_) => {}
+        }
+        let key = DpopKey::generate().map_err(invalid)?;
+        create_private_dir(&self.dir)?;
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
+            Ok(mut file) => {
+                file.write_all(key.to_pkcs8())?;
+                file.sync_all()?;
+                Ok(key)
+            }
+            // Another run made it first: that one is the key.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                DpopKey::from_pkcs8(&fs::read(&path)?).map_err(invalid)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn write(&self, state: &IssuerState) -> std::io::Result<()> {
@@ -174,6 +214,29 @@ mod tests {
         }
         store.remove(&state.issuer);
         assert_eq!(store.load(&state.issuer), None);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_dpop_key_is_made_once_and_kept_private() {
+        let dir = std::env::temp_dir().join(format!("snodo-dpop-key-{}", std::process::id()));
+        let store = FileStore::new(&dir);
+        let key = store.dpop_key().unwrap();
+        assert_eq!(store.dpop_key().unwrap().thumbprint(), key.thumbprint());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = fs::metadata(dir.join("dpop-key.p8"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // A file that is not a key is reported, and left as it was.
+        fs::write(dir.join("dpop-key.p8"), b"not a key").unwrap();
+        let err = store.dpop_key().unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(fs::read(dir.join("dpop-key.p8")).unwrap(), b"not a key");
         let _ = fs::remove_dir_all(&dir);
     }
 }

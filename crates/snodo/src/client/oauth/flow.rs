@@ -754,3 +754,43 @@ mod audience_tests {
         assert!(check_audience("not-a-jwt", &meta).is_err());
     }
 }
+
+#[cfg(test)]
+mod dpop_tests {
+    use super::super::{DpopKey, TokenSet};
+    use super::OAuth;
+
+    #[test]
+    fn a_bound_token_is_presented_only_with_its_key() {
+        let key = DpopKey::generate().unwrap();
+        let other = DpopKey::generate().unwrap();
+        let with_key = OAuth::builder().dpop(key.clone()).build();
+        let without = OAuth::builder().build();
+        let bound = |jkt: &str| TokenSet {
+            access_token: "t".into(),
+            token_type: "DPoP".into(),
+            dpop_jkt: Some(jkt.into()),
+            ..TokenSet::default()
+        };
+        assert!(with_key.can_present(&bound(key.thumbprint())));
+        assert!(!with_key.can_present(&bound(other.thumbprint())));
+        assert!(!without.can_present(&bound(key.thumbprint())));
+        assert!(with_key.can_present(&TokenSet::default()));
+        assert_eq!(bound("k").authorization(), "DPoP t");
+        // A token of another key is never put in use.
+        assert!(
+            with_key
+                .set_current("http://127.0.0.1:9/mcp", "i", &bound(other.thumbprint()))
+                .is_err()
+        );
+        with_key
+            .set_current("http://127.0.0.1:9/mcp", "i", &bound(key.thumbprint()))
+            .unwrap();
+        let (header, proof) = with_key
+            .credentials("http://127.0.0.1:9/mcp", "POST", "http://127.0.0.1:9/mcp")
+            .unwrap()
+            .unwrap();
+        assert_eq!(header, "DPoP t");
+        assert!(proof.is_some());
+    }
+}
