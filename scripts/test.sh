@@ -84,6 +84,8 @@ leg "interop: our client against servers no one here wrote" interop/client_inter
 leg "bridge: snodo serve between clients and servers no one here wrote" interop/bridge.sh
 leg "bundle: snodo bundle's .mcpb unpacked and validated by the official mcpb tools, served to the Python SDK" \
     interop/mcpb/run.sh
+leg "apps: the Python SDK as an MCP Apps host, with and without the extension, direct and through snodo proxy" \
+    interop/apps/run.sh
 
 read -r passed failed known < <(python3 - "$log" <<'PY'
 import re, sys

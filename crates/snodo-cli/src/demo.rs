@@ -1,11 +1,13 @@
 //! The demo server: tools that show both failure shapes, required arguments,
 //! an output schema, an `x-mcp-header` argument, progress and an elicitation;
-//! a resource, a resource template, and a prompt that completes names.
+//! a resource, a resource template, an MCP App (for `add`), and a prompt
+//! that completes names.
 
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use snodo::State;
+use snodo::apps::AppResource;
 use snodo::prelude::*;
 use snodo::prompt::{Prompt, PromptArgument, PromptArguments, PromptMessage, PromptResult};
 use snodo::resource::{ReadRequest, ReadResult, Resource, ResourceContents};
@@ -34,6 +36,9 @@ const DICTIONARY: &[(&str, &str)] = &[
         "A language empowering everyone to build reliable and efficient software.",
     ),
 ];
+
+/// The MCP App `add` renders in: one HTML page, no external assets.
+const SUM_APP: &str = include_str!("demo_app.html");
 
 /// Names the `introduce` prompt completes.
 const NAMES: &[&str] = &[
@@ -65,6 +70,7 @@ async fn greet(args: Arguments) -> CallResult {
 
 #[snodo::tool(
     description = "Adds two integers",
+    ui = "ui://demo/sum.html",
     annotations = { "readOnlyHint": true },
     input_schema = {
         "type": "object",
@@ -395,6 +401,12 @@ pub(crate) fn server(setup: Setup) -> Server {
         .tasks(setup.tasks)
         .resource(Readme)
         .resource(Greetings)
+        .app(
+            AppResource::html("ui://demo/sum.html", "sum-app", SUM_APP)
+                .title("Sum")
+                .description("Shows the two integers `add` was given and their sum")
+                .prefers_border(true),
+        )
         .prompt(Introduce)
         .default_scopes([READ_SCOPE]);
     if let Some(hub) = setup.events {

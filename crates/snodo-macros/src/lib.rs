@@ -61,6 +61,8 @@ use proc_macro::TokenStream;
 /// | `meta` | JSON object (the tool's `_meta`) | none |
 /// | `task` | `"never"`, `"optional"` (a task when the request declares the Tasks extension) or `"required"` | `"never"` |
 /// | `task_retries` | integer literal: runs again when the task's node stops | `0` |
+/// | `ui` | string literal: the `ui://` URI of the MCP App the tool renders in (`_meta.ui.resourceUri`; see `snodo::apps`) | none |
+/// | `ui_visibility` | array of `"model"` and `"app"` (`_meta.ui.visibility`), with `ui` | both |
 ///
 /// JSON values are written as Rust tokens: string literals, numbers (`-1`,
 /// `2.5`, `1e-3`), `true`, `false`, `null`, `[ ... ]` and
@@ -81,6 +83,8 @@ use proc_macro::TokenStream;
 /// - `output_schema`: an object or a boolean;
 /// - `annotations` and `meta`: objects; `icons`: an array;
 /// - `task`: one of its three values; `task_retries`: fits a `u32`;
+/// - `ui`: a `ui://` URI, with `meta` not setting `ui` too; `ui_visibility`:
+///   with `ui`, not empty, `"model"` and `"app"` only;
 /// - `name`, `title`, `description`: string literals.
 ///
 /// # The function

@@ -91,6 +91,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod apps;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

@@ -607,3 +607,20 @@ fn macro_components_are_plain_values() {
     );
     assert_eq!(Prompt::arguments(&review_conversation), Vec::new());
 }
+
+/// Rolls a die, shown in the dice app.
+#[snodo::tool(ui = "ui://dice/app.html", ui_visibility = ["model", "app"], meta = {"k": 1})]
+async fn roll(_args: Arguments) -> &'static str {
+    "4"
+}
+
+#[test]
+fn the_ui_key_binds_the_tool_to_its_app() {
+    let def = snodo::tool::definition(&roll);
+    assert_eq!(
+        def.meta,
+        Some(
+            json!({"k": 1, "ui": {"resourceUri": "ui://dice/app.html", "visibility": ["model", "app"]}})
+        )
+    );
+}

@@ -5,6 +5,7 @@ use std::path::Path;
 
 /// The public modules of the crate root, as README lists them.
 const MODULES: &[&str] = &[
+    "apps",
     "client",
     "error",
     "fuzzing",

@@ -13,7 +13,7 @@ use crate::common::{
 use crate::json::Node;
 
 /// Every key the attribute accepts, in the order the docs list them.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 13] = [
     "name",
     "title",
     "description",
@@ -25,6 +25,8 @@ const KEYS: [&str; 11] = [
     "scopes",
     "task",
     "task_retries",
+    "ui",
+    "ui_visibility",
 ];
 
 /// The parsed arguments of `#[snodo::tool(...)]`.
@@ -41,6 +43,8 @@ pub(crate) struct ToolAttr {
     pub(crate) scopes: Option<Vec<LitStr>>,
     pub(crate) task: Option<LitStr>,
     pub(crate) task_retries: Option<syn::LitInt>,
+    pub(crate) ui: Option<LitStr>,
+    pub(crate) ui_visibility: Option<Vec<LitStr>>,
 }
 
 impl Parse for ToolAttr {
@@ -59,6 +63,8 @@ impl Parse for ToolAttr {
                 "scopes" => attr.scopes = Some(scopes_literal(input, key)?),
                 "task" => attr.task = Some(string_literal(input, key)?),
                 "task_retries" => attr.task_retries = Some(u32_literal(input, key)?),
+                "ui" => attr.ui = Some(string_literal(input, key)?),
+                "ui_visibility" => attr.ui_visibility = Some(scopes_literal(input, key)?),
                 _ => unreachable!("checked against KEYS"),
             }
             Ok(())
@@ -100,7 +106,51 @@ impl ToolAttr {
         expect_object("annotations", self.annotations.as_ref(), &mut errors);
         expect_object("meta", self.meta.as_ref(), &mut errors);
         expect_icons(self.icons.as_ref(), &mut errors);
+        self.check_ui(&mut errors);
         errors
+    }
+
+    /// `ui` is a `ui://` URI that `meta` does not also set; `ui_visibility`
+    /// comes with `ui` and names `"model"` and `"app"` only.
+    fn check_ui(&self, errors: &mut Vec<syn::Error>) {
+        if let Some(ui) = &self.ui {
+            let uri = ui.value();
+            if !uri.starts_with("ui://") || uri.len() == "ui://".len() {
+                errors.push(syn::Error::new(
+                    ui.span(),
+                    "`ui` is the app's ui:// URI, e.g. \"ui://dice/app.html\"",
+                ));
+            }
+            if let Some(meta) = &self.meta
+                && meta.to_value().get("ui").is_some()
+            {
+                errors.push(
+                    meta.range
+                        .error("`meta` sets `ui`, which the `ui` key owns"),
+                );
+            }
+        }
+        if let Some(visibility) = &self.ui_visibility {
+            if self.ui.is_none()
+                && let Some(first) = visibility.first()
+            {
+                errors.push(syn::Error::new(first.span(), "`ui_visibility` needs `ui`"));
+            }
+            if visibility.is_empty() {
+                errors.push(syn::Error::new(
+                    Span::call_site(),
+                    "`ui_visibility` names \"model\", \"app\" or both",
+                ));
+            }
+            for v in visibility {
+                if !matches!(v.value().as_str(), "model" | "app") {
+                    errors.push(syn::Error::new(
+                        v.span(),
+                        "`ui_visibility` names \"model\", \"app\" or both",
+                    ));
+                }
+            }
+        }
     }
 }
 

@@ -71,7 +71,32 @@ fn generate(attr: &ToolAttr, sig: &ToolSignature, func: &ItemFn, parts: &Parts) 
     };
     let annotations = optional_json("annotations", attr.annotations.as_ref());
     let icons = optional_json("icons", attr.icons.as_ref());
-    let meta = optional_json("meta", attr.meta.as_ref());
+    let meta = match &attr.ui {
+        None => optional_json("meta", attr.meta.as_ref()),
+        Some(uri) => {
+            let user = match &attr.meta {
+                Some(node) => {
+                    let value = common::json_expr(node);
+                    quote!(::core::option::Option::Some(#value))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let visibility = attr.ui_visibility.as_ref().map(|list| {
+                let each = list.iter().map(|v| match v.value().as_str() {
+                    "app" => quote!(::snodo::apps::Visibility::App),
+                    _ => quote!(::snodo::apps::Visibility::Model),
+                });
+                quote!(.visibility([#(#each),*]))
+            });
+            quote! {
+                fn meta(&self) -> ::core::option::Option<::snodo::__private::serde_json::Value> {
+                    ::core::option::Option::Some(
+                        ::snodo::apps::ToolUi::new(#uri)#visibility.into_meta(#user),
+                    )
+                }
+            }
+        }
+    };
     let scopes = common::required_scopes(attr.scopes.as_ref());
     let needs = common::state_needs(sig, &quote!(::snodo::Arguments));
     let task = attr.task.as_ref().map(|lit| {

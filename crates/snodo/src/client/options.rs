@@ -398,6 +398,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares the extension `name` with its client `settings` (in
+    /// `capabilities.extensions`).
+    pub fn extension(mut self, name: &str, settings: Value) -> Self {
+        let extensions = self
+            .config
+            .extra_capabilities
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = extensions {
+            m.insert(name.to_string(), settings);
+        }
+        self
+    }
+
+    /// Declares MCP Apps ([`crate::apps`]) with the app MIME type: a server
+    /// that has apps then lists its tools' `_meta.ui` and its `ui://`
+    /// resources, which [`ToolDefinition::app`](crate::tool::ToolDefinition::app)
+    /// and [`read_resource`](super::Client::read_resource) read.
+    pub fn apps(self) -> Self {
+        self.extension(crate::apps::EXTENSION, crate::apps::client_settings())
+    }
+
     /// The default per-request timeout (60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.config.timeout = timeout;

@@ -791,13 +791,13 @@ impl Resource for ForwardResource {
 
     async fn read(&self, req: ReadRequest, cx: Context) -> Result<ReadResult, HandlerError> {
         let naming = &self.link.naming;
-        let Some(uri) = naming.backend_uri(&req.uri) else {
+        let Some(uri) = naming.backend_uri(&req.uri).map(|u| u.into_owned()) else {
             return Err(HandlerError::protocol(Error::invalid_params(format!(
                 "{:?} is not a resource of backend {:?}",
                 req.uri, self.link.id
             ))));
         };
-        if self.shaping.hides_uri(uri) || self.hidden.contains(&shaping::uri_key(uri)) {
+        if self.shaping.hides_uri(&uri) || self.hidden.contains(&shaping::uri_key(&uri)) {
             // As for a URI no resource serves: a hidden one is not there.
             return Err(HandlerError::protocol(
                 Error::invalid_params("Resource not found").with_data(json!({"uri": req.uri})),

@@ -93,6 +93,9 @@ pub(crate) async fn list(
                 let hash = pinning.then(|| tool_hash(&definition));
                 let remote = std::mem::take(&mut definition.name);
                 definition.name = link.naming.name(shaping.served_name(&remote));
+                if let Some(meta) = definition.meta.as_mut() {
+                    link.naming.tool_meta(meta);
+                }
                 if let Some(hash) = hash {
                     pinned.push((format!("tool:{}", definition.name), hash));
                 }

@@ -3,7 +3,12 @@
 //!
 //! Tools and prompts become `<id><separator><name>`; a resource URI
 //! `scheme:rest` becomes `<id>+scheme:rest`, so a template keeps its shape
-//! (and its literal scheme) and the scheme names the backend.
+//! (and its literal scheme) and the scheme names the backend. An MCP App's
+//! `ui://rest` becomes `ui://<id>/rest` instead (hosts render apps from
+//! `ui://` URIs only), in the resource and in the `_meta.ui` of the tools
+//! that name it, so that two backends' apps never collide.
+
+use std::borrow::Cow;
 
 use super::ProxyError;
 
@@ -24,6 +29,8 @@ pub(crate) enum Naming {
         name_prefix: String,
         /// `<id>+`.
         uri_prefix: String,
+        /// `ui://<id>/`.
+        ui_prefix: String,
     },
 }
 
@@ -33,6 +40,7 @@ impl Naming {
         Naming::Prefixed {
             name_prefix: format!("{id}{separator}"),
             uri_prefix: format!("{id}+"),
+            ui_prefix: format!("{}{id}/", crate::apps::SCHEME),
         }
     }
 
@@ -48,15 +56,42 @@ impl Naming {
     pub(crate) fn uri(&self, uri: &str) -> String {
         match self {
             Naming::Verbatim => uri.to_owned(),
+            Naming::Prefixed { ui_prefix, .. } if uri.starts_with(crate::apps::SCHEME) => {
+                format!("{ui_prefix}{}", &uri[crate::apps::SCHEME.len()..])
+            }
             Naming::Prefixed { uri_prefix, .. } => format!("{uri_prefix}{uri}"),
         }
     }
 
     /// The backend's URI of an outside URI, if it is one of this backend's.
-    pub(crate) fn backend_uri<'a>(&self, uri: &'a str) -> Option<&'a str> {
+    pub(crate) fn backend_uri<'a>(&self, uri: &'a str) -> Option<Cow<'a, str>> {
         match self {
-            Naming::Verbatim => Some(uri),
-            Naming::Prefixed { uri_prefix, .. } => uri.strip_prefix(uri_prefix.as_str()),
+            Naming::Verbatim => Some(Cow::Borrowed(uri)),
+            Naming::Prefixed { ui_prefix, .. } if uri.starts_with(crate::apps::SCHEME) => uri
+                .strip_prefix(ui_prefix.as_str())
+                .map(|rest| Cow::Owned(format!("{}{rest}", crate::apps::SCHEME))),
+            Naming::Prefixed { uri_prefix, .. } => {
+                uri.strip_prefix(uri_prefix.as_str()).map(Cow::Borrowed)
+            }
+        }
+    }
+
+    /// A backend tool's `_meta` with the app it names (`ui.resourceUri`,
+    /// and the deprecated flat key) as the proxy's clients see it.
+    pub(crate) fn tool_meta(&self, meta: &mut serde_json::Value) {
+        if matches!(self, Naming::Verbatim) {
+            return;
+        }
+        let rename = |v: &mut serde_json::Value| {
+            if let Some(uri) = v.as_str() {
+                *v = self.uri(uri).into();
+            }
+        };
+        if let Some(uri) = meta.get_mut("ui").and_then(|ui| ui.get_mut("resourceUri")) {
+            rename(uri);
+        }
+        if let Some(uri) = meta.get_mut(crate::apps::LEGACY_URI_KEY) {
+            rename(uri);
         }
     }
 }
@@ -104,10 +139,26 @@ mod tests {
         let n = Naming::prefixed("fs", ".");
         assert_eq!(n.name("read"), "fs.read");
         assert_eq!(n.uri("file:///{path}"), "fs+file:///{path}");
-        assert_eq!(n.backend_uri("fs+file:///a.txt"), Some("file:///a.txt"));
+        assert_eq!(
+            n.backend_uri("fs+file:///a.txt").as_deref(),
+            Some("file:///a.txt")
+        );
         assert_eq!(n.backend_uri("db+file:///a.txt"), None);
+        // An app keeps its scheme; the backend is the first segment.
+        assert_eq!(n.uri("ui://dice/app.html"), "ui://fs/dice/app.html");
+        assert_eq!(
+            n.backend_uri("ui://fs/dice/app.html").as_deref(),
+            Some("ui://dice/app.html")
+        );
+        assert_eq!(n.backend_uri("ui://db/dice/app.html"), None);
+        let mut meta = serde_json::json!({"ui": {"resourceUri": "ui://a.html"}, "ui/resourceUri": "ui://a.html", "k": 1});
+        n.tool_meta(&mut meta);
+        assert_eq!(
+            meta,
+            serde_json::json!({"ui": {"resourceUri": "ui://fs/a.html"}, "ui/resourceUri": "ui://fs/a.html", "k": 1})
+        );
         assert_eq!(Naming::Verbatim.name("read"), "read");
-        assert_eq!(Naming::Verbatim.backend_uri("x:y"), Some("x:y"));
+        assert_eq!(Naming::Verbatim.backend_uri("x:y").as_deref(), Some("x:y"));
     }
 
     #[test]

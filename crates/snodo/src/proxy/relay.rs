@@ -111,10 +111,12 @@ impl Relay {
     /// sampling handlers, which declares those capabilities to the backend,
     /// and as its log handler: a backend's log message goes to the caller
     /// of the one request running (and is dropped when none or several
-    /// are).
+    /// are). MCP Apps are declared too: the proxy passes a backend's apps on
+    /// to the callers that declared them.
     pub fn install(&self, builder: ClientBuilder) -> ClientBuilder {
         let (form, url, sampling, logs) = (self.clone(), self.clone(), self.clone(), self.clone());
         builder
+            .apps()
             .on_log(move |message| logs.log(message))
             .on_elicit_form(move |req| {
                 let relay = form.clone();

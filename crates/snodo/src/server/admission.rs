@@ -153,13 +153,23 @@ impl Server {
             check_retry_envelope(request.params)?;
         }
         let tool = match method {
-            Method::ToolsCall => Some(self.admit_call(
-                catalog,
-                request.target,
-                request.params,
-                request.arguments,
-                http_headers,
-            )?),
+            Method::ToolsCall => {
+                let entry = self.admit_call(
+                    catalog,
+                    request.target,
+                    request.params,
+                    request.arguments,
+                    http_headers,
+                )?;
+                // A tool for the app alone does not exist for a host
+                // without MCP Apps.
+                if entry.app_only && !crate::apps::declared_by(request.client_capabilities) {
+                    return Err(
+                        Error::invalid_params(format!("Unknown tool: {}", entry.name())).into(),
+                    );
+                }
+                Some(entry)
+            }
             _ => None,
         };
         self.admit_scopes(transport, || match &tool {

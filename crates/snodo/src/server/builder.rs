@@ -145,6 +145,22 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers an MCP App ([`crate::apps`]): its HTML as a `ui://`
+    /// resource, listed and read with its `_meta.ui`, and shown only to
+    /// hosts that declared the extension. A URI that is not `ui://…` is
+    /// refused when the server is built.
+    pub fn app(mut self, app: crate::apps::AppResource) -> Self {
+        if app.has_app_uri() {
+            return self.resource(app);
+        }
+        self.resources.push(Err(BuildError::Component {
+            kind: "resource",
+            name: crate::resource::Resource::name(&app).to_string(),
+            rule: "an app's URI is a ui:// URI".into(),
+        }));
+        self
+    }
+
     /// Registers a negotiated extension.
     pub fn extension<E: Extension>(mut self, extension: E) -> Self {
         self.extensions.push(Arc::new(extension));

@@ -343,11 +343,19 @@ impl Catalog {
             }
             ext_caps.insert(crate::task::EXTENSION.into(), json!({}));
         }
+        let resource_list = listing(fixed.iter().map(|r| &r.listed), "uri");
+        // MCP Apps are declared by using them: a tool bound to an app, or an
+        // app resource.
+        if (tools.listing.uses_apps() || resource_list.uses_apps())
+            && !ext_caps.contains_key(crate::apps::EXTENSION)
+        {
+            ext_caps.insert(crate::apps::EXTENSION.into(), json!({}));
+        }
         if !ext_caps.is_empty() {
             caps.insert("extensions".into(), Value::Object(ext_caps));
         }
         Ok(Self {
-            resource_list: listing(fixed.iter().map(|r| &r.listed), "uri"),
+            resource_list,
             template_list: listing(templates.iter().map(|r| &r.listed), "uriTemplate"),
             prompt_list: listing(prompts.iter().map(|p| &p.listed), "name"),
             tools,

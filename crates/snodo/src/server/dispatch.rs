@@ -438,6 +438,7 @@ impl Server {
         listing: &Listing,
         item: fn(&str) -> super::Item<'_>,
     ) -> Result<Routed, Failure> {
+        let listing = listing.for_client(cx.client_capabilities());
         let revision = cx.protocol_version();
         let legacy = Revision::parse(revision).filter(|r| r.is_legacy());
         let (size, cache, tail) = match legacy {

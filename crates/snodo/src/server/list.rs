@@ -42,18 +42,79 @@ pub(crate) struct Listed {
     /// The item re-encoded for the initialize-era revisions without icons
     /// (`[0]`) and with them (`[1]`), where it must change.
     legacy: [Option<String>; 2],
+    /// How a host that did not declare MCP Apps sees it.
+    apps: Apps,
+}
+
+/// How an item shows to a host without MCP Apps.
+#[derive(Clone, Debug)]
+enum Apps {
+    /// As it is: nothing of MCP Apps in it.
+    Same,
+    /// Not at all: a tool for the app alone, or an app resource.
+    Hidden,
+    /// As this item: a tool without its `_meta.ui`.
+    Plain(Box<Listed>),
 }
 
 impl Listed {
     /// The item `value` keyed by its member `key`, with the members named in
     /// `written` spelled as written.
     pub(crate) fn new(value: &Value, written: &Written, key: &str) -> Self {
+        let apps = apps_form(value, key)
+            .map(|plain| match plain {
+                None => Apps::Hidden,
+                Some(v) => Apps::Plain(Box::new(Self::encoded(&v, written, key, Apps::Same))),
+            })
+            .unwrap_or(Apps::Same);
+        Self::encoded(value, written, key, apps)
+    }
+
+    fn encoded(value: &Value, written: &Written, key: &str, apps: Apps) -> Self {
         Self {
             key: value.get(key).and_then(Value::as_str).unwrap_or("").into(),
             encoded: encode_item(value, written),
             legacy: super::legacy::listed_forms(value)
                 .map(|form| form.map(|v| encode_item(&v, written))),
+            apps,
         }
+    }
+}
+
+/// What MCP Apps change of an item listed by `key` for a host without
+/// them: `None` when nothing; `Some(None)` when it is not listed (a tool for
+/// the app alone, an app resource); `Some(Some(plain))` for a tool bound to
+/// an app, listed without its `_meta.ui`.
+fn apps_form(value: &Value, key: &str) -> Option<Option<Value>> {
+    match key {
+        "name" => {
+            let (_, app_only) = crate::apps::tool_binding(value.get("_meta"))?;
+            if app_only {
+                return Some(None);
+            }
+            let mut plain = value.clone();
+            let meta = value.get("_meta").and_then(crate::apps::without_ui);
+            match (plain.as_object_mut(), meta) {
+                (Some(m), Some(meta)) => {
+                    m.insert("_meta".into(), meta);
+                }
+                (Some(m), None) => {
+                    m.remove("_meta");
+                }
+                _ => {}
+            }
+            Some(Some(plain))
+        }
+        "uri" => {
+            let is_app = value.get("mimeType").and_then(Value::as_str)
+                == Some(crate::apps::MIME_TYPE)
+                && value
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with(crate::apps::SCHEME));
+            is_app.then_some(None)
+        }
+        _ => None,
     }
 }
 
@@ -81,12 +142,18 @@ pub(crate) struct Listing {
     /// For the initialize-era revisions without icons (`[0]`) and with them
     /// (`[1]`); `None` where every item is listed as it is.
     legacy: [Option<Encoded>; 2],
+    /// The listing a host that did not declare MCP Apps gets, where it
+    /// differs.
+    without_apps: Option<Box<Listing>>,
 }
 
 impl Listing {
     /// The listing of `items`, in their order.
     pub(crate) fn new<'a>(items: impl IntoIterator<Item = &'a Listed>) -> Self {
-        let items: Vec<&Listed> = items.into_iter().collect();
+        Self::of(items.into_iter().collect())
+    }
+
+    fn of(items: Vec<&Listed>) -> Self {
         let legacy = [0, 1].map(|form| {
             items
                 .iter()
@@ -100,11 +167,41 @@ impl Listing {
                     )
                 })
         });
+        let without_apps = items
+            .iter()
+            .any(|item| !matches!(item.apps, Apps::Same))
+            .then(|| {
+                Box::new(Self::of(
+                    items
+                        .iter()
+                        .filter_map(|item| match &item.apps {
+                            Apps::Same => Some(*item),
+                            Apps::Hidden => None,
+                            Apps::Plain(plain) => Some(plain.as_ref()),
+                        })
+                        .collect(),
+                ))
+            });
         Self {
             keys: items.iter().map(|item| item.key.clone()).collect(),
             current: Encoded::new(items.iter().map(|item| item.encoded.clone()).collect()),
             legacy,
+            without_apps,
         }
+    }
+
+    /// The listing for a host whose capabilities are `client`: without
+    /// what MCP Apps add unless it declared them.
+    pub(crate) fn for_client(&self, client: &Value) -> &Listing {
+        match &self.without_apps {
+            Some(plain) if !crate::apps::declared_by(client) => plain,
+            _ => self,
+        }
+    }
+
+    /// Whether any item differs for a host without MCP Apps.
+    pub(crate) fn uses_apps(&self) -> bool {
+        self.without_apps.is_some()
     }
 
     /// The items as `revision` lists them: an initialize-era revision may

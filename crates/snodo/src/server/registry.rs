@@ -29,6 +29,9 @@ pub(crate) struct ToolEntry {
     pub(crate) task_retries: u32,
     /// The registered state the handler needs.
     pub(crate) needs: Vec<crate::extract::StateNeed>,
+    /// Bound to an app and meant for it alone (MCP Apps' visibility
+    /// `["app"]`): unknown to a host without MCP Apps.
+    pub(crate) app_only: bool,
 }
 
 impl ToolEntry {
@@ -105,7 +108,9 @@ impl ToolEntry {
             written.push((member, text.into()));
         }
         let listed = serde_json::to_value(&def).unwrap_or(Value::Null);
+        let app_only = crate::apps::tool_binding(def.meta.as_ref()).is_some_and(|(_, only)| only);
         Ok(Self {
+            app_only,
             needs: tool.state_needs(),
             required: required_of(&def.input_schema),
             listed: Listed::new(&listed, &written, "name"),

@@ -152,6 +152,13 @@ pub struct ToolDefinition {
     pub extra: serde_json::Map<String, Value>,
 }
 
+impl ToolDefinition {
+    /// The MCP App the tool renders in, if its `_meta` names one.
+    pub fn app(&self) -> Option<crate::apps::ToolUi> {
+        self.meta.as_ref().and_then(crate::apps::ToolUi::from_meta)
+    }
+}
+
 fn empty_object() -> Value {
     Value::Object(serde_json::Map::new())
 }

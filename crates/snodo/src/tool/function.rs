@@ -31,6 +31,7 @@ pub struct FnTool<F> {
     input_schema: Value,
     output_schema: Option<Value>,
     annotations: Option<Value>,
+    meta: Option<Value>,
     task_support: TaskSupport,
     task_retries: u32,
     before_task: Option<Arc<BeforeTask>>,
@@ -63,6 +64,7 @@ where
         input_schema: json!({"type": "object"}),
         output_schema: None,
         annotations: None,
+        meta: None,
         task_support: TaskSupport::Never,
         task_retries: 0,
         before_task: None,
@@ -98,6 +100,23 @@ impl<F> FnTool<F> {
     /// Sets the annotations.
     pub fn annotations(mut self, annotations: Value) -> Self {
         self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets the `_meta` object (an MCP Apps binding set with
+    /// [`ui`](Self::ui) is kept).
+    pub fn meta(mut self, meta: Value) -> Self {
+        let ui = self.meta.as_ref().and_then(|m| m.get("ui")).cloned();
+        self.meta = Some(meta);
+        if let (Some(ui), Some(Value::Object(m))) = (ui, self.meta.as_mut()) {
+            m.insert("ui".into(), ui);
+        }
+        self
+    }
+
+    /// Binds the tool to an MCP App (`_meta.ui`; see [`crate::apps`]).
+    pub fn ui(mut self, ui: crate::apps::ToolUi) -> Self {
+        self.meta = Some(ui.into_meta(self.meta.take()));
         self
     }
 
@@ -147,6 +166,9 @@ where
     }
     fn annotations(&self) -> Option<Value> {
         self.annotations.clone()
+    }
+    fn meta(&self) -> Option<Value> {
+        self.meta.clone()
     }
     fn task_support(&self) -> TaskSupport {
         self.task_support

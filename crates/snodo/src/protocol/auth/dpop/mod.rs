@@ -131,7 +131,7 @@ impl DpopKey {
             "jti": URL_SAFE_NO_PAD.encode(jti),
             "htm": method,
             "htu": target_uri(url),
-            "iat": crate::net::now_secs(),
+            "iat": now_secs(),
         });
         if let Some(token) = access_token {
             claims["ath"] = Value::String(token_hash(token));
@@ -154,6 +154,13 @@ impl DpopKey {
             URL_SAFE_NO_PAD.encode(signature.as_ref())
         ))
     }
+}
+
+/// Seconds since the Unix epoch (0 before it).
+pub(crate) fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// The RFC 7638 thumbprint of a P-256 public key given by its coordinates.

@@ -74,7 +74,7 @@ fn the_rfc_token_hash() {
 #[test]
 fn a_made_proof_verifies_with_its_token_and_nonce() {
     let key = DpopKey::generate().unwrap();
-    let now = crate::net::now_secs();
+    let now = now_secs();
     let proof = key
         .proof(
             "POST",
