@@ -12,10 +12,12 @@ use snodo::model::auth::dpop::{Expected, MAX_CLAIM_BYTES, MAX_PROOF_BYTES, verif
 const NOW: u64 = 1_562_262_616;
 
 fuzz_target!(|data: &[u8]| {
+    // Half the inputs as a resource request's proof, with a token for `ath`.
+    let token = (data.len() % 2 == 1).then_some("Kz~8mXK1EalYznwH-LC-1fBAo.4Ljp~zsPE_NeO.gxU");
     let expected = Expected {
         method: "POST",
         url: "https://server.example.com/token",
-        access_token: None,
+        access_token: token,
         now: NOW,
         window: 300,
     };

@@ -21,7 +21,7 @@ host() { run timeout 120 "$python" interop/apps/host.py "$@"; }
 
 # The vendored schema is the package's own.
 (cd "$work" && npm pack --silent @modelcontextprotocol/ext-apps@2.0.4 >/dev/null && tar xzf ./*.tgz)
-out=$(run cmp "$schema" "$work/package/dist/src/generated/schema.json" && echo same)
+if cmp -s "$schema" "$work/package/dist/src/generated/schema.json"; then out=same; else out=differs; fi
 check "the vendored schema is ext-apps 2.0.4's own" "same" "$out"
 
 # A host with MCP Apps, over stdio and over Streamable HTTP.

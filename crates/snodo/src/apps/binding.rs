@@ -24,8 +24,8 @@ pub struct ToolUi {
 }
 
 impl ToolUi {
-    /// The tool renders in the app at `resource_uri` (a `ui://` URI, checked
-    /// when the server is built).
+    /// The tool renders in the app at `resource_uri` (a `ui://` URI; the
+    /// `ui` key of `#[snodo::tool]` checks it at compile time).
     pub fn new(resource_uri: impl Into<String>) -> Self {
         Self {
             resource_uri: resource_uri.into(),

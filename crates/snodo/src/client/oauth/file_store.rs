@@ -96,19 +96,24 @@ impl FileStore {
         }
         let key = DpopKey::generate().map_err(invalid)?;
         create_private_dir(&self.dir)?;
+        // Written whole to a file of its own, then linked in place only if
+        // no key is there yet: the key file is never seen half-written.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let mut options = fs::OpenOptions::new();
-        options.write(true).create_new(true);
+        options.write(true).create(true).truncate(true);
         #[cfg(unix)]
         {
             use std::os::unix::fs::OpenOptionsExt as _;
             options.mode(0o600);
         }
-        match options.open(&path) {
-            Ok(mut file) => {
-                file.write_all(key.to_pkcs8())?;
-                file.sync_all()?;
-                Ok(key)
-            }
+        let mut file = options.open(&tmp)?;
+        let written = file
+            .write_all(key.to_pkcs8())
+            .and_then(|()| file.sync_all())
+            .and_then(|()| fs::hard_link(&tmp, &path));
+        let _ = fs::remove_file(&tmp);
+        match written {
+            Ok(()) => Ok(key),
             // Another run made it first: that one is the key.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 DpopKey::from_pkcs8(&fs::read(&path)?).map_err(invalid)

@@ -247,6 +247,9 @@ impl Inner {
                 nonces += 1;
                 continue;
             }
+            let bad_proof = challenges
+                .iter()
+                .find(|c| c.is("DPoP") && c.param("error") == Some("invalid_dpop_proof"));
             let refused = |message: String, source| -> ClientError {
                 Repr::Auth {
                     status: status.as_u16(),
@@ -262,6 +265,16 @@ impl Inner {
                     None,
                 ));
             };
+            if let Some(c) = bad_proof {
+                // A new token would be proved the same way: say why instead.
+                return Err(refused(
+                    format!(
+                        "the server refused the DPoP proof: {}",
+                        c.param("error_description").unwrap_or("invalid_dpop_proof")
+                    ),
+                    None,
+                ));
+            }
             if authorizations == MAX_AUTHORIZATIONS {
                 return Err(refused(
                     format!("still refused after {MAX_AUTHORIZATIONS} authorizations"),

@@ -13,6 +13,11 @@ pub const DEFAULT_DPOP_WINDOW: Duration = Duration::from_secs(60);
 /// are refused until older ones age out.
 pub const MAX_DPOP_PROOFS: usize = 100_000;
 
+/// Most proofs one key may have in the memory at once: past it, that
+/// key's requests are refused until its older proofs age out, and the
+/// others go on.
+pub const MAX_DPOP_PROOFS_PER_KEY: usize = 1_000;
+
 /// Whether DPoP-bound tokens are taken alongside bearer tokens, or alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -35,13 +40,15 @@ impl DpopCheck {
             window,
             seen: Replay {
                 max,
-                map: Mutex::new(HashMap::new()),
+                per_key: MAX_DPOP_PROOFS_PER_KEY.min(max),
+                state: Mutex::new(Seen::default()),
             },
         }
     }
 
     /// Records the proof `jti` of the key `jkt`, made at `iat`; refused when
-    /// it was seen before in the window, or when the memory is full.
+    /// it was seen before in the window, or when the memory (or this key's
+    /// share of it) is full.
     pub(crate) fn first_use(&self, jkt: &str, jti: &str, iat: u64, now: u64) -> Result<(), Reuse> {
         let window = self.window.as_secs();
         self.seen
@@ -54,38 +61,75 @@ impl DpopCheck {
 pub(crate) enum Reuse {
     /// Seen before.
     Replayed,
-    /// Too many proofs in the window.
+    /// Too many proofs of this key in the window.
+    KeyFull,
+    /// Too many proofs of all keys in the window.
     Full,
 }
 
-/// Proofs seen, by the SHA-256 of their key and `jti`, each until the end
-/// of its window.
+/// Proofs seen, by key and by the SHA-256 of their `jti`, each until the
+/// end of its window.
 #[derive(Debug)]
 struct Replay {
     max: usize,
-    map: Mutex<HashMap<[u8; 32], u64>>,
+    per_key: usize,
+    state: Mutex<Seen>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    by_key: HashMap<[u8; 32], HashMap<[u8; 32], u64>>,
+    total: usize,
+    /// When every key was last swept of expired proofs.
+    swept_at: u64,
+}
+
+fn digest(text: &str) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
 }
 
 impl Replay {
     fn first_use(&self, jkt: &str, jti: &str, until: u64, now: u64) -> Result<(), Reuse> {
-        let mut hasher = Sha256::new();
-        hasher.update(jkt.as_bytes());
-        hasher.update([0]);
-        hasher.update(jti.as_bytes());
-        let key: [u8; 32] = hasher.finalize().into();
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&expires) = map.get(&key)
+        let (key, id) = (digest(jkt), digest(jti));
+        let mut seen = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = &mut *seen;
+        if let Some(&expires) = seen.by_key.get(&key).and_then(|m| m.get(&id))
             && expires >= now
         {
             return Err(Reuse::Replayed);
         }
-        if map.len() >= self.max {
-            map.retain(|_, expires| *expires >= now);
-            if map.len() >= self.max {
-                return Err(Reuse::Full);
+        // This key's own expired proofs go first (a few at most).
+        if let Some(mine) = seen.by_key.get_mut(&key)
+            && mine.len() >= self.per_key
+        {
+            let before = mine.len();
+            mine.retain(|_, expires| *expires >= now);
+            seen.total -= before - mine.len();
+            if mine.len() >= self.per_key {
+                return Err(Reuse::KeyFull);
             }
         }
-        map.insert(key, until);
+        // Every key swept at most once a second.
+        if seen.total >= self.max && seen.swept_at != now {
+            seen.swept_at = now;
+            seen.by_key.retain(|_, proofs| {
+                proofs.retain(|_, expires| *expires >= now);
+                !proofs.is_empty()
+            });
+            seen.total = seen.by_key.values().map(HashMap::len).sum();
+        }
+        if seen.total >= self.max {
+            return Err(Reuse::Full);
+        }
+        if seen
+            .by_key
+            .entry(key)
+            .or_default()
+            .insert(id, until)
+            .is_none()
+        {
+            seen.total += 1;
+        }
         Ok(())
     }
 }
@@ -101,8 +145,26 @@ mod tests {
         assert_eq!(check.first_use("k", "a", 1000, 1030), Err(Reuse::Replayed));
         // The same jti from another key is another proof.
         assert_eq!(check.first_use("k2", "a", 1000, 1030), Ok(()));
-        assert_eq!(check.first_use("k", "b", 1000, 1030), Err(Reuse::Full));
+        assert_eq!(check.first_use("k3", "b", 1000, 1030), Err(Reuse::Full));
         // Once the window has passed, room is made.
-        assert_eq!(check.first_use("k", "b", 1100, 1100), Ok(()));
+        assert_eq!(check.first_use("k3", "b", 1100, 1100), Ok(()));
+    }
+
+    #[test]
+    fn one_key_cannot_fill_the_memory_for_the_others() {
+        let check = DpopCheck::new(Mode::Accepted, Duration::from_secs(60), 10_000);
+        for i in 0..MAX_DPOP_PROOFS_PER_KEY {
+            assert_eq!(
+                check.first_use("greedy", &i.to_string(), 1000, 1000),
+                Ok(())
+            );
+        }
+        assert_eq!(
+            check.first_use("greedy", "one more", 1000, 1000),
+            Err(Reuse::KeyFull)
+        );
+        assert_eq!(check.first_use("other", "x", 1000, 1000), Ok(()));
+        // The greedy key's proofs age out with its window.
+        assert_eq!(check.first_use("greedy", "later", 1061, 1061), Ok(()));
     }
 }

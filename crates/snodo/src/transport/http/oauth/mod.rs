@@ -34,7 +34,7 @@ mod layer;
 pub(crate) mod server;
 pub(crate) mod verify;
 
-pub use dpop::{DEFAULT_DPOP_WINDOW, MAX_DPOP_PROOFS};
+pub use dpop::{DEFAULT_DPOP_WINDOW, MAX_DPOP_PROOFS, MAX_DPOP_PROOFS_PER_KEY};
 pub use introspect::{DEFAULT_CACHE_TTL, Introspection, MAX_CACHED};
 pub use jwt::{
     DEFAULT_FETCH_TIMEOUT, DEFAULT_JWKS_TTL, DEFAULT_LEEWAY, DEFAULT_REFRESH_INTERVAL,

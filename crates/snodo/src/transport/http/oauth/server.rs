@@ -276,11 +276,16 @@ impl ResourceServer {
         match check.first_use(&verified.jkt, &verified.jti, verified.iat, now) {
             Ok(()) => Ok(()),
             Err(Reuse::Replayed) => Err(refuse("the proof was used before")),
-            Err(Reuse::Full) => {
+            Err(full @ (Reuse::KeyFull | Reuse::Full)) => {
+                let why = if full == Reuse::KeyFull {
+                    "too many DPoP proofs of this key in the window"
+                } else {
+                    "too many DPoP proofs in the window"
+                };
                 let mut r = oauth_error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "temporarily_unavailable",
-                    "too many DPoP proofs in the window",
+                    why,
                 );
                 r.headers_mut().insert(
                     header::RETRY_AFTER,
