@@ -1,7 +1,7 @@
 // A real OpenID Connect provider (oidc-provider, pinned in package.json) for
 // snodo's OAuth tests, on 127.0.0.1 only.
 //
-//   node interop/oauth/provider.mjs [--opaque RESOURCE]...
+//   node interop/oauth/provider.mjs [--opaque RESOURCE]... [--idp | --trust-idp ISSUER]
 //
 // Listens on a free port and prints one JSON line: {"issuer": "http://127.0.0.1:PORT"}.
 // Exits when its standard input closes (the test that started it ended).
@@ -15,20 +15,40 @@
 //   both scopes) and "reader" (secret "reader-secret", demo:read only);
 // - the authorization code grant with PKCE, dynamic client registration,
 //   and the provider's own login and consent pages (any login, any password);
-// - introspection for client "rs" (secret "rs-secret").
+// - introspection for client "rs" (secret "rs-secret");
+// - enterprise-managed authorization (the MCP authorization extension), two
+//   grants registered on the provider with registerGrantType: with --idp it
+//   is the enterprise identity provider, whose token exchange (RFC 8693)
+//   trades an ID token it issued to client "app" (secret "idp-secret") for
+//   an identity assertion grant (ID-JAG, typ oauth-id-jag+jwt) for the
+//   audience and resource asked; with --trust-idp ISSUER it is the MCP
+//   server's authorization server, whose jwt-bearer grant (RFC 7523) takes
+//   an ID-JAG of that identity provider (checked against its JWKS: issuer,
+//   audience, client, resource, expiry) from client "app" (secret
+//   "app-secret", client_secret_basic) and issues an access token for the
+//   user it names.
 //
 // Test hooks, under /__test/ (nothing of the provider's own is changed):
 // - POST /__test/sign {claims, header?, rogue?}: a JWT signed with the
 //   provider's access-token key (or, with rogue, a key it does not publish);
 // - POST /__test/jwks/down and /__test/jwks/up: the JWKS answers 503 while down.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import * as jose from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 const opaque = new Set();
+let isIdp = false;
+let trustedIdp = null;
 for (let i = 2; i < process.argv.length; i += 1) {
   if (process.argv[i] === '--opaque') opaque.add(process.argv[(i += 1)]);
+  else if (process.argv[i] === '--idp') isIdp = true;
+  else if (process.argv[i] === '--trust-idp') trustedIdp = process.argv[(i += 1)];
 }
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
+const ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
 
 const SCOPES = 'demo:read files:write';
 const es = await jose.generateKeyPair('ES256', { extractable: true });
@@ -81,6 +101,21 @@ const provider = new Provider(issuer, {
       redirect_uris: [],
       response_types: [],
     },
+    ...(isIdp ? [{
+      client_id: 'app',
+      client_secret: 'idp-secret',
+      grant_types: [TOKEN_EXCHANGE],
+      redirect_uris: [],
+      response_types: [],
+    }] : []),
+    ...(trustedIdp ? [{
+      client_id: 'app',
+      client_secret: 'app-secret',
+      grant_types: [JWT_BEARER],
+      redirect_uris: [],
+      response_types: [],
+      scope: SCOPES,
+    }] : []),
   ],
   jwks: { keys: [rsJwk, esJwk] },
   cookies: { keys: ['snodo-test-cookie-key'] },
@@ -109,6 +144,86 @@ const provider = new Provider(issuer, {
   },
   ttl: { ClientCredentials: 600, AccessToken: 600 },
 });
+
+const now = () => Math.floor(Date.now() / 1000);
+const { InvalidGrant, InvalidRequest } = errors;
+
+if (isIdp) {
+  // The identity provider's token exchange: an ID token it issued to the
+  // client, for an ID-JAG for the audience (an authorization server) and
+  // resource asked.
+  provider.registerGrantType(TOKEN_EXCHANGE, async (ctx) => {
+    const { params, client } = ctx.oidc;
+    if (params.requested_token_type !== ID_JAG || params.subject_token_type !== ID_TOKEN) {
+      throw new InvalidRequest('only an ID token for an ID-JAG is exchanged here');
+    }
+    if (!isLocal(params.audience) || !isLocal(params.resource)) {
+      throw new InvalidRequest('audience and resource are loopback URLs here');
+    }
+    let idToken;
+    try {
+      ({ payload: idToken } = await jose.jwtVerify(params.subject_token, es.publicKey, {
+        issuer, audience: client.clientId,
+      }));
+    } catch (e) {
+      throw new InvalidGrant(`the subject token is not an ID token of this provider for the client: ${e.message}`);
+    }
+    const jag = await new jose.SignJWT({
+      client_id: client.clientId,
+      resource: params.resource,
+      ...(params.scope ? { scope: params.scope } : {}),
+    })
+      .setProtectedHeader({ alg: 'ES256', kid: 'es-1', typ: 'oauth-id-jag+jwt' })
+      .setIssuer(issuer)
+      .setSubject(idToken.sub)
+      .setAudience(params.audience)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(now() + 300)
+      .sign(es.privateKey);
+    ctx.body = { access_token: jag, issued_token_type: ID_JAG, token_type: 'N_A', expires_in: 300 };
+  }, ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope']);
+}
+
+if (trustedIdp) {
+  // The authorization server's jwt-bearer grant: an ID-JAG of the trusted
+  // identity provider, for this issuer, the authenticated client and the
+  // resource asked, becomes an access token for the user it names.
+  const idpKeys = jose.createRemoteJWKSet(new URL(`${trustedIdp}/jwks`));
+  provider.registerGrantType(JWT_BEARER, async (ctx) => {
+    const { params, client } = ctx.oidc;
+    let jag;
+    try {
+      if (jose.decodeProtectedHeader(params.assertion).typ !== 'oauth-id-jag+jwt') {
+        throw new Error('typ is not oauth-id-jag+jwt');
+      }
+      ({ payload: jag } = await jose.jwtVerify(params.assertion, idpKeys, {
+        issuer: trustedIdp, audience: issuer,
+      }));
+    } catch (e) {
+      throw new InvalidGrant(`the assertion is not an ID-JAG for this server: ${e.message}`);
+    }
+    if (jag.client_id !== client.clientId) {
+      throw new InvalidGrant('the ID-JAG was issued to another client');
+    }
+    if (!params.resource || jag.resource !== params.resource) {
+      throw new InvalidGrant('the ID-JAG is for another resource');
+    }
+    const granted = new Set((jag.scope || '').split(' '));
+    const scope = (params.scope || jag.scope || '').split(' ')
+      .filter((s) => s && granted.has(s) && SCOPES.split(' ').includes(s)).join(' ');
+    const token = await new jose.SignJWT({ client_id: client.clientId, ...(scope ? { scope } : {}) })
+      .setProtectedHeader({ alg: 'ES256', kid: 'es-1', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setSubject(jag.sub)
+      .setAudience(params.resource)
+      .setJti(crypto.randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(now() + 600)
+      .sign(es.privateKey);
+    ctx.body = { access_token: token, token_type: 'Bearer', expires_in: 600, ...(scope ? { scope } : {}) };
+  }, ['assertion', 'scope', 'resource']);
+}
 
 const readJson = (req) => new Promise((resolve, reject) => {
   let body = '';

@@ -18,8 +18,8 @@ use oauth_support::{Provider, browse, mcp, mcp_with, send};
 use serde_json::{Value, json};
 use snodo::client::Client;
 use snodo::client::oauth::{
-    AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, DpopKey, LoopbackBrowser,
-    OAuth,
+    Assertion, AuthorizationSession, Authorizer, CallbackParams, ClientCredentials, DpopKey,
+    EnterpriseIdp, LoopbackBrowser, OAuth,
 };
 use snodo::handler::BoxFuture;
 use snodo::transport::http::oauth::{Introspection, JwtVerifier, ResourceServer, TokenVerifier};
@@ -874,4 +874,73 @@ async fn dpop_bound_tokens_of_the_provider_are_checked_proof_by_proof() {
     let who = client.call_tool("whoami", json!({})).await.unwrap();
     assert_eq!(who.text_content(), "svc svc demo:read");
     client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs oidc-provider: run interop/oauth/run.sh"]
+async fn enterprise_managed_authorization_through_an_identity_provider_and_the_servers_issuer() {
+    // Two providers: the enterprise's identity provider, and the MCP
+    // server's authorization server, which trusts it.
+    let idp = Provider::start_with(&["--idp"]).await;
+    let issuer = Provider::start_with(&["--trust-idp", &idp.issuer]).await;
+    let (listener, url) = reserve().await;
+    let rs = resource_server(&url, &issuer.issuer, JwtVerifier::new(&issuer.issuer, &url));
+    let running = listen(listener, &url, rs).await;
+
+    // The user's ID token, as the identity provider signs them for "app".
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let (id_token, _) = idp
+        .sign(
+            json!({"iss": idp.issuer, "aud": "app", "sub": "ada", "iat": now, "exp": now + 300}),
+            json!({"typ": "JWT"}),
+            false,
+        )
+        .await;
+    let enterprise = |id_token: &str| {
+        OAuth::builder()
+            .client_credentials(ClientCredentials::Enterprise {
+                client_id: "app".into(),
+                client_secret: "app-secret".into(),
+                idp: EnterpriseIdp::new(
+                    &format!("{}/token", idp.issuer),
+                    "app",
+                    Assertion::text(id_token),
+                )
+                .with_secret("idp-secret"),
+            })
+            .build()
+    };
+    let client = Client::builder()
+        .oauth(enterprise(&id_token))
+        .connect(running.url.as_str())
+        .await
+        .unwrap();
+    // The access token names the user of the ID token, the client, and the
+    // scope the challenge asked for.
+    let who = client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(who.text_content(), "ada app demo:read");
+    client.close().await;
+
+    // An ID token the identity provider did not sign gets no ID-JAG, so no
+    // access token: the call fails, naming the refusal.
+    let (forged, _) = idp
+        .sign(
+            json!({"iss": idp.issuer, "aud": "app", "sub": "mallory", "iat": now, "exp": now + 300}),
+            json!({"typ": "JWT"}),
+            true,
+        )
+        .await;
+    let err = match Client::builder()
+        .oauth(enterprise(&forged))
+        .connect(running.url.as_str())
+        .await
+    {
+        Ok(client) => client.call_tool("whoami", json!({})).await.unwrap_err(),
+        Err(e) => e,
+    };
+    assert!(err.is_auth(), "{err}");
+    assert!(err.to_string().contains("invalid_grant"), "{err}");
 }

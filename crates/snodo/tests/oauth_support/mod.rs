@@ -39,12 +39,15 @@ fn setup() -> (String, String) {
 impl Provider {
     /// Starts a provider; tokens for `opaque` resources are opaque.
     pub async fn start(opaque: &[&str]) -> Provider {
+        let args: Vec<&str> = opaque.iter().flat_map(|r| ["--opaque", r]).collect();
+        Self::start_with(&args).await
+    }
+
+    /// Starts a provider with these arguments of `provider.mjs`.
+    pub async fn start_with(args: &[&str]) -> Provider {
         let (dir, node) = setup();
         let mut cmd = Command::new(node);
-        cmd.arg(format!("{dir}/provider.mjs"));
-        for r in opaque {
-            cmd.arg("--opaque").arg(r);
-        }
+        cmd.arg(format!("{dir}/provider.mjs")).args(args);
         let mut child = cmd
             .current_dir(&dir)
             .stdin(Stdio::piped())
