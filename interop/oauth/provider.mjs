@@ -145,8 +145,19 @@ const provider = new Provider(issuer, {
   ttl: { ClientCredentials: 600, AccessToken: 600 },
 });
 
-const now = () => Math.floor(Date.now() / 1000);
 const { InvalidGrant, InvalidRequest } = errors;
+
+// A JWT of this provider (its access-token key) for `sub` and `aud`, of
+// type `typ`, living `ttl` seconds.
+const issue = (claims, { typ, sub, aud, ttl }) => new jose.SignJWT(claims)
+  .setProtectedHeader({ alg: 'ES256', kid: 'es-1', typ })
+  .setIssuer(issuer)
+  .setSubject(sub)
+  .setAudience(aud)
+  .setJti(crypto.randomUUID())
+  .setIssuedAt()
+  .setExpirationTime(`${ttl}s`)
+  .sign(es.privateKey);
 
 if (isIdp) {
   // The identity provider's token exchange: an ID token it issued to the
@@ -168,19 +179,11 @@ if (isIdp) {
     } catch (e) {
       throw new InvalidGrant(`the subject token is not an ID token of this provider for the client: ${e.message}`);
     }
-    const jag = await new jose.SignJWT({
+    const jag = await issue({
       client_id: client.clientId,
       resource: params.resource,
       ...(params.scope ? { scope: params.scope } : {}),
-    })
-      .setProtectedHeader({ alg: 'ES256', kid: 'es-1', typ: 'oauth-id-jag+jwt' })
-      .setIssuer(issuer)
-      .setSubject(idToken.sub)
-      .setAudience(params.audience)
-      .setJti(crypto.randomUUID())
-      .setIssuedAt()
-      .setExpirationTime(now() + 300)
-      .sign(es.privateKey);
+    }, { typ: 'oauth-id-jag+jwt', sub: idToken.sub, aud: params.audience, ttl: 300 });
     ctx.body = { access_token: jag, issued_token_type: ID_JAG, token_type: 'N_A', expires_in: 300 };
   }, ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope']);
 }
@@ -212,15 +215,10 @@ if (trustedIdp) {
     const granted = new Set((jag.scope || '').split(' '));
     const scope = (params.scope || jag.scope || '').split(' ')
       .filter((s) => s && granted.has(s) && SCOPES.split(' ').includes(s)).join(' ');
-    const token = await new jose.SignJWT({ client_id: client.clientId, ...(scope ? { scope } : {}) })
-      .setProtectedHeader({ alg: 'ES256', kid: 'es-1', typ: 'at+jwt' })
-      .setIssuer(issuer)
-      .setSubject(jag.sub)
-      .setAudience(params.resource)
-      .setJti(crypto.randomUUID())
-      .setIssuedAt()
-      .setExpirationTime(now() + 600)
-      .sign(es.privateKey);
+    const token = await issue(
+      { client_id: client.clientId, ...(scope ? { scope } : {}) },
+      { typ: 'at+jwt', sub: jag.sub, aud: params.resource, ttl: 600 },
+    );
     ctx.body = { access_token: token, token_type: 'Bearer', expires_in: 600, ...(scope ? { scope } : {}) };
   }, ['assertion', 'scope', 'resource']);
 }

@@ -42,13 +42,16 @@ impl ToolUi {
     /// The binding a tool's `_meta` holds (`ui.resourceUri`, else the
     /// deprecated flat key; `ui.visibility`), as a client reads it.
     pub fn from_meta(meta: &Value) -> Option<Self> {
-        let (uri, _) = tool_binding(Some(meta))?;
-        let visibility = meta
-            .get("ui")
+        let ui = meta.get("ui");
+        let uri = ui
+            .and_then(|u| u.get("resourceUri"))
+            .or_else(|| meta.get(LEGACY_URI_KEY))
+            .and_then(Value::as_str)?;
+        let visibility = ui
             .and_then(|u| u.get("visibility"))
             .and_then(|v| serde_json::from_value(v.clone()).ok());
         Some(Self {
-            resource_uri: uri,
+            resource_uri: uri.to_string(),
             visibility,
         })
     }
@@ -96,17 +99,9 @@ impl ToolUi {
 /// `_meta.ui.resourceUri`, else the deprecated flat key), and whether it is
 /// meant for the app alone.
 pub(crate) fn tool_binding(meta: Option<&Value>) -> Option<(String, bool)> {
-    let meta = meta?;
-    let ui = meta.get("ui");
-    let uri = ui
-        .and_then(|u| u.get("resourceUri"))
-        .or_else(|| meta.get(LEGACY_URI_KEY))
-        .and_then(Value::as_str)?;
-    let app_only = ui
-        .and_then(|u| u.get("visibility"))
-        .and_then(Value::as_array)
-        .is_some_and(|v| !v.is_empty() && v.iter().all(|x| x.as_str() == Some("app")));
-    Some((uri.to_string(), app_only))
+    let ui = ToolUi::from_meta(meta?)?;
+    let app_only = ui.is_app_only();
+    Some((ui.resource_uri, app_only))
 }
 
 /// `meta` without what MCP Apps put there (`ui` and the flat key); `None`

@@ -96,22 +96,8 @@ impl FileStore {
         }
         let key = DpopKey::generate().map_err(invalid)?;
         create_private_dir(&self.dir)?;
-        // Written whole to a file of its own, then linked in place only if
-        // no key is there yet: the key file is never seen half-written.
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut options = fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp)?;
-        let written = file
-            .write_all(key.to_pkcs8())
-            .and_then(|()| file.sync_all())
-            .and_then(|()| fs::hard_link(&tmp, &path));
-        let _ = fs::remove_file(&tmp);
+        // Linked in place only if no key is there yet.
+        let written = write_beside(&path, key.to_pkcs8(), |tmp| fs::hard_link(tmp, &path));
         match written {
             Ok(()) => Ok(key),
             // Another run made it first: that one is the key.
@@ -125,19 +111,33 @@ impl FileStore {
     fn write(&self, state: &IssuerState) -> std::io::Result<()> {
         create_private_dir(&self.dir)?;
         let path = self.path(&state.issuer);
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut options = fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp)?;
-        file.write_all(&serde_json::to_vec_pretty(state).unwrap_or_default())?;
-        file.sync_all()?;
-        fs::rename(&tmp, &path)
+        let bytes = serde_json::to_vec_pretty(state).unwrap_or_default();
+        write_beside(&path, &bytes, |tmp| fs::rename(tmp, &path))
     }
+}
+
+/// Writes `bytes` whole to a private file beside `path` (mode 0600 on
+/// Unix), then puts it in place with `place`: `path` is never seen
+/// half-written. The file beside is gone afterwards.
+fn write_beside(
+    path: &Path,
+    bytes: &[u8],
+    place: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let written = options
+        .open(&tmp)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| place(&tmp));
+    let _ = fs::remove_file(&tmp);
+    written
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

@@ -195,17 +195,7 @@ impl OAuth {
                     .as_ref()
                     .map(|t| t.scopes.clone())
                     .unwrap_or_default();
-                if let Ok(mut fresh) = token::request(
-                    http,
-                    &meta,
-                    &reg,
-                    &method,
-                    grant,
-                    &old_scopes,
-                    self.inner.dpop.as_ref(),
-                )
-                .await
-                {
+                if let Ok(mut fresh) = self.token(&meta, &reg, &method, grant, &old_scopes).await {
                     // Rotation: keep the old refresh token only if no new one came.
                     if fresh.refresh_token.is_none() {
                         fresh.refresh_token = Some(refresh);
@@ -257,6 +247,19 @@ impl OAuth {
         flow.issuer = Some(issuer);
         forget_old(self.inner.config.store.as_ref());
         Ok(())
+    }
+
+    /// One token request with this client's HTTP and DPoP key.
+    async fn token(
+        &self,
+        meta: &ServerMetadata,
+        reg: &Registration,
+        method: &AuthMethod,
+        grant: Vec<(&'static str, String)>,
+        requested: &[String],
+    ) -> Result<TokenSet, OAuthError> {
+        let (http, dpop) = (&self.inner.http, self.inner.dpop.as_ref());
+        token::request(http, meta, reg, method, grant, requested, dpop).await
     }
 
     fn method_for(&self, meta: &ServerMetadata, reg: &Registration) -> AuthMethod {
@@ -329,16 +332,7 @@ impl OAuth {
         if !scopes.is_empty() {
             grant.push(("scope", scopes.join(" ")));
         }
-        let tokens = token::request(
-            &self.inner.http,
-            meta,
-            &reg,
-            &method,
-            grant,
-            scopes,
-            self.inner.dpop.as_ref(),
-        )
-        .await?;
+        let tokens = self.token(meta, &reg, &method, grant, scopes).await?;
         state.registration = Some(reg);
         Ok(tokens)
     }
@@ -483,16 +477,7 @@ impl OAuth {
             ("code_verifier", pkce.verifier),
             ("resource", resource.to_string()),
         ];
-        token::request(
-            http,
-            meta,
-            &reg,
-            &method,
-            grant,
-            scopes,
-            self.inner.dpop.as_ref(),
-        )
-        .await
+        self.token(meta, &reg, &method, grant, scopes).await
     }
 }
 
@@ -787,7 +772,7 @@ mod dpop_tests {
             .set_current("http://127.0.0.1:9/mcp", "i", &bound(key.thumbprint()))
             .unwrap();
         let (header, proof) = with_key
-            .credentials("http://127.0.0.1:9/mcp", "POST", "http://127.0.0.1:9/mcp")
+            .credentials("http://127.0.0.1:9/mcp", "POST")
             .unwrap()
             .unwrap();
         assert_eq!(header, "DPoP t");

@@ -128,19 +128,18 @@ impl OAuth {
         self.current(endpoint).map(|c| c.header)
     }
 
-    /// The credentials of one request to `endpoint`: its `Authorization`
-    /// value and, for a DPoP-bound token, a fresh proof for `method` `url`.
+    /// The credentials of one `method` request to `endpoint`: its
+    /// `Authorization` value and, for a DPoP-bound token, a fresh proof.
     pub(crate) fn credentials(
         &self,
         endpoint: &str,
         method: &str,
-        url: &str,
     ) -> Result<Option<(::http::HeaderValue, Option<::http::HeaderValue>)>, OAuthError> {
         let Some(current) = self.current(endpoint) else {
             return Ok(None);
         };
         let proof = match (&current.bound, &self.inner.dpop) {
-            (Some(token), Some(prover)) => Some(prover.proof(method, url, Some(token))?),
+            (Some(token), Some(prover)) => Some(prover.proof(method, endpoint, Some(token))?),
             _ => None,
         };
         Ok(Some((current.header, proof)))

@@ -153,7 +153,7 @@ impl Inner {
             // OAuth owns the header: a static one would hide its tokens.
             headers.remove(header::AUTHORIZATION);
             let credentials = oauth
-                .credentials(&self.url, method.as_str(), &self.url)
+                .credentials(&self.url, method.as_str())
                 .map_err(|e| ClientError::transport_with("cannot present the access token", e))?;
             if let Some((token, proof)) = credentials {
                 headers.insert(header::AUTHORIZATION, token);
