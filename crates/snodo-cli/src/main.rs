@@ -6,6 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+/// The command's allocator (feature `mimalloc`, on by default).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bundle;
 mod client_cmd;
 mod demo;

@@ -100,7 +100,7 @@ impl Transport for DirectTransport {
     fn request(&self, out: Outgoing) -> BoxFuture<'static, Result<Exchange, ClientError>> {
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(run(self.server.clone(), out.body, tx, self.max_bytes));
-        Box::pin(async move { Ok(rx) })
+        Box::pin(async move { Ok(rx.into()) })
     }
 
     fn send(&self, out: Outgoing) -> BoxFuture<'static, Result<(), ClientError>> {

@@ -329,20 +329,35 @@ pub(crate) fn is_event_stream(resp: &Response<HyperBody>) -> bool {
 }
 
 /// Reads a whole body, refusing more than `max` bytes.
-pub(crate) async fn collect(body: HyperBody, max: usize) -> Result<Bytes, ClientError> {
+pub(crate) async fn collect<B>(body: B, max: usize) -> Result<Bytes, ClientError>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let mut body = body;
+    // A body of one frame (most answers) is kept as it came, uncopied.
+    let mut first: Option<Bytes> = None;
     let mut out = Vec::new();
     while let Some(frame) = body.frame().await {
         let frame =
             frame.map_err(|e| ClientError::transport_with("the response body failed", e))?;
         if let Ok(data) = frame.into_data() {
-            if out.len() + data.len() > max {
+            let held = first.as_ref().map_or(0, Bytes::len);
+            if held + out.len() + data.len() > max {
                 return Err(Incoming::oversized(max, "an HTTP body"));
             }
-            out.extend_from_slice(&data);
+            match &first {
+                None if out.is_empty() => first = Some(data),
+                _ => {
+                    if let Some(first) = first.take() {
+                        out.extend_from_slice(&first);
+                    }
+                    out.extend_from_slice(&data);
+                }
+            }
         }
     }
-    Ok(out.into())
+    Ok(first.unwrap_or_else(|| out.into()))
 }
 
 /// The JSON-RPC messages of a JSON body (one object, decoded as it is, or
@@ -388,11 +403,11 @@ impl Transport for HttpTransport {
                 )
                 .await?;
             let status = resp.status();
-            let (tx, rx) = mpsc::channel(64);
             if status.is_success() && is_event_stream(&resp) {
+                let (tx, rx) = mpsc::channel(64);
                 let legacy = inner.legacy();
                 tokio::spawn(read_events(inner, resp.into_body(), tx, out.id, legacy));
-                return Ok(rx);
+                return Ok(rx.into());
             }
             let body = collect(resp.into_body(), inner.max_bytes).await?;
             if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
@@ -402,12 +417,7 @@ impl Transport for HttpTransport {
                 ));
             }
             match messages(&body, inner.max_bytes, status.as_u16()) {
-                Some(list) if !list.is_empty() => {
-                    for msg in list {
-                        let _ = tx.try_send(msg);
-                    }
-                    Ok(rx)
-                }
+                Some(list) if !list.is_empty() => Ok(Exchange::read(list)),
                 _ if !status.is_success() => Err(ClientError::http_status(status.as_u16(), &body)),
                 _ => Err(ClientError::transport(format!(
                     "the response is not JSON-RPC ({} bytes)",
@@ -629,5 +639,41 @@ async fn read_events(
             }
             _ => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod collect_tests {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full, StreamBody};
+    use hyper::body::Frame;
+
+    use super::collect;
+
+    fn frames(
+        parts: &[&'static str],
+    ) -> impl hyper::body::Body<Data = Bytes, Error = std::io::Error> + Unpin {
+        let items: Vec<Result<Frame<Bytes>, std::io::Error>> = parts
+            .iter()
+            .map(|p| Ok(Frame::data(Bytes::from_static(p.as_bytes()))))
+            .collect();
+        StreamBody::new(futures_util::stream::iter(items))
+    }
+
+    #[tokio::test]
+    async fn a_body_of_one_frame_or_several_is_read_whole_and_bounded() {
+        let one = collect(
+            Full::new(Bytes::from_static(b"{\"a\":1}")).map_err(|e| match e {}),
+            64,
+        );
+        assert_eq!(one.await.unwrap(), Bytes::from_static(b"{\"a\":1}"));
+        let three = collect(frames(&["{\"a\"", ":", "1}"]), 64).await.unwrap();
+        assert_eq!(three, Bytes::from_static(b"{\"a\":1}"));
+        let empty_first = collect(frames(&["", "ab", "c"]), 64).await.unwrap();
+        assert_eq!(empty_first, Bytes::from_static(b"abc"));
+        let over = collect(frames(&["abcd", "efgh"]), 7).await.unwrap_err();
+        assert!(over.to_string().contains("more than 7 bytes"), "{over}");
+        assert!(collect(frames(&["abcdefgh"]), 7).await.is_err());
+        assert_eq!(collect(frames(&["abc", "defg"]), 7).await.unwrap().len(), 7);
     }
 }

@@ -291,7 +291,7 @@ impl Transport for LegacySseTransport {
                 inner.router.lock().remove(&id);
                 return Err(e);
             }
-            Ok(rx)
+            Ok(rx.into())
         })
     }
 

@@ -3,7 +3,7 @@
 //!
 //! A transport moves bytes and attributes incoming messages to requests; the
 //! protocol (ids, `_meta`, negotiation, input rounds) lives in the client.
-//! Sending a request yields an [`Exchange`]: a channel of the messages that
+//! Sending a request yields an [`Exchange`]: the messages that
 //! belong to it (progress and log notifications, subscription notifications,
 //! initialize-era server requests) ending with its response. Dropping the
 //! exchange cancels the request as the transport defines it.
@@ -87,8 +87,37 @@ impl Incoming {
     }
 }
 
-/// The messages that belong to one request, ending with its response.
-pub(crate) type Exchange = mpsc::Receiver<Incoming>;
+/// The messages that belong to one request, ending with its response:
+/// those of a JSON body, all read already, or a stream still being read.
+pub(crate) struct Exchange(Messages);
+
+enum Messages {
+    /// Read whole (a JSON body): no channel is needed.
+    Read(std::vec::IntoIter<Incoming>),
+    /// Still arriving.
+    Arriving(mpsc::Receiver<Incoming>),
+}
+
+impl Exchange {
+    /// The messages of a body read whole.
+    pub(crate) fn read(messages: Vec<Incoming>) -> Self {
+        Exchange(Messages::Read(messages.into_iter()))
+    }
+
+    /// The next message; `None` once the exchange has ended.
+    pub(crate) async fn recv(&mut self) -> Option<Incoming> {
+        match &mut self.0 {
+            Messages::Read(messages) => messages.next(),
+            Messages::Arriving(rx) => rx.recv().await,
+        }
+    }
+}
+
+impl From<mpsc::Receiver<Incoming>> for Exchange {
+    fn from(rx: mpsc::Receiver<Incoming>) -> Self {
+        Exchange(Messages::Arriving(rx))
+    }
+}
 
 /// One message to send.
 #[derive(Debug, Clone)]
@@ -169,4 +198,38 @@ pub(crate) fn subscription_id(n: &Notification) -> Option<RequestId> {
         .get("_meta")
         .and_then(|m| m.get(crate::protocol::keys::SUBSCRIPTION_ID))
         .and_then(RequestId::from_value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(id: i64) -> Incoming {
+        Incoming::decode(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#).as_bytes(),
+            1024,
+        )
+        .expect("a response")
+    }
+
+    fn id_of(msg: Option<Incoming>) -> Option<RequestId> {
+        match msg {
+            Some(Incoming::Response { message, .. }) => Incoming::response_id(&message),
+            _ => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_exchange_gives_its_messages_in_order_then_ends() {
+        let mut read = Exchange::read(vec![response(1), response(2)]);
+        assert_eq!(id_of(read.recv().await), Some(RequestId::Number(1)));
+        assert_eq!(id_of(read.recv().await), Some(RequestId::Number(2)));
+        assert!(read.recv().await.is_none());
+        let (tx, rx) = mpsc::channel(4);
+        let mut arriving = Exchange::from(rx);
+        tx.send(response(3)).await.unwrap();
+        drop(tx);
+        assert_eq!(id_of(arriving.recv().await), Some(RequestId::Number(3)));
+        assert!(arriving.recv().await.is_none());
+    }
 }

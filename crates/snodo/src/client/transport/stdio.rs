@@ -196,7 +196,7 @@ impl Transport for StdioTransport {
                 self.router.lock().remove(&id);
                 return Err(e);
             }
-            Ok(rx)
+            Ok(rx.into())
         })();
         Box::pin(async move { result })
     }
