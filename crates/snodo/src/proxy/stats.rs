@@ -28,9 +28,21 @@ struct Counters {
     seconds: f64,
 }
 
+impl Tables {
+    /// The counters of each backend and method, in that order.
+    fn each_call(&self) -> impl Iterator<Item = ((&str, &str), &Counters)> {
+        self.calls.iter().flat_map(|(backend, methods)| {
+            methods
+                .iter()
+                .map(move |(method, c)| ((backend.as_str(), *method), c))
+        })
+    }
+}
+
 #[derive(Debug, Default)]
 struct Tables {
-    calls: BTreeMap<(String, &'static str), Counters>,
+    /// By backend, then method (found without building a key).
+    calls: BTreeMap<String, BTreeMap<&'static str, Counters>>,
     refusals: BTreeMap<(String, Refusal), u64>,
     withdrawals: BTreeMap<String, u64>,
 }
@@ -57,13 +69,11 @@ impl Stats {
     ) {
         let secs = took.as_secs_f64();
         let mut tables = self.lock();
-        let counters = match tables.calls.get_mut(&(backend.to_owned(), method)) {
-            Some(c) => c,
-            None => tables
-                .calls
-                .entry((backend.to_owned(), method))
-                .or_default(),
+        let methods = match tables.calls.get_mut(backend) {
+            Some(methods) => methods,
+            None => tables.calls.entry(backend.to_owned()).or_default(),
         };
+        let counters = methods.entry(method).or_default();
         counters.requests += 1;
         counters.errors += u64::from(failed);
         counters.seconds += secs;
@@ -113,7 +123,7 @@ impl Stats {
         };
         out.push_str("# HELP snodo_proxy_requests_total Requests forwarded to a backend.\n");
         out.push_str("# TYPE snodo_proxy_requests_total counter\n");
-        for ((backend, method), c) in &tables.calls {
+        for ((backend, method), c) in tables.each_call() {
             let _ = writeln!(
                 out,
                 "snodo_proxy_requests_total{{backend=\"{}\",method=\"{method}\"}} {}",
@@ -125,7 +135,7 @@ impl Stats {
             "# HELP snodo_proxy_errors_total Forwarded requests answered with a JSON-RPC error.\n",
         );
         out.push_str("# TYPE snodo_proxy_errors_total counter\n");
-        for ((backend, method), c) in &tables.calls {
+        for ((backend, method), c) in tables.each_call() {
             let _ = writeln!(
                 out,
                 "snodo_proxy_errors_total{{backend=\"{}\",method=\"{method}\"}} {}",
@@ -137,7 +147,7 @@ impl Stats {
             "# HELP snodo_proxy_request_duration_seconds How long forwarded requests took.\n",
         );
         out.push_str("# TYPE snodo_proxy_request_duration_seconds histogram\n");
-        for ((backend, method), c) in &tables.calls {
+        for ((backend, method), c) in tables.each_call() {
             let labels = format!("backend=\"{}\",method=\"{method}\"", label(backend));
             let mut cumulative = 0;
             for (i, bound) in BUCKETS.iter().enumerate() {
