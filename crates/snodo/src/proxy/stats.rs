@@ -296,6 +296,18 @@ mod tests {
             pending: Vec::new(),
             callers: Some(3),
         }]);
+        // Each backend and method counted apart, in name order.
+        stats.request("web", "tools/call", Duration::from_millis(1), false);
+        stats.request("docs", "prompts/get", Duration::from_millis(1), false);
+        let requests = text_lines(&stats, "snodo_proxy_requests_total{");
+        assert_eq!(
+            requests,
+            [
+                "snodo_proxy_requests_total{backend=\"docs\",method=\"prompts/get\"} 1",
+                "snodo_proxy_requests_total{backend=\"docs\",method=\"tools/call\"} 2",
+                "snodo_proxy_requests_total{backend=\"web\",method=\"tools/call\"} 1",
+            ]
+        );
         for line in [
             "snodo_proxy_requests_total{backend=\"docs\",method=\"tools/call\"} 2",
             "snodo_proxy_errors_total{backend=\"docs\",method=\"tools/call\"} 1",
@@ -311,5 +323,14 @@ mod tests {
         ] {
             assert!(text.lines().any(|l| l == line), "{line}\n{text}");
         }
+    }
+
+    /// The lines of `stats`' text that start with `prefix`.
+    fn text_lines(stats: &Stats, prefix: &str) -> Vec<String> {
+        let text = stats.render(&[]);
+        text.lines()
+            .filter(|l| l.starts_with(prefix))
+            .map(str::to_owned)
+            .collect()
     }
 }
