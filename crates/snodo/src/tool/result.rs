@@ -337,8 +337,9 @@ impl Serialize for ToolResult {
                 map.serialize_entry("isError", &true)?;
                 map.end()
             }
-            // Written in place (a proxy's results are all of this kind);
-            // `content` is added, in key order, when the map lacks it.
+            // A map that has `content` is written as it is (a proxy's
+            // results are all of this kind); one without goes through
+            // `to_wire`, which adds it.
             Kind::Raw(map) if map.contains_key("content") => map.serialize(serializer),
             Kind::Raw(_) | Kind::InputRequired(_) => self.to_wire().serialize(serializer),
         }

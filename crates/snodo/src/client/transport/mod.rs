@@ -91,6 +91,7 @@ impl Incoming {
 /// those of a JSON body, all read already, or a stream still being read.
 pub(crate) struct Exchange(Messages);
 
+/// Where an [`Exchange`]'s messages come from.
 enum Messages {
     /// Read whole (a JSON body): no channel is needed.
     Read(std::vec::IntoIter<Incoming>),
