@@ -106,23 +106,32 @@ struct RequestFrames {
 }
 
 impl RequestFrames {
-    fn new(
-        id: RequestId,
-        cancel: CancelSignal,
-        dispatching: impl Future<Output = Dispatched> + Send + 'static,
-    ) -> Self {
+    fn new(id: RequestId, cancel: CancelSignal, dispatching: Dispatching) -> Self {
+        Self::in_state(id, cancel, State::Dispatching(dispatching))
+    }
+
+    /// A request whose handler answered with a stream on its first poll.
+    fn streaming(id: RequestId, cancel: CancelSignal, stream: ResponseStream) -> Self {
+        Self::in_state(id, cancel, State::Streaming(stream))
+    }
+
+    fn in_state(id: RequestId, cancel: CancelSignal, state: State) -> Self {
         let signal = cancel.clone();
         Self {
             id,
             cancel,
             cancelled: Box::pin(async move { signal.cancelled().await }),
-            state: State::Dispatching(Box::pin(dispatching)),
+            state,
         }
     }
 }
 
+/// A request being dispatched, boxed where it is made: each era's future is
+/// as large as its own path, and is moved as a pointer from then on.
+type Dispatching = Pin<Box<dyn Future<Output = Dispatched> + Send>>;
+
 enum State {
-    Dispatching(Pin<Box<dyn Future<Output = Dispatched> + Send>>),
+    Dispatching(Dispatching),
     Streaming(ResponseStream),
     Finishing,
     Ended,
@@ -353,26 +362,43 @@ impl Server {
                     };
                     let id = request.id.clone();
                     let cancel = CancelSignal::new();
-                    signals.insert(id.clone(), cancel.clone());
                     let server = self.clone();
                     let signal = cancel.clone();
                     let message = Message::Request(request);
-                    let dispatching = async move {
-                        match legacy {
-                            Some(session) => server.handle_legacy(message, &session, stdio_info(), signal).await,
-                            None => server.handle(message, stdio_info(), signal).await,
-                        }
+                    let mut dispatching: Dispatching = match legacy {
+                        Some(session) => Box::pin(async move {
+                            server.handle_legacy(message, &session, stdio_info(), signal).await
+                        }),
+                        None => Box::pin(async move { server.handle(message, stdio_info(), signal).await }),
                     };
                     if in_flight.len() >= max_in_flight && waiting.is_some() {
-                        signals.remove(&id);
                         let busy = Error::internal(format!(
                             "Server busy: more than {max_in_flight} requests in flight"
                         ));
                         write_frame(&mut out, &wire::encode_error(Some(&id), &busy)).await?;
                         continue;
                     }
-                    let frames = RequestFrames::new(id, cancel, dispatching);
-                    if in_flight.len() < max_in_flight {
+                    // Most requests are answered on their first poll: with a
+                    // slot free, that poll happens here, the reply is written
+                    // at once, and the request never joins the set in flight
+                    // (nothing to cancel, nothing to wake). One still pending
+                    // is polled again by the set, with the set's waker; one
+                    // over the limit is held unpolled.
+                    let full = in_flight.len() >= max_in_flight;
+                    let first = if full { None } else { dispatching.as_mut().now_or_never() };
+                    let frames = match first {
+                        None => RequestFrames::new(id.clone(), cancel.clone(), dispatching),
+                        Some(Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. })) => {
+                            write_frame(&mut out, &reply.body).await?;
+                            continue;
+                        }
+                        Some(Dispatched::Nothing) => continue,
+                        Some(Dispatched::Stream(stream)) => {
+                            RequestFrames::streaming(id.clone(), cancel.clone(), stream)
+                        }
+                    };
+                    signals.insert(id, cancel);
+                    if !full {
                         in_flight.push(frames);
                     } else {
                         // Full: hold this one; a 2026-07-28 connection stops
