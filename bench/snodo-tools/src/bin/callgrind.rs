@@ -72,6 +72,9 @@ enum Via {
     /// `Server::dispatch` of a proxy whose backend (`b`) is the tool set,
     /// reached by a client in the same process.
     Proxy,
+    /// `Server::serve_lines`, the stdio transport's loop, over an in-memory
+    /// pipe: a line in, the next line read before the next is sent.
+    Lines,
 }
 
 /// One kind of request measured.
@@ -141,6 +144,15 @@ const WORKLOADS: &[Workload] = &[
         headers: ("tools/call", Some("add")),
         body: add_body,
         expect: add_expect,
+    },
+    Workload {
+        name: "stdio_tools_call_echo",
+        what: "tools/call echo through the stdio transport's loop (Server::serve_lines over an in-memory pipe, one request in flight)",
+        validated: false,
+        via: Via::Lines,
+        headers: ("tools/call", Some("echo")),
+        body: echo_body,
+        expect: echo_expect,
     },
     Workload {
         name: "tools_list",
@@ -242,7 +254,7 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
     let mut runtime = tokio::runtime::Builder::new_current_thread();
     if w.via != Via::Dispatch {
         // The service bounds the time to read a body; the client times its
-        // requests.
+        // requests; the stdio loop gives requests a grace at end of input.
         runtime.enable_time();
     }
     let runtime = runtime.build().map_err(|e| e.to_string())?;
@@ -256,7 +268,53 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
             let proxy = proxy_of(server).await?;
             dispatch_all(proxy.server(), &requests).await
         }),
+        Via::Lines => runtime.block_on(lines_all(&server, &requests)),
     }
+}
+
+/// Sends every request as a line to `Server::serve_lines` and reads its
+/// answer before sending the next; returns the heap allocations made
+/// meanwhile (the lines are built before, the answer read into one buffer).
+async fn lines_all(
+    server: &snodo::Server,
+    requests: &[(u64, String, String)],
+) -> Result<u64, String> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (mut to_server, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, from_server) = tokio::io::duplex(64 * 1024);
+    let serving = {
+        let server = server.clone();
+        tokio::spawn(async move {
+            let options = snodo::transport::stdio::StdioOptions::new();
+            server.serve_lines(server_in, server_out, options).await
+        })
+    };
+    let mut answers = BufReader::new(from_server);
+    let mut answer = String::with_capacity(4096);
+    let lines: Vec<String> = requests
+        .iter()
+        .map(|(_, body, _)| format!("{body}\n"))
+        .collect();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for ((id, _, expect), line) in requests.iter().zip(&lines) {
+        to_server
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        answer.clear();
+        answers
+            .read_line(&mut answer)
+            .await
+            .map_err(|e| e.to_string())?;
+        check_reply(*id, 200, answer.as_bytes(), expect)?;
+    }
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    drop(to_server);
+    serving
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    Ok(allocations)
 }
 
 /// A proxy (names under `b.`) whose one backend is `backend`, reached in

@@ -672,13 +672,14 @@ async fn run(
     let cancel = CancelSignal::new();
     let guard = CancelOnDrop(Some(cancel.clone()));
     let challenger = Challenger::of(&transport);
-    let handled = server.handle(message, transport, cancel.clone());
     // The server's own request timeout already bounds the handler; a second
-    // timer is armed only when `HttpOptions` asks for a tighter one.
+    // timer is armed only when `HttpOptions` asks for a tighter one. (The
+    // handler's future is made in each branch: one made before would be
+    // kept in this future's state beside the one each branch awaits.)
     let outcome = if timeout < server.request_timeout() {
-        tokio::time::timeout_at(at, handled).await
+        tokio::time::timeout_at(at, server.handle(message, transport, cancel.clone())).await
     } else {
-        Ok(handled.await)
+        Ok(server.handle(message, transport, cancel.clone()).await)
     };
     guard.disarm();
     match outcome {
