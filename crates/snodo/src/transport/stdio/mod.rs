@@ -20,21 +20,21 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::pin::Pin;
-use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures_util::stream::{SelectAll, Stream};
 use futures_util::{FutureExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use crate::context::{CancelSignal, TransportInfo, TransportKind};
 use crate::server::connection::{Carried, Connection, Framing, Speaks};
-use crate::server::{Dispatched, Forbidden, Reply, ResponseStream};
+use crate::server::{Dispatched, Forbidden, Reply};
 use crate::wire::lines::{Line, LineReader, trim_line};
 use crate::wire::{self, Message, RequestId};
 use crate::{Error, Server};
+
+mod flights;
+
+use flights::{Dispatching, Event, Flights, RequestFrames};
 
 /// Limits of the stdio transport.
 #[derive(Debug, Clone)]
@@ -82,101 +82,6 @@ impl Default for StdioOptions {
             max_line_bytes: None,
             max_in_flight: 256,
             shutdown_grace: Duration::from_secs(5),
-        }
-    }
-}
-
-/// What one in-flight request yields to the serving loop.
-enum Event {
-    /// A frame to write (a notification, or the response).
-    Frame(Bytes),
-    /// The request is finished (answered, cancelled, or a notification).
-    Done(RequestId),
-}
-
-/// The frames of one request, polled by the serving loop itself: no task
-/// per request, no channel hop, and nothing written once it is cancelled.
-struct RequestFrames {
-    id: RequestId,
-    cancel: CancelSignal,
-    /// Wakes the loop when the request is cancelled, so that a handler
-    /// waiting on anything else does not keep its slot.
-    cancelled: Pin<Box<dyn Future<Output = ()> + Send>>,
-    state: State,
-}
-
-impl RequestFrames {
-    fn new(id: RequestId, cancel: CancelSignal, dispatching: Dispatching) -> Self {
-        Self::in_state(id, cancel, State::Dispatching(dispatching))
-    }
-
-    /// A request whose handler answered with a stream on its first poll.
-    fn streaming(id: RequestId, cancel: CancelSignal, stream: ResponseStream) -> Self {
-        Self::in_state(id, cancel, State::Streaming(stream))
-    }
-
-    fn in_state(id: RequestId, cancel: CancelSignal, state: State) -> Self {
-        let signal = cancel.clone();
-        Self {
-            id,
-            cancel,
-            cancelled: Box::pin(async move { signal.cancelled().await }),
-            state,
-        }
-    }
-}
-
-/// A request being dispatched, boxed where it is made: each era's future is
-/// as large as its own path, and is moved as a pointer from then on.
-type Dispatching = Pin<Box<dyn Future<Output = Dispatched> + Send>>;
-
-enum State {
-    Dispatching(Dispatching),
-    Streaming(ResponseStream),
-    Finishing,
-    Ended,
-}
-
-impl Stream for RequestFrames {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Event>> {
-        let this = &mut *self;
-        loop {
-            if this.cancel.is_cancelled() && !matches!(this.state, State::Ended) {
-                this.state = State::Ended;
-                return Poll::Ready(Some(Event::Done(this.id.clone())));
-            }
-            match &mut this.state {
-                State::Dispatching(future) => match future.as_mut().poll(cx) {
-                    Poll::Pending => {
-                        if this.cancelled.as_mut().poll(cx).is_ready() {
-                            continue;
-                        }
-                        return Poll::Pending;
-                    }
-                    Poll::Ready(Dispatched::Nothing) => this.state = State::Finishing,
-                    Poll::Ready(
-                        Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. }),
-                    ) => {
-                        this.state = State::Finishing;
-                        return Poll::Ready(Some(Event::Frame(reply.body)));
-                    }
-                    Poll::Ready(Dispatched::Stream(stream)) => {
-                        this.state = State::Streaming(stream);
-                    }
-                },
-                State::Streaming(stream) => match Pin::new(stream).poll_next(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(Some(frame)) => return Poll::Ready(Some(Event::Frame(frame))),
-                    Poll::Ready(None) => this.state = State::Finishing,
-                },
-                State::Finishing => {
-                    this.state = State::Ended;
-                    return Poll::Ready(Some(Event::Done(this.id.clone())));
-                }
-                State::Ended => return Poll::Ready(None),
-            }
         }
     }
 }
@@ -235,7 +140,7 @@ impl Server {
     /// One task does everything: it reads lines, polls the requests in
     /// flight (up to `max_in_flight`, favouring them over reading more), and
     /// writes whole frames, flushing when nothing else is ready. Handlers
-    /// that stream run on tasks of their own (see [`ResponseStream`]).
+    /// that stream run on tasks of their own (see [`ResponseStream`](crate::server::ResponseStream)).
     pub async fn serve_lines<R, W>(
         &self,
         input: R,
@@ -250,7 +155,7 @@ impl Server {
         let max_line = options.max_line_bytes.unwrap_or(self.limits().max_bytes);
         let mut lines = LineReader::new(input, max_line);
         let mut out = BufWriter::new(output);
-        let mut in_flight: SelectAll<RequestFrames> = SelectAll::new();
+        let mut in_flight = Flights::default();
         let mut signals: HashMap<RequestId, CancelSignal> = HashMap::new();
         let max_in_flight = options.max_in_flight.max(1);
         let mut deadline: Option<tokio::time::Instant> = None;
