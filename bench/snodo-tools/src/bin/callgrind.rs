@@ -1,10 +1,11 @@
 //! `snodo-callgrind`: instructions per request through snodo's in-process
 //! dispatch path (`Server::dispatch`, the seam every transport uses),
 //! through its Streamable HTTP tower `Service` (headers checked, the body
-//! read and the response built, without a socket) and through a proxy to a
-//! backend in the same process (both servers and the client between them),
-//! counted by `valgrind --tool=callgrind`, and a gate against a committed
-//! baseline.
+//! read and the response built, without a socket), through the stdio
+//! transport's loop (`Server::serve_lines` over an in-memory pipe) and
+//! through a proxy to a backend in the same process (both servers and the
+//! client between them), counted by `valgrind --tool=callgrind`, and a gate
+//! against a committed baseline.
 //!
 //! ```text
 //! snodo-callgrind count              print the instructions per request
@@ -254,7 +255,8 @@ fn measure(w: &Workload, n: u64) -> Result<u64, String> {
     let mut runtime = tokio::runtime::Builder::new_current_thread();
     if w.via != Via::Dispatch {
         // The service bounds the time to read a body; the client times its
-        // requests; the stdio loop gives requests a grace at end of input.
+        // requests; the stdio loop gives requests a grace at end of input,
+        // and its run here is bounded.
         runtime.enable_time();
     }
     let runtime = runtime.build().map_err(|e| e.to_string())?;
@@ -295,23 +297,32 @@ async fn lines_all(
         .iter()
         .map(|(_, body, _)| format!("{body}\n"))
         .collect();
+    // A loop that stalls fails the run: one timer for all the requests,
+    // which adds a check of it per wait and no timer per request.
+    let bound = std::time::Duration::from_secs(600);
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    for ((id, _, expect), line) in requests.iter().zip(&lines) {
-        to_server
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| e.to_string())?;
-        answer.clear();
-        answers
-            .read_line(&mut answer)
-            .await
-            .map_err(|e| e.to_string())?;
-        check_reply(*id, 200, answer.as_bytes(), expect)?;
-    }
+    let exchanged = tokio::time::timeout(bound, async {
+        for ((id, _, expect), line) in requests.iter().zip(&lines) {
+            to_server
+                .write_all(line.as_bytes())
+                .await
+                .map_err(|e| e.to_string())?;
+            answer.clear();
+            answers
+                .read_line(&mut answer)
+                .await
+                .map_err(|e| e.to_string())?;
+            check_reply(*id, 200, answer.as_bytes(), expect)?;
+        }
+        Ok::<(), String>(())
+    })
+    .await;
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    exchanged.map_err(|_| "the stdio loop stopped answering".to_string())??;
     drop(to_server);
-    serving
+    tokio::time::timeout(bound, serving)
         .await
+        .map_err(|_| "the stdio loop did not end with its input".to_string())?
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
     Ok(allocations)

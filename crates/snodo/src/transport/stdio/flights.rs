@@ -96,7 +96,12 @@ impl Stream for RequestFrames {
                     }
                 },
                 State::Streaming(stream) => match Pin::new(stream).poll_next(cx) {
-                    Poll::Pending => return Poll::Pending,
+                    Poll::Pending => {
+                        if this.cancelled.as_mut().poll(cx).is_ready() {
+                            continue;
+                        }
+                        return Poll::Pending;
+                    }
                     Poll::Ready(Some(frame)) => return Poll::Ready(Some(Event::Frame(frame))),
                     Poll::Ready(None) => this.state = State::Finishing,
                 },
@@ -134,7 +139,7 @@ impl Flights {
         self.set.len()
     }
 
-    /// Whether no request is in flight (events may still be queued).
+    /// Whether no request is in flight and no event waits in the queue.
     pub(super) fn is_empty(&self) -> bool {
         self.set.is_empty() && queue(&self.events).is_empty()
     }
@@ -189,6 +194,8 @@ impl Future for Flight {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use futures_util::FutureExt;
     use tokio::sync::{mpsc, oneshot};
 
@@ -203,6 +210,14 @@ mod tests {
         }
     }
 
+    /// The next event, failing the test rather than waiting for ever.
+    async fn next(flights: &mut Flights) -> Option<String> {
+        tokio::time::timeout(Duration::from_secs(5), flights.next())
+            .await
+            .expect("an event within 5 s")
+            .map(seen)
+    }
+
     /// A request answered with `body` once `go` fires.
     fn answered(id: i64, body: &'static str) -> (RequestFrames, oneshot::Sender<()>) {
         let (go, wait) = oneshot::channel();
@@ -212,6 +227,25 @@ mod tests {
         });
         let frames = RequestFrames::new(RequestId::Number(id), CancelSignal::new(), dispatching);
         (frames, go)
+    }
+
+    /// A request that streams what `notes` sends, then answers `final`
+    /// once `go` fires.
+    fn streaming(id: i64) -> (RequestFrames, mpsc::Sender<Vec<u8>>, oneshot::Sender<()>) {
+        let (notes, rx) = mpsc::channel(4);
+        let (go, wait) = oneshot::channel::<()>();
+        let cancel = CancelSignal::new();
+        let stream = ResponseStream::new(
+            async move {
+                let _ = wait.await;
+                Some(b"final".to_vec())
+            },
+            rx,
+            cancel.clone(),
+            false,
+        );
+        let frames = RequestFrames::streaming(RequestId::Number(id), cancel, stream);
+        (frames, notes, go)
     }
 
     #[tokio::test]
@@ -227,56 +261,63 @@ mod tests {
             "nothing is ready yet"
         );
         go_second.send(()).unwrap();
-        assert_eq!(seen(flights.next().await.unwrap()), "two");
-        assert_eq!(seen(flights.next().await.unwrap()), "done 2");
+        assert_eq!(next(&mut flights).await.unwrap(), "two");
+        assert_eq!(next(&mut flights).await.unwrap(), "done 2");
         assert_eq!(flights.len(), 1);
         go_first.send(()).unwrap();
-        assert_eq!(seen(flights.next().await.unwrap()), "one");
-        assert_eq!(seen(flights.next().await.unwrap()), "done 1");
+        assert_eq!(next(&mut flights).await.unwrap(), "one");
+        assert_eq!(next(&mut flights).await.unwrap(), "done 1");
         assert!(flights.is_empty());
-        assert!(flights.next().await.is_none());
+        assert!(next(&mut flights).await.is_none());
     }
 
     #[tokio::test]
-    async fn a_streaming_request_gives_its_notifications_while_it_runs() {
+    async fn a_frame_queued_while_its_request_runs_on_is_given_in_the_same_poll() {
         let mut flights = Flights::default();
-        let (tx, rx) = mpsc::channel(4);
-        let (go, wait) = oneshot::channel::<()>();
-        let cancel = CancelSignal::new();
-        let stream = ResponseStream::new(
-            async move {
-                let _ = wait.await;
-                Some(b"final".to_vec())
-            },
-            rx,
-            cancel.clone(),
-            false,
-        );
-        flights.push(RequestFrames::streaming(
-            RequestId::Number(7),
-            cancel,
-            stream,
-        ));
-        tx.send(b"progress 1".to_vec()).await.unwrap();
-        assert_eq!(seen(flights.next().await.unwrap()), "progress 1");
-        tx.send(b"progress 2".to_vec()).await.unwrap();
-        assert_eq!(seen(flights.next().await.unwrap()), "progress 2");
-        assert!(!flights.is_empty(), "the request still runs");
+        let (idle, _never) = answered(1, "never");
+        let (frames, notes, go) = streaming(7);
+        flights.push(idle);
+        flights.push(frames);
+        // Both polled once, both pending.
+        assert!(flights.next().now_or_never().is_none());
+        notes.send(b"progress 1".to_vec()).await.unwrap();
+        // The streaming request queues its frame and stays pending, as
+        // does the idle one: the frame is given by this very poll.
+        let event = flights.next().now_or_never().flatten().map(seen);
+        assert_eq!(event.as_deref(), Some("progress 1"));
+        notes.send(b"progress 2".to_vec()).await.unwrap();
+        assert_eq!(next(&mut flights).await.unwrap(), "progress 2");
+        assert!(!flights.is_empty(), "both requests still run");
         go.send(()).unwrap();
-        assert_eq!(seen(flights.next().await.unwrap()), "final");
-        assert_eq!(seen(flights.next().await.unwrap()), "done 7");
-        assert!(flights.is_empty());
+        assert_eq!(next(&mut flights).await.unwrap(), "final");
+        assert_eq!(next(&mut flights).await.unwrap(), "done 7");
+        assert_eq!(flights.len(), 1);
     }
 
     #[tokio::test]
-    async fn a_cancelled_request_ends_without_its_answer() {
+    async fn a_request_cancelled_when_its_answer_is_ready_ends_without_it() {
         let mut flights = Flights::default();
-        let (frames, _go) = answered(3, "never");
+        let (frames, go) = answered(3, "answer");
         let cancel = frames.cancel.clone();
         flights.push(frames);
         assert!(flights.next().now_or_never().is_none());
+        go.send(()).unwrap();
         cancel.cancel();
-        assert_eq!(seen(flights.next().await.unwrap()), "done 3");
-        assert!(flights.next().await.is_none());
+        assert_eq!(next(&mut flights).await.unwrap(), "done 3");
+        assert!(next(&mut flights).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_streaming_request_cancelled_while_it_waits_frees_its_slot() {
+        let mut flights = Flights::default();
+        let (frames, _notes, _go) = streaming(9);
+        let cancel = frames.cancel.clone();
+        flights.push(frames);
+        assert!(flights.next().now_or_never().is_none());
+        // Its handler ignores the signal and never answers: the request
+        // ends anyway.
+        cancel.cancel();
+        assert_eq!(next(&mut flights).await.unwrap(), "done 9");
+        assert!(flights.is_empty());
     }
 }

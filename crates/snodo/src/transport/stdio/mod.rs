@@ -18,7 +18,6 @@
 //!   finish, and the serve call returns.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::io;
 use std::time::Duration;
 
@@ -266,6 +265,13 @@ impl Server {
                         }
                     };
                     let id = request.id.clone();
+                    if in_flight.len() >= max_in_flight && waiting.is_some() {
+                        let busy = Error::internal(format!(
+                            "Server busy: more than {max_in_flight} requests in flight"
+                        ));
+                        write_frame(&mut out, &wire::encode_error(Some(&id), &busy)).await?;
+                        continue;
+                    }
                     let cancel = CancelSignal::new();
                     let server = self.clone();
                     let signal = cancel.clone();
@@ -276,13 +282,6 @@ impl Server {
                         }),
                         None => Box::pin(async move { server.handle(message, stdio_info(), signal).await }),
                     };
-                    if in_flight.len() >= max_in_flight && waiting.is_some() {
-                        let busy = Error::internal(format!(
-                            "Server busy: more than {max_in_flight} requests in flight"
-                        ));
-                        write_frame(&mut out, &wire::encode_error(Some(&id), &busy)).await?;
-                        continue;
-                    }
                     // Most requests are answered on their first poll: with a
                     // slot free, that poll happens here, the reply is written
                     // at once, and the request never joins the set in flight
@@ -326,7 +325,10 @@ impl Server {
                         }
                     }
                 }
-                _ = tokio::time::sleep_until(deadline.unwrap_or_else(tokio::time::Instant::now)), if deadline.is_some() => {
+                // `select!` makes every branch's future on each pass,
+                // disabled ones too: making this one reads no clock and
+                // arms no timer until it is polled.
+                () = grace(deadline), if deadline.is_some() => {
                     break;
                 }
             }
@@ -370,6 +372,14 @@ where
         Ok(result) => result,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(e) => Err(io::Error::other(e)),
+    }
+}
+
+/// Ends at `deadline`; never without one.
+async fn grace(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
