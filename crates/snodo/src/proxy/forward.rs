@@ -7,14 +7,13 @@ use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
 
 use super::audit::Entry;
 use super::callers::{Callers, Child};
 use super::convert;
 use super::guard::{self, Guard};
 use super::naming::Naming;
-use super::relay::{self, Relay};
+use super::relay::{self, Letter, Mailbox, Relay};
 use super::shaping::{self, Injection, Shaping};
 use super::stats::Stats;
 use crate::client::{Client, ClientError, CompletionRef, Progress, RequestOptions};
@@ -136,9 +135,9 @@ impl Via<'_> {
 
 /// The options of a forwarded request: input requests come back to the
 /// proxy (the backend's `input_required` goes to the caller), the caller's
-/// answers of an earlier round go on, progress is sent to `progress`, and
+/// answers of an earlier round go on, progress is posted to `mailbox`, and
 /// the caller's identity goes along when `identity` says so.
-fn options(cx: &Context, progress: mpsc::Sender<Progress>, identity: bool) -> RequestOptions {
+fn options(cx: &Context, mailbox: Arc<Mailbox>, identity: bool) -> RequestOptions {
     let mut opts = RequestOptions::new().answer_input(false);
     if identity && let Some(principal) = cx.principal() {
         let scopes = principal.scopes.join(" ");
@@ -165,10 +164,8 @@ fn options(cx: &Context, progress: mpsc::Sender<Progress>, identity: bool) -> Re
     if let Some(level) = level.and_then(LogLevel::parse) {
         opts = opts.log_level(level);
     }
-    opts.on_progress(move |p| {
-        // Past the queue's bound an update is dropped: a later one says more.
-        let _ = progress.try_send(p);
-    })
+    // Past the queue's bound an update is dropped: a later one says more.
+    opts.on_progress(move |p| mailbox.progress(p))
 }
 
 /// How a flight to the backend ended.
@@ -386,12 +383,13 @@ fn start<F>(
 where
     F: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    let (tx, rx) = mpsc::channel(relay::QUEUE);
+    let mailbox = Arc::new(Mailbox::default());
     // Polled by the caller's request, under its span: the backend request's
     // client span (and the trace context sent to the backend) continue the
     // caller's trace, and no task is spawned per call.
-    let task: relay::BackendRequest = Box::pin(make(client, options(cx, tx, identity)));
-    relay.start(task, rx)
+    let task: relay::BackendRequest =
+        Box::pin(make(client, options(cx, mailbox.clone(), identity)));
+    relay.start(task, mailbox)
 }
 
 /// What an ended flight answers the caller.
@@ -423,12 +421,21 @@ async fn follow(
 ) -> Result<Ended, HandlerError> {
     loop {
         tokio::select! {
-            // Progress and log messages first: those the backend sent
+            // What the backend sent first: progress and log messages sent
             // before its answer reach the caller before the answer.
             biased;
-            Some(p) = flight.progress.recv() => pass_progress(cx, p).await,
-            Some(m) = flight.logs.recv() => pass_log(cx, m).await,
-            Some(ask) = flight.asks.recv() => {
+            letter = flight.mailbox.next() => {
+                let ask = match letter {
+                    Letter::Progress(p) => {
+                        pass_progress(cx, p).await;
+                        continue;
+                    }
+                    Letter::Log(m) => {
+                        pass_log(cx, m).await;
+                        continue;
+                    }
+                    Letter::Ask(ask) => ask,
+                };
                 let key = format!("{}-{}", ask.method.replace('/', "-"), relay.round());
                 let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
                 flight.waiting = Some((key, ask.reply));
@@ -442,12 +449,15 @@ async fn follow(
             }
             out = &mut flight.task => {
                 // What the backend sent before its answer, in the same
-                // poll, reaches the caller first.
-                while let Ok(p) = flight.progress.try_recv() {
-                    pass_progress(cx, p).await;
-                }
-                while let Ok(m) = flight.logs.try_recv() {
-                    pass_log(cx, m).await;
+                // poll, reaches the caller first (a request of the
+                // backend's left unanswered hears that the caller did not
+                // answer).
+                while let Some(letter) = flight.mailbox.take() {
+                    match letter {
+                        Letter::Progress(p) => pass_progress(cx, p).await,
+                        Letter::Log(m) => pass_log(cx, m).await,
+                        Letter::Ask(_) => {}
+                    }
                 }
                 return Ok(match out {
                     Ok(value) => Ended::Answer(value),

@@ -10,13 +10,14 @@
 //! relay does not declare roots: a backend may ask for them outside any
 //! request, where no caller could answer.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::RandomUnavailable;
 use crate::client::{ClientBuilder, ClientError, LogMessage, Progress};
@@ -63,21 +64,171 @@ struct Inner {
     ttl: Duration,
     next: AtomicU64,
     /// The flights, by id.
-    flights: Mutex<HashMap<u64, Slot>>,
+    flights: Mutex<HashMap<u64, Slot, Ids>>,
     parked: Mutex<Vec<(String, Instant, Flight)>>,
 }
 
 /// Where a flight takes what its backend sends.
 struct Slot {
-    asks: mpsc::UnboundedSender<Ask>,
-    logs: mpsc::Sender<LogMessage>,
+    mailbox: Arc<Mailbox>,
     /// Running, not parked.
     running: bool,
 }
 
 impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Slot>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<u64, Slot, Ids>> {
         self.flights.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Hashes the flights' ids, which the relay numbers itself: a multiply
+/// spreads the counter's bits (no caller chooses them, so no keyed hash is
+/// needed).
+#[derive(Default, Clone, Copy)]
+struct Ids;
+
+impl std::hash::BuildHasher for Ids {
+    type Hasher = IdHasher;
+
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(0)
+    }
+}
+
+/// The hasher of [`Ids`].
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// What a backend sent one forwarded request, waiting for the request to
+/// pass it on to its caller.
+pub(crate) enum Letter {
+    /// A progress update.
+    Progress(Progress),
+    /// A log message.
+    Log(LogMessage),
+    /// A request of the backend's, which the caller must answer.
+    Ask(Ask),
+}
+
+/// The letters of one forwarded request, in the order they came: at most
+/// [`QUEUE`] progress updates and [`QUEUE`] log messages (past it the newest
+/// are dropped), and the backend's requests. One lock and one allocation
+/// per forwarded request, where three channels took six.
+#[derive(Default)]
+pub(crate) struct Mailbox {
+    letters: Mutex<Letters>,
+}
+
+#[derive(Default)]
+struct Letters {
+    queue: VecDeque<Letter>,
+    /// How many progress updates and log messages are queued.
+    progress: usize,
+    logs: usize,
+    /// The request reading the letters, waiting for the next.
+    reader: Option<Waker>,
+    /// The request has ended: nothing more is taken.
+    closed: bool,
+}
+
+impl Mailbox {
+    fn lock(&self) -> MutexGuard<'_, Letters> {
+        self.letters.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Posts a progress update (dropped past the bound, or once the
+    /// request has ended).
+    pub(crate) fn progress(&self, update: Progress) {
+        let _ = self.post(Letter::Progress(update));
+    }
+
+    /// Posts a letter; gives it back when the request has ended (dropped
+    /// silently past the bound).
+    fn post(&self, letter: Letter) -> Result<(), Letter> {
+        let mut letters = self.lock();
+        if letters.closed {
+            return Err(letter);
+        }
+        let count = match &letter {
+            Letter::Progress(_) => Some(&mut letters.progress),
+            Letter::Log(_) => Some(&mut letters.logs),
+            Letter::Ask(_) => None,
+        };
+        if let Some(count) = count {
+            if *count >= QUEUE {
+                return Ok(());
+            }
+            *count += 1;
+        }
+        letters.queue.push_back(letter);
+        let reader = letters.reader.take();
+        drop(letters);
+        if let Some(reader) = reader {
+            reader.wake();
+        }
+        Ok(())
+    }
+
+    /// The letter that came first, if any.
+    pub(crate) fn take(&self) -> Option<Letter> {
+        Self::pop(&mut self.lock())
+    }
+
+    fn pop(letters: &mut Letters) -> Option<Letter> {
+        let letter = letters.queue.pop_front()?;
+        match &letter {
+            Letter::Progress(_) => letters.progress -= 1,
+            Letter::Log(_) => letters.logs -= 1,
+            Letter::Ask(_) => {}
+        }
+        Some(letter)
+    }
+
+    /// Waits for the next letter.
+    pub(crate) async fn next(&self) -> Letter {
+        std::future::poll_fn(|cx| {
+            let mut letters = self.lock();
+            match Self::pop(&mut letters) {
+                Some(letter) => Poll::Ready(letter),
+                None => {
+                    if !letters
+                        .reader
+                        .as_ref()
+                        .is_some_and(|w| w.will_wake(cx.waker()))
+                    {
+                        letters.reader = Some(cx.waker().clone());
+                    }
+                    Poll::Pending
+                }
+            }
+        })
+        .await
+    }
+
+    /// Takes nothing more, and drops what waits (a backend request
+    /// waiting then hears that its caller did not answer).
+    fn close(&self) {
+        let mut letters = self.lock();
+        letters.closed = true;
+        let queue = std::mem::take(&mut letters.queue);
+        letters.reader = None;
+        drop(letters);
+        drop(queue);
     }
 }
 
@@ -101,7 +252,7 @@ impl Relay {
             inner: Arc::new(Inner {
                 ttl,
                 next: AtomicU64::new(0),
-                flights: Mutex::default(),
+                flights: Mutex::new(HashMap::with_hasher(Ids)),
                 parked: Mutex::default(),
             }),
         }
@@ -135,12 +286,12 @@ impl Relay {
     /// Hands a backend request to the one request in flight and waits for
     /// its caller's answer.
     async fn ask(&self, method: &'static str, params: Value) -> Result<Value, BoxError> {
-        let tx = {
+        let mailbox = {
             let flights = self.inner.lock();
             let running = flights.values().filter(|s| s.running).count();
             let mut candidates = flights.values().filter(|s| s.running || running == 0);
             match (candidates.next(), candidates.next()) {
-                (Some(slot), None) => slot.asks.clone(),
+                (Some(slot), None) => slot.mailbox.clone(),
                 (None, _) => {
                     return Err(format!("{method}: no request of the proxy is in flight").into());
                 }
@@ -154,12 +305,13 @@ impl Relay {
             }
         };
         let (reply, answer) = oneshot::channel();
-        tx.send(Ask {
-            method,
-            params,
-            reply,
-        })
-        .map_err(|_| "the request that asked has ended")?;
+        mailbox
+            .post(Letter::Ask(Ask {
+                method,
+                params,
+                reply,
+            }))
+            .map_err(|_| "the request that asked has ended")?;
         answer.await.map_err(|_| "the caller did not answer")?
     }
 
@@ -168,31 +320,28 @@ impl Relay {
         let flights = self.inner.lock();
         let mut running = flights.values().filter(|s| s.running);
         if let (Some(slot), None) = (running.next(), running.next()) {
-            let _ = slot.logs.try_send(message);
+            let _ = slot.mailbox.post(Letter::Log(message));
         }
     }
 
-    /// Registers a forwarded request: backend requests reach `Flight::asks`
-    /// until it is dropped.
-    pub(crate) fn start(&self, task: BackendRequest, progress: mpsc::Receiver<Progress>) -> Flight {
+    /// Registers a forwarded request: what its backend sends reaches
+    /// `mailbox` (where the request's progress is posted too) until the
+    /// flight is dropped.
+    pub(crate) fn start(&self, task: BackendRequest, mailbox: Arc<Mailbox>) -> Flight {
         let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
-        let (asks_tx, asks) = mpsc::unbounded_channel();
-        let (logs_tx, logs) = mpsc::channel(QUEUE);
         let slot = Slot {
-            asks: asks_tx,
-            logs: logs_tx,
+            mailbox: mailbox.clone(),
             running: true,
         };
         self.inner.lock().insert(id, slot);
         Flight {
             task,
-            asks,
-            logs,
-            progress,
+            mailbox: mailbox.clone(),
             waiting: None,
             registration: Registration {
                 relay: Arc::downgrade(&self.inner),
                 id,
+                mailbox,
             },
         }
     }
@@ -267,27 +416,31 @@ pub(crate) type BackendRequest =
 /// cancelled or parked too long, it cancels the backend's request).
 pub(crate) struct Flight {
     pub(crate) task: BackendRequest,
-    pub(crate) asks: mpsc::UnboundedReceiver<Ask>,
-    pub(crate) progress: mpsc::Receiver<Progress>,
-    pub(crate) logs: mpsc::Receiver<LogMessage>,
+    /// What the backend sent the request.
+    pub(crate) mailbox: Arc<Mailbox>,
     /// The backend request the caller was asked to answer, and its key.
     pub(crate) waiting: Option<(String, oneshot::Sender<Result<Value, BoxError>>)>,
     registration: Registration,
 }
 
-/// Removes a flight from its relay when it ends. Weak: a parked flight,
-/// which the relay holds, does not keep the relay alive.
+/// Removes a flight from its relay and closes its mailbox when it ends.
+/// Weak: a parked flight, which the relay holds, does not keep the relay
+/// alive.
 struct Registration {
     relay: std::sync::Weak<Inner>,
     id: u64,
+    mailbox: Arc<Mailbox>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
+        self.mailbox.close();
         let Some(inner) = self.relay.upgrade() else {
             return;
         };
-        inner.lock().remove(&self.id);
+        // Dropped outside the lock.
+        let slot = inner.lock().remove(&self.id);
+        drop(slot);
     }
 }
 
@@ -318,8 +471,7 @@ mod tests {
             let _guard = guard;
             std::future::pending::<Result<Value, ClientError>>().await
         });
-        let (_tx, rx) = mpsc::channel(QUEUE);
-        (relay.start(task, rx), dropped)
+        (relay.start(task, Arc::default()), dropped)
     }
 
     /// A flight whose backend request never ends.
@@ -370,7 +522,7 @@ mod tests {
     #[tokio::test]
     async fn log_messages_past_the_queue_are_dropped() {
         let relay = Relay::new();
-        let mut one = flight(&relay);
+        let one = flight(&relay);
         for i in 0..QUEUE + 10 {
             relay.log(LogMessage {
                 level: "info".into(),
@@ -379,11 +531,118 @@ mod tests {
             });
         }
         let mut got = Vec::new();
-        while let Ok(m) = one.logs.try_recv() {
+        while let Some(letter) = one.mailbox.take() {
+            let Letter::Log(m) = letter else {
+                panic!("only log messages were sent");
+            };
             got.push(m.data);
         }
         assert_eq!(got.len(), QUEUE);
         assert_eq!(got[0], Value::from(0), "the oldest are kept");
+    }
+
+    fn progress(n: f64) -> Progress {
+        Progress {
+            progress: n,
+            total: None,
+            message: None,
+        }
+    }
+
+    fn log(n: u64) -> LogMessage {
+        LogMessage {
+            level: "info".into(),
+            logger: None,
+            data: Value::from(n),
+        }
+    }
+
+    #[tokio::test]
+    async fn letters_come_out_in_the_order_they_came_each_kind_bounded_apart() {
+        let mailbox = Mailbox::default();
+        for i in 0..QUEUE + 5 {
+            mailbox.progress(progress(i as f64));
+        }
+        for i in 0..3 {
+            mailbox.post(Letter::Log(log(i))).ok().unwrap();
+        }
+        let mut seen = (Vec::new(), Vec::new());
+        while let Some(letter) = mailbox.take() {
+            match letter {
+                Letter::Progress(p) => {
+                    assert!(seen.1.is_empty(), "every update came before the logs");
+                    seen.0.push(p.progress);
+                }
+                Letter::Log(m) => seen.1.push(m.data),
+                Letter::Ask(_) => panic!("no ask was posted"),
+            }
+        }
+        assert_eq!(seen.0.len(), QUEUE, "past the bound the newest are dropped");
+        assert_eq!(seen.0[0], 0.0);
+        assert_eq!(seen.1, [Value::from(0), Value::from(1), Value::from(2)]);
+        // Taken out, there is room again.
+        mailbox.progress(progress(99.0));
+        assert!(matches!(mailbox.take(), Some(Letter::Progress(p)) if p.progress == 99.0));
+    }
+
+    #[tokio::test]
+    async fn a_reader_waiting_is_woken_by_the_next_letter() {
+        let mailbox = Arc::new(Mailbox::default());
+        let reader = tokio::spawn({
+            let mailbox = mailbox.clone();
+            async move { mailbox.next().await }
+        });
+        tokio::task::yield_now().await;
+        mailbox.post(Letter::Log(log(7))).ok().unwrap();
+        let letter = tokio::time::timeout(Duration::from_secs(5), reader)
+            .await
+            .expect("the reader was woken")
+            .unwrap();
+        assert!(matches!(letter, Letter::Log(m) if m.data == 7));
+    }
+
+    #[tokio::test]
+    async fn an_ask_to_a_request_that_ended_fails_and_one_left_waiting_hears_no_answer() {
+        let relay = Relay::new();
+        let one = flight(&relay);
+        let asking = tokio::spawn({
+            let relay = relay.clone();
+            async move { relay.ask("sampling/createMessage", Value::Null).await }
+        });
+        // The ask waits in the mailbox; the request ends without reading it.
+        while one.mailbox.lock().queue.is_empty() {
+            tokio::task::yield_now().await;
+        }
+        let mailbox = one.mailbox.clone();
+        drop(one);
+        let err = asking.await.unwrap().unwrap_err();
+        assert!(
+            err.to_string().contains("the caller did not answer"),
+            "{err}"
+        );
+        assert!(relay.inner.lock().is_empty(), "the flight is gone");
+        let (reply, _answer) = oneshot::channel();
+        let refused = mailbox.post(Letter::Ask(Ask {
+            method: "elicitation/create",
+            params: Value::Null,
+            reply,
+        }));
+        assert!(refused.is_err(), "a closed mailbox takes nothing");
+        mailbox.progress(progress(1.0));
+        assert!(mailbox.take().is_none());
+    }
+
+    #[test]
+    fn ids_spread_over_the_table() {
+        use std::hash::BuildHasher;
+        let hashes: std::collections::HashSet<u64> =
+            (0..1000u64).map(|i| Ids.hash_one(i)).collect();
+        assert_eq!(hashes.len(), 1000);
+        // hashbrown picks a group by the low bits and tags entries with the
+        // top seven: both vary.
+        let tags: std::collections::HashSet<u64> =
+            (0..64u64).map(|i| Ids.hash_one(i) >> 57).collect();
+        assert!(tags.len() > 16, "{}", tags.len());
     }
 
     #[tokio::test]
@@ -423,7 +682,7 @@ mod tests {
                 .contains("no request of the proxy is in flight"),
             "{err}"
         );
-        let mut one = flight(&relay);
+        let one = flight(&relay);
         let asking = tokio::spawn({
             let relay = relay.clone();
             async move {
@@ -432,14 +691,16 @@ mod tests {
                     .await
             }
         });
-        let ask = one.asks.recv().await.unwrap();
+        let Letter::Ask(ask) = one.mailbox.next().await else {
+            panic!("an ask");
+        };
         assert_eq!(ask.method, "sampling/createMessage");
         ask.reply.send(Ok(serde_json::json!({"ok": true}))).unwrap();
         assert_eq!(
             asking.await.unwrap().unwrap(),
             serde_json::json!({"ok": true})
         );
-        let mut two = flight(&relay);
+        let two = flight(&relay);
         let err = relay
             .ask("sampling/createMessage", Value::Null)
             .await
@@ -455,7 +716,9 @@ mod tests {
             let relay = relay.clone();
             async move { relay.ask("elicitation/create", Value::Null).await }
         });
-        let ask = two.asks.recv().await.unwrap();
+        let Letter::Ask(ask) = two.mailbox.next().await else {
+            panic!("an ask");
+        };
         assert_eq!(ask.method, "elicitation/create");
         ask.reply.send(Err("declined".into())).unwrap();
         assert!(asking.await.unwrap().is_err());
