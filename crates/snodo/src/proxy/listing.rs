@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Link, Listed};
+use super::flight::Link;
+use super::forward::{ForwardPrompt, ForwardResource, ForwardTool, Listed};
 use super::pins;
 use super::shaping::{Component, Shaping};
 use crate::client::ClientError;

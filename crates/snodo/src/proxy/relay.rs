@@ -189,6 +189,24 @@ impl Mailbox {
         Self::pop(&mut self.lock())
     }
 
+    /// The progress update or log message that came first, if any; the
+    /// backend's requests stay queued. A request parked for its caller's
+    /// answer passes on first what its backend sent beside the request.
+    pub(crate) fn take_note(&self) -> Option<Letter> {
+        let mut letters = self.lock();
+        let at = letters
+            .queue
+            .iter()
+            .position(|l| !matches!(l, Letter::Ask(_)))?;
+        let letter = letters.queue.remove(at)?;
+        match &letter {
+            Letter::Progress(_) => letters.progress -= 1,
+            Letter::Log(_) => letters.logs -= 1,
+            Letter::Ask(_) => {}
+        }
+        Some(letter)
+    }
+
     fn pop(letters: &mut Letters) -> Option<Letter> {
         let letter = letters.queue.pop_front()?;
         match &letter {
@@ -557,32 +575,80 @@ mod tests {
         }
     }
 
+    fn ask(method: &'static str) -> (Letter, oneshot::Receiver<Result<Value, BoxError>>) {
+        let (reply, answer) = oneshot::channel();
+        let letter = Letter::Ask(Ask {
+            method,
+            params: Value::Null,
+            reply,
+        });
+        (letter, answer)
+    }
+
+    /// A letter's kind and number, for comparing sequences.
+    fn label(letter: Letter) -> String {
+        match letter {
+            Letter::Progress(p) => format!("p{}", p.progress),
+            Letter::Log(m) => format!("l{}", m.data),
+            Letter::Ask(a) => a.method.to_owned(),
+        }
+    }
+
     #[tokio::test]
     async fn letters_come_out_in_the_order_they_came_each_kind_bounded_apart() {
         let mailbox = Mailbox::default();
+        mailbox.post(Letter::Log(log(1))).ok().unwrap();
+        mailbox.progress(progress(1.0));
+        let (first, _a) = ask("a");
+        mailbox.post(first).ok().unwrap();
+        mailbox.post(Letter::Log(log(2))).ok().unwrap();
+        let (second, _b) = ask("b");
+        mailbox.post(second).ok().unwrap();
+        mailbox.progress(progress(2.0));
+        let order: Vec<String> = std::iter::from_fn(|| mailbox.take()).map(label).collect();
+        assert_eq!(order, ["l1", "p1", "a", "l2", "b", "p2"]);
+
         for i in 0..QUEUE + 5 {
             mailbox.progress(progress(i as f64));
+            mailbox.post(Letter::Log(log(i as u64))).ok().unwrap();
         }
-        for i in 0..3 {
-            mailbox.post(Letter::Log(log(i))).ok().unwrap();
-        }
-        let mut seen = (Vec::new(), Vec::new());
-        while let Some(letter) = mailbox.take() {
-            match letter {
-                Letter::Progress(p) => {
-                    assert!(seen.1.is_empty(), "every update came before the logs");
-                    seen.0.push(p.progress);
-                }
-                Letter::Log(m) => seen.1.push(m.data),
-                Letter::Ask(_) => panic!("no ask was posted"),
-            }
-        }
-        assert_eq!(seen.0.len(), QUEUE, "past the bound the newest are dropped");
-        assert_eq!(seen.0[0], 0.0);
-        assert_eq!(seen.1, [Value::from(0), Value::from(1), Value::from(2)]);
+        let (late, _c) = ask("c");
+        mailbox.post(late).ok().unwrap();
+        let all: Vec<String> = std::iter::from_fn(|| mailbox.take()).map(label).collect();
+        let count = |prefix: &str| all.iter().filter(|l| l.starts_with(prefix)).count();
+        assert_eq!(count("p"), QUEUE, "past the bound the newest are dropped");
+        assert_eq!(count("l"), QUEUE, "each kind has its own bound");
+        assert_eq!(all[..2], ["p0", "l0"]);
+        assert_eq!(
+            all.last().map(String::as_str),
+            Some("c"),
+            "a request is never dropped"
+        );
         // Taken out, there is room again.
         mailbox.progress(progress(99.0));
         assert!(matches!(mailbox.take(), Some(Letter::Progress(p)) if p.progress == 99.0));
+    }
+
+    #[tokio::test]
+    async fn the_notes_beside_a_request_are_taken_before_it_and_the_requests_stay() {
+        let mailbox = Mailbox::default();
+        let (first, _a) = ask("a");
+        mailbox.post(first).ok().unwrap();
+        mailbox.progress(progress(1.0));
+        let (second, _b) = ask("b");
+        mailbox.post(second).ok().unwrap();
+        mailbox.post(Letter::Log(log(1))).ok().unwrap();
+        let notes: Vec<String> = std::iter::from_fn(|| mailbox.take_note())
+            .map(label)
+            .collect();
+        assert_eq!(notes, ["p1", "l1"]);
+        let rest: Vec<String> = std::iter::from_fn(|| mailbox.take()).map(label).collect();
+        assert_eq!(rest, ["a", "b"]);
+        // The bounds count what was taken.
+        for i in 0..QUEUE {
+            mailbox.progress(progress(i as f64));
+        }
+        assert_eq!(std::iter::from_fn(|| mailbox.take()).count(), QUEUE);
     }
 
     #[tokio::test]
@@ -590,9 +656,22 @@ mod tests {
         let mailbox = Arc::new(Mailbox::default());
         let reader = tokio::spawn({
             let mailbox = mailbox.clone();
-            async move { mailbox.next().await }
+            async move {
+                // A wait given up (as a `select!` branch is dropped when
+                // another wins), then a new one: the new one is woken.
+                let mut first = Box::pin(mailbox.next());
+                std::future::poll_fn(|cx| {
+                    assert!(first.as_mut().poll(cx).is_pending());
+                    Poll::Ready(())
+                })
+                .await;
+                drop(first);
+                mailbox.next().await
+            }
         });
-        tokio::task::yield_now().await;
+        while mailbox.lock().reader.is_none() {
+            tokio::task::yield_now().await;
+        }
         mailbox.post(Letter::Log(log(7))).ok().unwrap();
         let letter = tokio::time::timeout(Duration::from_secs(5), reader)
             .await
