@@ -16,7 +16,7 @@ use super::guard::{self, Guard};
 use super::naming::Naming;
 use super::relay::{self, Letter, Mailbox, Relay};
 use super::stats::Stats;
-use crate::client::{Client, ClientError, Progress, RequestOptions};
+use crate::client::{Client, ClientError, RequestOptions};
 use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
 use crate::protocol::LogLevel;
@@ -422,25 +422,13 @@ async fn follow(
             // before its answer reach the caller before the answer.
             biased;
             letter = flight.mailbox.next() => {
-                let ask = match letter {
-                    Letter::Progress(p) => {
-                        pass_progress(cx, p).await;
-                        continue;
-                    }
-                    Letter::Log(m) => {
-                        pass_log(cx, m).await;
-                        continue;
-                    }
-                    Letter::Ask(ask) => ask,
+                let Some(ask) = pass_note(cx, letter).await else {
+                    continue;
                 };
                 // What the backend sent beside its request reaches the
                 // caller before the request waits parked.
                 while let Some(note) = flight.mailbox.take_note() {
-                    match note {
-                        Letter::Progress(p) => pass_progress(cx, p).await,
-                        Letter::Log(m) => pass_log(cx, m).await,
-                        Letter::Ask(_) => {}
-                    }
+                    pass_note(cx, note).await;
                 }
                 let key = format!("{}-{}", ask.method.replace('/', "-"), relay.round());
                 let input = InputRequired::new().request(key.clone(), ask.method, ask.params);
@@ -459,11 +447,7 @@ async fn follow(
                 // backend's left unanswered hears that the caller did not
                 // answer).
                 while let Some(letter) = flight.mailbox.take() {
-                    match letter {
-                        Letter::Progress(p) => pass_progress(cx, p).await,
-                        Letter::Log(m) => pass_log(cx, m).await,
-                        Letter::Ask(_) => {}
-                    }
+                    drop(pass_note(cx, letter).await);
                 }
                 return Ok(match out {
                     Ok(value) => Ended::Answer(value),
@@ -477,16 +461,22 @@ async fn follow(
     }
 }
 
-/// Passes a backend's progress update to a caller that asked for progress.
-async fn pass_progress(cx: &Context, p: Progress) {
-    if cx.wants_progress() {
-        let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+/// Passes a backend's progress update (to a caller that asked for
+/// progress) or log message (at the caller's level) on to the caller; a
+/// request of the backend's is given back, for the caller to answer.
+async fn pass_note(cx: &Context, letter: Letter) -> Option<relay::Ask> {
+    match letter {
+        Letter::Progress(p) => {
+            if cx.wants_progress() {
+                let _ = cx.progress(p.progress, p.total, p.message.as_deref()).await;
+            }
+        }
+        Letter::Log(m) => {
+            if let Some(level) = LogLevel::parse(&m.level) {
+                cx.log_as(level, m.logger.as_deref(), m.data).await;
+            }
+        }
+        Letter::Ask(ask) => return Some(ask),
     }
-}
-
-/// Passes a backend's log message to the caller (at the caller's level).
-async fn pass_log(cx: &Context, m: crate::client::LogMessage) {
-    if let Some(level) = LogLevel::parse(&m.level) {
-        cx.log_as(level, m.logger.as_deref(), m.data).await;
-    }
+    None
 }

@@ -146,6 +146,27 @@ struct Letters {
     closed: bool,
 }
 
+impl Letters {
+    /// The count that bounds letters of `letter`'s kind (none for the
+    /// backend's requests).
+    fn count(&mut self, letter: &Letter) -> Option<&mut usize> {
+        match letter {
+            Letter::Progress(_) => Some(&mut self.progress),
+            Letter::Log(_) => Some(&mut self.logs),
+            Letter::Ask(_) => None,
+        }
+    }
+
+    /// Takes the letter at `at` out of the queue.
+    fn remove(&mut self, at: usize) -> Option<Letter> {
+        let letter = self.queue.remove(at)?;
+        if let Some(count) = self.count(&letter) {
+            *count -= 1;
+        }
+        Some(letter)
+    }
+}
+
 impl Mailbox {
     fn lock(&self) -> MutexGuard<'_, Letters> {
         self.letters.lock().unwrap_or_else(|e| e.into_inner())
@@ -164,12 +185,7 @@ impl Mailbox {
         if letters.closed {
             return Err(letter);
         }
-        let count = match &letter {
-            Letter::Progress(_) => Some(&mut letters.progress),
-            Letter::Log(_) => Some(&mut letters.logs),
-            Letter::Ask(_) => None,
-        };
-        if let Some(count) = count {
+        if let Some(count) = letters.count(&letter) {
             if *count >= QUEUE {
                 return Ok(());
             }
@@ -186,7 +202,7 @@ impl Mailbox {
 
     /// The letter that came first, if any.
     pub(crate) fn take(&self) -> Option<Letter> {
-        Self::pop(&mut self.lock())
+        self.lock().remove(0)
     }
 
     /// The progress update or log message that came first, if any; the
@@ -198,30 +214,14 @@ impl Mailbox {
             .queue
             .iter()
             .position(|l| !matches!(l, Letter::Ask(_)))?;
-        let letter = letters.queue.remove(at)?;
-        match &letter {
-            Letter::Progress(_) => letters.progress -= 1,
-            Letter::Log(_) => letters.logs -= 1,
-            Letter::Ask(_) => {}
-        }
-        Some(letter)
-    }
-
-    fn pop(letters: &mut Letters) -> Option<Letter> {
-        let letter = letters.queue.pop_front()?;
-        match &letter {
-            Letter::Progress(_) => letters.progress -= 1,
-            Letter::Log(_) => letters.logs -= 1,
-            Letter::Ask(_) => {}
-        }
-        Some(letter)
+        letters.remove(at)
     }
 
     /// Waits for the next letter.
     pub(crate) async fn next(&self) -> Letter {
         std::future::poll_fn(|cx| {
             let mut letters = self.lock();
-            match Self::pop(&mut letters) {
+            match letters.remove(0) {
                 Some(letter) => Poll::Ready(letter),
                 None => {
                     if !letters
