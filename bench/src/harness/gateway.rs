@@ -66,6 +66,12 @@ pub(crate) struct Run {
     /// CPU time of the backend per completed call, in µs (`None` for
     /// `direct` and stdio).
     backend_cpu_us: Option<f64>,
+    /// How often the front was preempted per completed call (a woken
+    /// process, the backend on the same CPU most often, taking the CPU from
+    /// it).
+    front_preempted: Option<f64>,
+    /// How often the backend was preempted per completed call.
+    backend_preempted: Option<f64>,
     errors: u64,
     first_error: Option<String>,
 }
@@ -76,12 +82,18 @@ impl Run {
             c.filter(|_| out.completed > 0)
                 .map(|c| c.server_ns as f64 / 1000.0 / out.completed as f64)
         };
+        let preempted = |c: Option<procs::CpuUse>| {
+            c.filter(|_| out.completed > 0)
+                .map(|c| c.server_preempted as f64 / out.completed as f64)
+        };
         Run {
             rps: out.rps(),
             p50_us: out.hist.percentile(50.0) as f64 / 1000.0,
             p99_us: out.hist.percentile(99.0) as f64 / 1000.0,
             front_cpu_us: per_call(front),
             backend_cpu_us: per_call(backend),
+            front_preempted: preempted(front),
+            backend_preempted: preempted(backend),
             errors: out.errors,
             first_error: out.first_error.clone(),
         }
@@ -346,6 +358,8 @@ struct Figures {
     added_p99: f64,
     front_cpu: Option<f64>,
     backend_cpu: Option<f64>,
+    front_preempted: Option<f64>,
+    backend_preempted: Option<f64>,
 }
 
 fn figures(runs: &[Vec<Run>], v: usize) -> Figures {
@@ -361,6 +375,8 @@ fn figures(runs: &[Vec<Run>], v: usize) -> Figures {
         added_p99: med(&|r| r.p99_us) - base(&|r| r.p99_us),
         front_cpu: opt(&|r| r.front_cpu_us),
         backend_cpu: opt(&|r| r.backend_cpu_us),
+        front_preempted: opt(&|r| r.front_preempted),
+        backend_preempted: opt(&|r| r.backend_preempted),
     }
 }
 
@@ -374,6 +390,8 @@ fn entry(f: &Figures, runs: &[Run], direct: bool) -> serde_json::Value {
         "added_p99_us": (!direct).then_some(f.added_p99),
         "front_cpu_us_per_call": f.front_cpu,
         "backend_cpu_us_per_call": f.backend_cpu,
+        "front_preempted_per_call": f.front_preempted,
+        "backend_preempted_per_call": f.backend_preempted,
         "errors": runs.iter().map(|r| r.errors).sum::<u64>(),
         "samples": runs,
     })
@@ -381,6 +399,11 @@ fn entry(f: &Figures, runs: &[Run], direct: bool) -> serde_json::Value {
 
 fn cell(v: Option<f64>) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+}
+
+/// A count per call, to two places.
+fn cell2(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.2}"))
 }
 
 impl Report {
@@ -395,9 +418,12 @@ impl Report {
              closed loop; every answer is checked. {} rounds of {:.1} s warm-up + {:.1} s \
              measured, a fresh backend for each run, a random order each round, medians and the \
              median of the per-round ratios against `direct`; {}. Front CPU: the proxy's CPU \
-             time per forwarded call (the server's own for `direct`).\n\n\
-             | load | variant | req/s | / direct | p50 µs | p99 µs | added p50 µs | added p99 µs | front CPU µs/call | backend CPU µs/call | errors |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+             time per forwarded call (the server's own for `direct`). Preempted: how often per \
+             call the scheduler took the CPU from the process while it could still run \
+             (`nonvoluntary_ctxt_switches`), front / backend; with both on one CPU, mostly the \
+             other one woken by a message.\n\n\
+             | load | variant | req/s | / direct | p50 µs | p99 µs | added p50 µs | added p99 µs | front CPU µs/call | backend CPU µs/call | preempted per call | errors |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
             setup.command,
             setup.provenance.markdown(),
             setup.rounds,
@@ -431,7 +457,7 @@ impl Report {
                     }
                 };
                 md.push_str(&format!(
-                    "| {load} | {name} | {:.0} | {:.2} | {:.0} | {:.0} | {} | {} | {} | {} | {errs} |\n",
+                    "| {load} | {name} | {:.0} | {:.2} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {errs} |\n",
                     f.rps,
                     f.over_direct,
                     f.p50,
@@ -440,6 +466,10 @@ impl Report {
                     added(f.added_p99),
                     cell(f.front_cpu),
                     cell(f.backend_cpu),
+                    match f.backend_preempted {
+                        Some(b) => format!("{} / {}", cell2(f.front_preempted), cell2(Some(b))),
+                        None => cell2(f.front_preempted),
+                    },
                 ));
                 entries.insert((*name).into(), entry(&f, &http[l][v], v == 0));
                 row.push(f);
@@ -451,8 +481,8 @@ impl Report {
             "\nThe stdio hop: the server over stdio directly, behind `bench-server-hop --stdio` \
              (a byte relay between the same pipes, two threads, no parsing) and behind \
              `snodo serve --stdio` (2026-07-28 `tools/call echo`).\n\n\
-             | load | variant | round trips/s | / direct | p50 µs | p99 µs | added p50 µs | front CPU µs/call | errors |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+             | load | variant | round trips/s | / direct | p50 µs | p99 µs | added p50 µs | front CPU µs/call | preempted per call | errors |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
         );
         let mut stdio_json = serde_json::Map::new();
         let mut stdio_at: Vec<Vec<Figures>> = Vec::new();
@@ -468,7 +498,7 @@ impl Report {
                 let errs: u64 = stdio[l][v].iter().map(|r| r.errors).sum();
                 errors += errs;
                 md.push_str(&format!(
-                    "| {load} | {name} | {:.0} | {:.2} | {:.0} | {:.0} | {} | {} | {errs} |\n",
+                    "| {load} | {name} | {:.0} | {:.2} | {:.0} | {:.0} | {} | {} | {} | {errs} |\n",
                     f.rps,
                     f.over_direct,
                     f.p50,
@@ -479,6 +509,7 @@ impl Report {
                         format!("{:.0}", f.added_p50)
                     },
                     cell(f.front_cpu),
+                    cell2(f.front_preempted),
                 ));
                 entries.insert((*name).into(), entry(&f, &stdio[l][v], v == 0));
                 row.push(f);
@@ -648,6 +679,8 @@ mod tests {
             added_p99: 20.0,
             front_cpu: None,
             backend_cpu: None,
+            front_preempted: None,
+            backend_preempted: None,
         }
     }
 

@@ -424,6 +424,24 @@ pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
     Some(total)
 }
 
+/// How often the scheduler took the CPU from `pid` while it could still run
+/// (a woken process preempting it): the sum over its threads of
+/// `nonvoluntary_ctxt_switches` in `/proc/<pid>/task/<tid>/status`.
+pub(crate) fn preemptions(pid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let path = entry.ok()?.path().join("status");
+        if let Ok(text) = std::fs::read_to_string(path) {
+            total += text
+                .lines()
+                .find_map(|l| l.strip_prefix("nonvoluntary_ctxt_switches:"))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Some(total)
+}
+
 /// Pins this process (before it starts any thread) to `cpu` with `taskset -p`;
 /// threads started later inherit the mask.
 pub(crate) fn pin_self(cpu: usize) -> Result<(), String> {
@@ -559,6 +577,8 @@ pub(crate) struct CpuUse {
     pub(crate) harness_ns: u64,
     /// The window's wall time.
     pub(crate) wall: Duration,
+    /// How often the server was preempted (see [`preemptions`]).
+    pub(crate) server_preempted: u64,
 }
 
 /// Reads [`CpuUse`] at the start and the end of a window, from a thread of
@@ -574,12 +594,15 @@ impl WindowCpu {
         Self(std::thread::spawn(move || {
             std::thread::sleep(from.saturating_duration_since(Instant::now()));
             let (s0, h0, t0) = (cpu_ns(pid)?, cpu_ns(std::process::id())?, Instant::now());
+            let p0 = preemptions(pid)?;
             std::thread::sleep(to.saturating_duration_since(Instant::now()));
             let (s1, h1, t1) = (cpu_ns(pid)?, cpu_ns(std::process::id())?, Instant::now());
+            let p1 = preemptions(pid)?;
             Some(CpuUse {
                 server_ns: s1.saturating_sub(s0),
                 harness_ns: h1.saturating_sub(h0),
                 wall: t1 - t0,
+                server_preempted: p1.saturating_sub(p0),
             })
         }))
     }
@@ -600,6 +623,30 @@ pub(crate) fn pin_this_thread(cpus: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_threads_spinning_on_one_cpu_preempt_each_other() {
+        let before = preemptions(std::process::id()).expect("our own status is readable");
+        let until = Instant::now() + Duration::from_millis(300);
+        let spinners: Vec<_> = (0..2)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    pin_this_thread("0").unwrap();
+                    while Instant::now() < until {
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        // Read while they still spin: an ended thread's count is gone.
+        std::thread::sleep(Duration::from_millis(250));
+        let after = preemptions(std::process::id()).unwrap();
+        for s in spinners {
+            s.join().unwrap();
+        }
+        assert!(after > before, "{before} -> {after}");
+        assert_eq!(preemptions(u32::MAX), None);
+    }
 
     #[test]
     fn each_validated_workload_runs_the_builds_it_compares() {
