@@ -396,50 +396,50 @@ async fn stop_child(child: &mut Child) {
 /// `VmRSS` and `VmHWM` of `pid`, in KiB.
 pub(crate) fn memory_kb(pid: u32) -> Option<(u64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok())
-    };
-    Some((field("VmRSS:")?, field("VmHWM:")?))
+    Some((
+        status_field(&status, "VmRSS:")?,
+        status_field(&status, "VmHWM:")?,
+    ))
 }
 
-/// CPU time `pid` has used, in nanoseconds: the sum over its threads of
-/// `/proc/<pid>/task/<tid>/schedstat` (threads that already exited are not
+/// The number that follows `name` in a `/proc` status text.
+fn status_field(status: &str, name: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok())
+}
+
+/// The sum over `pid`'s threads of what `read` finds in each one's
+/// `/proc/<pid>/task/<tid>/<file>` (threads that already exited are not
 /// counted, which is fine for deltas over a run of long-lived threads).
-pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
+fn per_thread_sum(pid: u32, file: &str, read: impl Fn(&str) -> Option<u64>) -> Option<u64> {
     let mut total = 0u64;
     for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-        let path = entry.ok()?.path().join("schedstat");
+        let path = entry.ok()?.path().join(file);
         if let Ok(text) = std::fs::read_to_string(path) {
-            total += text
-                .split_whitespace()
-                .next()
-                .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(0);
+            total += read(&text).unwrap_or(0);
         }
     }
     Some(total)
+}
+
+/// CPU time `pid` has used, in nanoseconds: the sum over its threads of the
+/// first field of `schedstat`.
+pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
+    per_thread_sum(pid, "schedstat", |text| {
+        text.split_whitespace().next()?.parse().ok()
+    })
 }
 
 /// How often the scheduler took the CPU from `pid` while it could still run
 /// (a woken process preempting it): the sum over its threads of
-/// `nonvoluntary_ctxt_switches` in `/proc/<pid>/task/<tid>/status`.
+/// `nonvoluntary_ctxt_switches` in their `status`.
 pub(crate) fn preemptions(pid: u32) -> Option<u64> {
-    let mut total = 0u64;
-    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-        let path = entry.ok()?.path().join("status");
-        if let Ok(text) = std::fs::read_to_string(path) {
-            total += text
-                .lines()
-                .find_map(|l| l.strip_prefix("nonvoluntary_ctxt_switches:"))
-                .and_then(|n| n.trim().parse::<u64>().ok())
-                .unwrap_or(0);
-        }
-    }
-    Some(total)
+    per_thread_sum(pid, "status", |text| {
+        status_field(text, "nonvoluntary_ctxt_switches:")
+    })
 }
 
 /// Pins this process (before it starts any thread) to `cpu` with `taskset -p`;
