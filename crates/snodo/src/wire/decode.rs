@@ -198,6 +198,11 @@ pub(crate) fn decode_by(bytes: &[u8], limits: &Limits, fast: bool) -> Result<Mes
     if bytes.len() > limits.max_bytes {
         return Err(DecodeError::invalid(None, "Message exceeds the size limit"));
     }
+    // The usual message is read in one pass that keeps the bounds itself;
+    // anything else is scanned for them, then read as a value.
+    if fast && let Some(message) = super::fast::decode(bytes, limits) {
+        return Ok(message);
+    }
     match scan(bytes, limits.max_depth, limits.max_digits) {
         Ok(()) => {}
         Err(ScanError::TooDeep) => return Err(DecodeError::parse("Parse error: nesting too deep")),
@@ -205,232 +210,9 @@ pub(crate) fn decode_by(bytes: &[u8], limits: &Limits, fast: bool) -> Result<Mes
             return Err(DecodeError::parse("Parse error: number literal too long"));
         }
     }
-    if fast && let Some(message) = fast::decode(bytes) {
-        return Ok(message);
-    }
     let value: Value =
         serde_json::from_slice(bytes).map_err(|_| DecodeError::parse("Parse error"))?;
     decode_value(value)
-}
-
-/// The usual request or notification read member by member into its parts,
-/// without a map for the top level. Anything else (a response, a batch, a
-/// duplicate or malformed member, a string with escapes where a borrowed one
-/// is read) gives `None`, and [`decode_value`] decides, so both paths answer
-/// every message alike.
-mod fast {
-    use std::borrow::Cow;
-
-    use serde::Deserialize;
-    use serde::de::{self, Deserializer, MapAccess, Visitor};
-    use serde_json::value::RawValue;
-    use serde_json::{Map, Value};
-
-    use super::super::RequestId;
-    use super::super::meta::{Meta, MetaParts};
-    use super::super::target::Aside;
-    use super::{Message, Notification, Request};
-
-    /// Another member makes the value path decide: serde skips an ignored
-    /// member without the checks a `Value` makes (a number out of range, a
-    /// lone surrogate), so a message the value path refuses would pass.
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Envelope<'a> {
-        jsonrpc: &'a str,
-        #[serde(default)]
-        id: Id,
-        method: String,
-        #[serde(default)]
-        params: Params,
-    }
-
-    /// An id as [`RequestId`] allows it; absent is `None`, and anything
-    /// else (`null` included) fails.
-    #[derive(Default)]
-    struct Id(Option<RequestId>);
-
-    /// A `params` object (an absent one is empty), its `_meta` read in
-    /// parts and the members that may name a target kept aside; anything
-    /// else fails.
-    #[derive(Default)]
-    struct Params(Map<String, Value>, Meta, Aside);
-
-    /// A member name, borrowed from the input unless it has escapes.
-    struct Key<'a>(Cow<'a, str>);
-
-    impl<'de> Deserialize<'de> for Key<'de> {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct KeyVisitor;
-            impl<'de> Visitor<'de> for KeyVisitor {
-                type Value = Key<'de>;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a member name")
-                }
-                fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-                    Ok(Key(Cow::Borrowed(s)))
-                }
-                fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-                    Ok(Key(Cow::Owned(s.to_owned())))
-                }
-                fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
-                    Ok(Key(Cow::Owned(s)))
-                }
-            }
-            d.deserialize_str(KeyVisitor)
-        }
-    }
-
-    impl<'de> Deserialize<'de> for Params {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct ParamsVisitor;
-            impl<'de> Visitor<'de> for ParamsVisitor {
-                type Value = Params;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<Params, A::Error> {
-                    let mut params = Params::default();
-                    while let Some(Key(key)) = members.next_key()? {
-                        if key == "_meta" {
-                            params.1 = members.next_value::<MetaObject>()?.0;
-                        } else if let Some(value) = params.2.keep(&key, members.next_value()?) {
-                            params.0.insert(key.into_owned(), value);
-                        }
-                    }
-                    Ok(params)
-                }
-            }
-            d.deserialize_map(ParamsVisitor)
-        }
-    }
-
-    /// A `_meta` object read member by member into its parts (any other
-    /// value kept whole).
-    struct MetaObject(Meta);
-
-    impl<'de> Deserialize<'de> for MetaObject {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct MetaVisitor;
-            impl<'de> Visitor<'de> for MetaVisitor {
-                type Value = MetaObject;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: MapAccess<'de>>(
-                    self,
-                    mut members: A,
-                ) -> Result<MetaObject, A::Error> {
-                    let mut parts = MetaParts::default();
-                    while let Some(Key(key)) = members.next_key()? {
-                        // With serde_json's `arbitrary_precision` (which any
-                        // crate in an application may turn on), a number
-                        // arrives as a map of this one key: the value path
-                        // decides it.
-                        if key == "$serde_json::private::Number" {
-                            return Err(de::Error::custom("a number"));
-                        }
-                        if MetaParts::keeps_text(&key) {
-                            let text: &'de RawValue = members.next_value()?;
-                            parts.put_text(key, text.get()).map_err(de::Error::custom)?;
-                            continue;
-                        }
-                        let value: Value = members.next_value()?;
-                        parts.put(key, value);
-                    }
-                    Ok(MetaObject(Meta::Object(Box::new(parts))))
-                }
-                // Anything else is kept as the value path reads it.
-                fn visit_unit<E: de::Error>(self) -> Result<MetaObject, E> {
-                    Ok(other(Value::Null))
-                }
-                fn visit_bool<E: de::Error>(self, b: bool) -> Result<MetaObject, E> {
-                    Ok(other(Value::Bool(b)))
-                }
-                fn visit_i64<E: de::Error>(self, n: i64) -> Result<MetaObject, E> {
-                    Ok(other(Value::from(n)))
-                }
-                fn visit_u64<E: de::Error>(self, n: u64) -> Result<MetaObject, E> {
-                    Ok(other(Value::from(n)))
-                }
-                fn visit_f64<E: de::Error>(self, n: f64) -> Result<MetaObject, E> {
-                    Ok(other(Value::from(n)))
-                }
-                fn visit_str<E: de::Error>(self, s: &str) -> Result<MetaObject, E> {
-                    Ok(other(Value::String(s.to_owned())))
-                }
-                fn visit_string<E: de::Error>(self, s: String) -> Result<MetaObject, E> {
-                    Ok(other(Value::String(s)))
-                }
-                fn visit_seq<A: de::SeqAccess<'de>>(
-                    self,
-                    mut items: A,
-                ) -> Result<MetaObject, A::Error> {
-                    let mut all = Vec::new();
-                    while let Some(item) = items.next_element::<Value>()? {
-                        all.push(item);
-                    }
-                    Ok(other(Value::Array(all)))
-                }
-            }
-            fn other(value: Value) -> MetaObject {
-                MetaObject(Meta::Other(value))
-            }
-            d.deserialize_any(MetaVisitor)
-        }
-    }
-
-    impl<'de> Deserialize<'de> for Id {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct IdVisitor;
-            impl Visitor<'_> for IdVisitor {
-                type Value = Id;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("an integer or a short string")
-                }
-                fn visit_i64<E: de::Error>(self, n: i64) -> Result<Id, E> {
-                    Ok(Id(Some(RequestId::Number(n))))
-                }
-                fn visit_u64<E: de::Error>(self, n: u64) -> Result<Id, E> {
-                    i64::try_from(n)
-                        .map(|n| Id(Some(RequestId::Number(n))))
-                        .map_err(|_| E::custom("id out of range"))
-                }
-                fn visit_str<E: de::Error>(self, s: &str) -> Result<Id, E> {
-                    RequestId::from_text(s)
-                        .map(|id| Id(Some(id)))
-                        .ok_or_else(|| E::custom("id too long"))
-                }
-            }
-            d.deserialize_any(IdVisitor)
-        }
-    }
-
-    pub(super) fn decode(bytes: &[u8]) -> Option<Message> {
-        // A struct also reads from an array: only objects take this path.
-        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            return None;
-        }
-        // Checked as UTF-8 once, so that the parser need not check each
-        // string again.
-        let text = std::str::from_utf8(bytes).ok()?;
-        let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
-        if envelope.jsonrpc != "2.0" {
-            return None;
-        }
-        let (method, Params(mut params, meta, aside)) = (envelope.method, envelope.params);
-        Some(match envelope.id.0 {
-            Some(id) => Message::Request(Request::assemble(id, method, params, meta, aside)),
-            None => {
-                // A notification keeps every member in its params.
-                aside.restore(&mut params);
-                if let Some(meta) = meta.into_value() {
-                    params.insert("_meta".into(), meta);
-                }
-                Message::Notification(Notification { method, params })
-            }
-        })
-    }
 }
 
 /// `bytes` without one leading UTF-8 byte-order mark (`EF BB BF`).
@@ -563,9 +345,15 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t","uri":"u"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"n\u0061me":"p","arguments":{"k":"v"}}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"name":"n","uri":"u","taskId":"t","arguments":{}}}"#,
+            // Values of every kind, read as they come, whitespace anywhere.
+            " { \"jsonrpc\" : \"2.0\" ,\t\"id\" : 0 ,\r\n\"method\" : \"tools/call\" , \"params\" : { \"name\" : \"a\" , \"arguments\" : { \"s\" : \"line\\nbreak \\\"q\\\" \\ud83d\\ude00\" , \"n\" : [ -1 , 0.5 , -0 , 1e2 , 18446744073709551615 , 18446744073709551616 , true , false , null , [ ] , { } ] } } } ",
+            r#"{"jsonrpc":"2.0","id":"a b","method":"m","params":{"k\u00e9y":{"d\"eep":[[[{"x":[]}]]]}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"a\"b"},"io.modelcontextprotocol/clientCapabilities":{"x":1.5e3}}}}"#,
+            // An escape in `jsonrpc` reads as the same text.
+            r#"{"jsonrpc":"2\u002e0","id":1,"method":"x"}"#,
         ];
         for text in taken {
-            let fast = super::fast::decode(text.as_bytes());
+            let fast = super::super::fast::decode(text.as_bytes(), &Limits::default());
             let value = decode_value(serde_json::from_str(text).unwrap()).unwrap();
             assert_eq!(fast.as_ref(), Some(&value), "{text}");
         }
@@ -581,7 +369,6 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"x","params":null}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#,
-            r#"{"jsonrpc":"2\u002e0","id":1,"method":"x"}"#,
             r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
@@ -589,13 +376,20 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"$serde_json::private::Number":"5"}}}"#,
         ];
         for text in left {
-            assert_eq!(super::fast::decode(text.as_bytes()), None, "{text}");
+            assert_eq!(
+                super::super::fast::decode(text.as_bytes(), &Limits::default()),
+                None,
+                "{text}"
+            );
         }
         let long = format!(
             r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
             "a".repeat(257)
         );
-        assert_eq!(super::fast::decode(long.as_bytes()), None);
+        assert_eq!(
+            super::super::fast::decode(long.as_bytes(), &Limits::default()),
+            None
+        );
         assert_eq!(code(long.as_bytes()), -32600);
         assert_eq!(
             code(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x","params":null}"#),

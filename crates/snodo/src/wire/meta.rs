@@ -84,14 +84,18 @@ impl MetaParts {
     }
 
     /// Adds one member that [`keeps_text`](Self::keeps_text), as the
-    /// decoder checked it: an object's text is kept unread, anything else
-    /// is read and put as [`put`](Self::put) would.
+    /// decoder checked it. `plain` says the text has no escape (a lone
+    /// surrogate passes a check, not a read) and no number with an exponent
+    /// (`1e400` passes a check, not a read; without one a number within
+    /// the decoder's digit limit is in range): such an object's text is kept
+    /// unread; anything else is read and put as [`put`](Self::put) would.
     pub(crate) fn put_text(
         &mut self,
         key: Cow<'_, str>,
         text: &str,
+        plain: bool,
     ) -> Result<(), serde_json::Error> {
-        if !text.starts_with('{') || !plain(text) {
+        if !text.starts_with('{') || !plain {
             self.put(key, serde_json::from_str(text)?);
             return Ok(());
         }
@@ -119,19 +123,6 @@ impl MetaParts {
         }
         map
     }
-}
-
-/// Whether the decoder's skimming of `text` checked all that reading it
-/// would: it has no escape (a lone surrogate passes a skim) and no number
-/// with an exponent (`1e400` passes a skim, not a read; without one a
-/// number of at most the scanner's 64 digits is in range). A string that
-/// merely looks like such a number is read in full, which is only slower.
-fn plain(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    !bytes.contains(&b'\\')
-        && !bytes
-            .windows(2)
-            .any(|w| w[0].is_ascii_digit() && matches!(w[1], b'e' | b'E'))
 }
 
 impl Meta {
