@@ -54,7 +54,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     Line::Data(line)
                 });
             }
-            let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            let (chunk, done) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (&buf[..i], Some(i + 1)),
                 None => (buf, None),
             };
@@ -80,6 +80,18 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     Line::Data(line)
                 });
             }
+        }
+    }
+}
+
+impl<R> LineReader<R> {
+    /// Takes back the buffer of a line the caller is done with, so that the
+    /// next line is read into it rather than into a new allocation (a
+    /// buffer grown past [`HEAD`] by a long line is let go).
+    pub(crate) fn recycle(&mut self, mut buffer: Vec<u8>) {
+        if self.line.capacity() == 0 && buffer.capacity() <= HEAD {
+            buffer.clear();
+            self.line = buffer;
         }
     }
 }
@@ -137,5 +149,37 @@ mod tests {
         assert!(first.is_err(), "no line yet");
         tx.write_all(b"1}\n").await.unwrap();
         assert!(matches!(lines.next().await.unwrap(), Line::Data(l) if l == b"{\"half\":1}"));
+    }
+
+    #[tokio::test]
+    async fn a_recycled_buffer_carries_the_next_line_only() {
+        let (mut tx, rx) = tokio::io::duplex(1 << 16);
+        let mut lines = LineReader::new(rx, 1 << 20);
+        let long = vec![b'x'; HEAD + 1];
+        tx.write_all(b"first line\nsecond\n").await.unwrap();
+        tx.write_all(&long).await.unwrap();
+        tx.write_all(b"\nthird\n").await.unwrap();
+        let Line::Data(first) = lines.next().await.unwrap() else {
+            panic!()
+        };
+        assert_eq!(first, b"first line");
+        let at = first.as_ptr();
+        lines.recycle(first);
+        let Line::Data(second) = lines.next().await.unwrap() else {
+            panic!()
+        };
+        assert_eq!((second.as_slice(), second.as_ptr()), (&b"second"[..], at));
+        lines.recycle(second);
+        let Line::Data(grown) = lines.next().await.unwrap() else {
+            panic!()
+        };
+        assert_eq!(grown, long);
+        // Grown past the head: let go, not kept for every later line.
+        lines.recycle(grown);
+        assert_eq!(lines.line.capacity(), 0);
+        let Line::Data(third) = lines.next().await.unwrap() else {
+            panic!()
+        };
+        assert_eq!(third, b"third");
     }
 }

@@ -202,11 +202,16 @@ impl Server {
                         }
                         Line::Data(line) => line,
                     };
-                    let line = trim_line(&line);
-                    if line.iter().all(u8::is_ascii_whitespace) {
+                    let trimmed = trim_line(&line);
+                    if trimmed.iter().all(u8::is_ascii_whitespace) {
+                        lines.recycle(line);
                         continue;
                     }
-                    let message = match wire::decode(line, self.limits()) {
+                    let decoded = wire::decode(trimmed, self.limits());
+                    // Decoded messages own their data: the line's buffer
+                    // serves the next line.
+                    lines.recycle(line);
+                    let message = match decoded {
                         Ok(message) => message,
                         Err(e) => {
                             write_frame(&mut out, &Reply::undecodable(&e).body).await?;
