@@ -7,7 +7,6 @@
 //! plain request, or inside a [`ResponseStream`] when it asked for
 //! notifications (`progressToken`, `logLevel`) or is a subscription.
 
-use std::future::Future as _;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -82,6 +81,39 @@ pub(super) struct Admitted {
     pub(super) catalog: Arc<Catalog>,
     /// The tool a `tools/call` names, found once, at admission.
     pub(super) tool: Option<Arc<ToolEntry>>,
+}
+
+pin_project_lite::pin_project! {
+    /// A routing future held to a deadline (see [`Server::route`]).
+    pub(super) struct Timed<F> {
+        #[pin]
+        work: F,
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+        deadline: tokio::time::Instant,
+        signal: CancelSignal,
+    }
+}
+
+impl<F: Future<Output = Result<Routed, Failure>>> Future for Timed<F> {
+    type Output = Result<Routed, Failure>;
+
+    fn poll(self: Pin<&mut Self>, task: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if let Poll::Ready(outcome) = this.work.poll(task) {
+            return Poll::Ready(outcome);
+        }
+        let deadline = *this.deadline;
+        let timer = this
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        match timer.as_mut().poll(task) {
+            Poll::Ready(()) => {
+                this.signal.cancel();
+                Poll::Ready(Err(Failure::ok(Error::internal("Request timed out"))))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 impl Server {
@@ -323,28 +355,23 @@ impl Server {
     /// with `-32603 Request timed out`, whatever the transport.
     ///
     /// The timer is armed only once the request has to wait: most requests
-    /// finish on their first poll and never touch the timer wheel.
-    pub(super) async fn route(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
+    /// finish on their first poll and never touch the timer wheel. The
+    /// routing future is made here, at once, and held in place by the
+    /// returned one (not an `async fn`, whose state would keep the admitted
+    /// request beside the future that took it).
+    pub(super) fn route(
+        &self,
+        admitted: Admitted,
+        cx: Context,
+    ) -> Timed<impl Future<Output = Result<Routed, Failure>> + Send + '_> {
         let signal = cx.cancellation().clone();
         let deadline = tokio::time::Instant::now() + self.inner.request_timeout;
-        let work = self.route_now(admitted, cx);
-        tokio::pin!(work);
-        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
-        let finished = std::future::poll_fn(|task| {
-            if let Poll::Ready(outcome) = work.as_mut().poll(task) {
-                return Poll::Ready(Some(outcome));
-            }
-            timer
-                .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)))
-                .as_mut()
-                .poll(task)
-                .map(|()| None)
-        })
-        .await;
-        finished.unwrap_or_else(|| {
-            signal.cancel();
-            Err(Failure::ok(Error::internal("Request timed out")))
-        })
+        Timed {
+            work: self.route_now(admitted, cx),
+            timer: None,
+            deadline,
+            signal,
+        }
     }
 
     async fn route_now(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {

@@ -8,6 +8,9 @@ use super::scan::{ScanError, scan};
 use super::target::{self, Aside};
 use crate::Error;
 
+// The usual request, read in one pass.
+mod fast;
+
 /// Bounds applied while decoding one message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -200,7 +203,7 @@ pub(crate) fn decode_by(bytes: &[u8], limits: &Limits, fast: bool) -> Result<Mes
     }
     // The usual message is read in one pass that keeps the bounds itself;
     // anything else is scanned for them, then read as a value.
-    if fast && let Some(message) = super::fast::decode(bytes, limits) {
+    if fast && let Some(message) = fast::decode(bytes, limits) {
         return Ok(message);
     }
     match scan(bytes, limits.max_depth, limits.max_digits) {
@@ -353,7 +356,7 @@ mod tests {
             r#"{"jsonrpc":"2\u002e0","id":1,"method":"x"}"#,
         ];
         for text in taken {
-            let fast = super::super::fast::decode(text.as_bytes(), &Limits::default());
+            let fast = super::fast::decode(text.as_bytes(), &Limits::default());
             let value = decode_value(serde_json::from_str(text).unwrap()).unwrap();
             assert_eq!(fast.as_ref(), Some(&value), "{text}");
         }
@@ -377,7 +380,7 @@ mod tests {
         ];
         for text in left {
             assert_eq!(
-                super::super::fast::decode(text.as_bytes(), &Limits::default()),
+                super::fast::decode(text.as_bytes(), &Limits::default()),
                 None,
                 "{text}"
             );
@@ -387,7 +390,7 @@ mod tests {
             "a".repeat(257)
         );
         assert_eq!(
-            super::super::fast::decode(long.as_bytes(), &Limits::default()),
+            super::fast::decode(long.as_bytes(), &Limits::default()),
             None
         );
         assert_eq!(code(long.as_bytes()), -32600);

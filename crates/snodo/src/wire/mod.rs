@@ -7,8 +7,6 @@
 mod canonical;
 pub(crate) mod decode;
 mod encode;
-// The usual request, read in one pass.
-mod fast;
 // Only the client reads the envelope of a message too long to decode.
 #[cfg(feature = "client")]
 pub(crate) mod envelope;

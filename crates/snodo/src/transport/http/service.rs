@@ -229,8 +229,28 @@ impl McpService {
     }
 
     /// Answers one request and passes the response through `then` (the
-    /// listener's admission bookkeeping) in the same future.
+    /// listener's admission bookkeeping) in the same future, boxed.
     pub(super) fn respond_to_then<B, F>(&self, request: Request<B>, then: F) -> ResponseFuture
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+        F: FnOnce(Response<McpBody>) -> Response<McpBody> + Send + 'static,
+    {
+        ResponseFuture {
+            inner: Box::pin(self.answer_then(request, then)),
+        }
+    }
+
+    /// [`respond_to_then`](Self::respond_to_then) unboxed, for a host that
+    /// keeps the future where it likes (the listener hands it to hyper,
+    /// which keeps one slot per connection for it: no allocation per
+    /// request).
+    pub(super) fn answer_then<B, F>(
+        &self,
+        request: Request<B>,
+        then: F,
+    ) -> impl Future<Output = Result<Response<McpBody>, Infallible>> + Send + use<B, F>
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -239,9 +259,7 @@ impl McpService {
     {
         let server = self.server.clone();
         let config = Arc::clone(&self.config);
-        ResponseFuture {
-            inner: Box::pin(async move { Ok(then(serve(server, config, request).await)) }),
-        }
+        serve(server, config, request, then)
     }
 }
 
@@ -331,191 +349,248 @@ fn over_rate(
 }
 
 /// One request, start to finish.
-async fn serve<B>(server: Server, config: Arc<Config>, request: Request<B>) -> Response<McpBody>
+async fn serve<B, F>(
+    server: Server,
+    config: Arc<Config>,
+    request: Request<B>,
+    then: F,
+) -> Result<Response<McpBody>, Infallible>
 where
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
+    F: FnOnce(Response<McpBody>) -> Response<McpBody>,
 {
-    let (mut parts, body) = request.into_parts();
-    #[cfg(feature = "auth")]
-    if let Some(rs) = &config.oauth
-        && (parts.uri.path() == &*config.endpoint || rs.is_metadata_path(parts.uri.path()))
-        && let Err(response) = rs.admit(&mut parts).await
-    {
-        return *response;
-    }
-    if parts.uri.path() != &*config.endpoint {
-        let Some(other) = &config.other_paths else {
-            return status(StatusCode::NOT_FOUND);
-        };
+    // Every answer leaves this block, then passes through `then`.
+    let response = 'answer: {
+        let (mut parts, body) = request.into_parts();
+        #[cfg(feature = "auth")]
+        if let Some(rs) = &config.oauth
+            && (parts.uri.path() == &*config.endpoint || rs.is_metadata_path(parts.uri.path()))
+            && let Err(response) = rs.admit(&mut parts).await
+        {
+            break 'answer *response;
+        }
+        if parts.uri.path() != &*config.endpoint {
+            let Some(other) = &config.other_paths else {
+                break 'answer status(StatusCode::NOT_FOUND);
+            };
+            if let Err(message) = config.admit(&parts) {
+                break 'answer reject(StatusCode::FORBIDDEN, message);
+            }
+            let bytes = match read_body(body, &parts.headers, &config).await {
+                Ok(bytes) => bytes,
+                Err(response) => break 'answer response,
+            };
+            break 'answer other(Request::from_parts(parts, bytes)).await;
+        }
+        let sessions = server.serves_legacy();
+        let verb_ok = parts.method == Method::POST
+            || (sessions && (parts.method == Method::GET || parts.method == Method::DELETE));
+        if !verb_ok {
+            let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
+            let allow = if sessions {
+                "GET, POST, DELETE"
+            } else {
+                "POST"
+            };
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static(allow));
+            break 'answer response;
+        }
         if let Err(message) = config.admit(&parts) {
-            return reject(StatusCode::FORBIDDEN, message);
+            break 'answer reject(StatusCode::FORBIDDEN, message);
+        }
+        if parts.method != Method::POST {
+            let principal = parts.extensions.get::<Principal>();
+            let store = config.sessions.as_ref();
+            let delete = parts.method == Method::DELETE;
+            if let Some(shared) = &config.shared
+                && let Some(id) = named_session(&parts.headers)
+            {
+                if let Err(response) = shared.refresh(store, id).await {
+                    break 'answer response;
+                }
+                let owner = shared.owner_of(id, principal);
+                if delete
+                    && let Some(session) = store.get(id).filter(|s| s.owner() == owner.as_deref())
+                    && let Err(response) = shared.ended(&server, &session).await
+                {
+                    break 'answer response;
+                }
+            }
+            break 'answer legacy::session_verb(
+                &server,
+                store,
+                config.shared.as_ref(),
+                &parts.headers,
+                principal,
+                delete,
+            );
         }
         let bytes = match read_body(body, &parts.headers, &config).await {
             Ok(bytes) => bytes,
-            Err(response) => return response,
+            Err(response) => break 'answer response,
         };
-        return other(Request::from_parts(parts, bytes)).await;
-    }
-    let sessions = server.serves_legacy();
-    let verb_ok = parts.method == Method::POST
-        || (sessions && (parts.method == Method::GET || parts.method == Method::DELETE));
-    if !verb_ok {
-        let mut response = status(StatusCode::METHOD_NOT_ALLOWED);
-        let allow = if sessions {
-            "GET, POST, DELETE"
-        } else {
-            "POST"
-        };
-        response
-            .headers_mut()
-            .insert(ALLOW, HeaderValue::from_static(allow));
-        return response;
-    }
-    if let Err(message) = config.admit(&parts) {
-        return reject(StatusCode::FORBIDDEN, message);
-    }
-    if parts.method != Method::POST {
-        let principal = parts.extensions.get::<Principal>();
-        let store = config.sessions.as_ref();
-        let delete = parts.method == Method::DELETE;
-        if let Some(shared) = &config.shared
-            && let Some(id) = named_session(&parts.headers)
-        {
-            if let Err(response) = shared.refresh(store, id).await {
-                return response;
-            }
-            let owner = shared.owner_of(id, principal);
-            if delete
-                && let Some(session) = store.get(id).filter(|s| s.owner() == owner.as_deref())
-                && let Err(response) = shared.ended(&server, &session).await
-            {
-                return response;
-            }
-        }
-        return legacy::session_verb(
-            &server,
-            store,
-            config.shared.as_ref(),
-            &parts.headers,
+        let principal = parts.extensions.remove::<Principal>();
+        let transport = TransportInfo {
+            kind: TransportKind::Http,
+            headers: Some(parts.headers),
             principal,
-            delete,
-        );
-    }
-    let bytes = match read_body(body, &parts.headers, &config).await {
-        Ok(bytes) => bytes,
-        Err(response) => return response,
-    };
-    let principal = parts.extensions.remove::<Principal>();
-    let transport = TransportInfo {
-        kind: TransportKind::Http,
-        headers: Some(parts.headers),
-        principal,
-        extensions: parts.extensions,
-    };
-    let decoded = wire::decode(&bytes, server.limits());
-    match decoded {
-        Ok(message) => {
-            if let (Some(callers), Message::Request(request)) = (&config.callers, &message)
-                && let Some(response) = over_rate(callers, &transport, request)
-            {
-                return response;
-            }
-            let store = config.sessions.as_ref();
-            let empty = HeaderMap::new();
-            let headers = transport.headers.as_ref().unwrap_or(&empty);
-            let speaks = legacy::speaks(&server, headers, &message);
-            if let Speaks::Named = speaks
-                && let Some(shared) = &config.shared
-                && let Some(id) = named_session(headers)
-                && let Err(response) = shared.refresh(store, id).await
-            {
-                return response;
-            }
-            let side = legacy::side(
-                speaks,
-                store,
-                config.shared.as_deref(),
-                headers,
-                transport.principal.as_ref(),
-            );
-            match side {
-                Side::Modern => run(&server, message, transport, config.request_timeout).await,
-                Side::Session(session) => match &config.shared {
-                    // Boxed, here and below: the initialize era's larger
-                    // future would otherwise size every request's state.
-                    None => {
-                        Box::pin(legacy::post(
-                            &server,
-                            session,
-                            message,
-                            transport,
-                            config.request_timeout,
-                            &config.replay_budget,
-                        ))
-                        .await
-                    }
-                    Some(shared) => {
-                        if shared.forward(&server, &session, &message) {
-                            return status(StatusCode::ACCEPTED);
-                        }
-                        let before = session.state();
+            extensions: parts.extensions,
+        };
+        let decoded = wire::decode(&bytes, server.limits());
+        match decoded {
+            Ok(message) => {
+                if let (Some(callers), Message::Request(request)) = (&config.callers, &message)
+                    && let Some(response) = over_rate(callers, &transport, request)
+                {
+                    break 'answer response;
+                }
+                let store = config.sessions.as_ref();
+                let empty = HeaderMap::new();
+                let headers = transport.headers.as_ref().unwrap_or(&empty);
+                let speaks = legacy::speaks(&server, headers, &message);
+                if let Speaks::Named = speaks
+                    && let Some(shared) = &config.shared
+                    && let Some(id) = named_session(headers)
+                    && let Err(response) = shared.refresh(store, id).await
+                {
+                    break 'answer response;
+                }
+                let side = legacy::side(
+                    speaks,
+                    store,
+                    config.shared.as_deref(),
+                    headers,
+                    transport.principal.as_ref(),
+                );
+                match side {
+                    // A 2026-07-28 request, handled here within the request
+                    // timeout (a streamed response carries the rest of the time
+                    // into its body); inline, not an `async fn` of its own, so that
+                    // the request's future is one state machine less to move.
+                    Side::Modern => {
                         let timeout = config.request_timeout;
-                        let request = match &message {
-                            Message::Request(r) => Some(r.id.clone()),
+
+                        let id = match &message {
+                            Message::Request(request) => Some(request.id.clone()),
                             _ => None,
                         };
-                        let response = Box::pin(legacy::post(
-                            &server,
-                            session.clone(),
-                            message,
-                            transport,
-                            timeout,
-                            &config.replay_budget,
-                        ))
-                        .await;
-                        match (shared.changed(&server, &session, &before).await, request) {
-                            // The session's record refused the change: the
-                            // request fails, as it would have locally.
-                            (Err(error), Some(id)) => {
-                                json(StatusCode::OK, wire::encode_error(Some(&id), &error).into())
+                        let at = tokio::time::Instant::now() + timeout;
+                        let cancel = CancelSignal::new();
+                        let guard = CancelOnDrop(Some(cancel.clone()));
+                        let challenger = Challenger::of(&transport);
+                        // The server's own request timeout already bounds the handler; a second
+                        // timer is armed only when `HttpOptions` asks for a tighter one. (The
+                        // handler's future is made in each branch: one made before would be
+                        // kept in this future's state beside the one each branch awaits.)
+                        let outcome = if timeout < server.request_timeout() {
+                            tokio::time::timeout_at(
+                                at,
+                                server.handle(message, transport, cancel.clone()),
+                            )
+                            .await
+                        } else {
+                            Ok(server.handle(message, transport, cancel.clone()).await)
+                        };
+                        guard.disarm();
+                        match outcome {
+                            Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
+                            // A request that may stream is answered as JSON when its response
+                            // comes before any notification: server-sent events only when there
+                            // is something to send ahead of the response.
+                            Ok(Dispatched::Stream(mut stream)) if !stream.is_long_lived() => {
+                                match tokio::time::timeout_at(at, stream.first()).await {
+                                    Ok(First::Final(body)) => json(StatusCode::OK, body),
+                                    Ok(First::Streaming | First::Ended) => {
+                                        respond(Dispatched::Stream(stream), Deadline { at, id })
+                                    }
+                                    Err(_) => timed_out(&cancel, id.as_ref()),
+                                }
                             }
-                            _ => response,
+                            Ok(dispatched) => respond(dispatched, Deadline { at, id }),
+                            Err(_) => timed_out(&cancel, id.as_ref()),
                         }
                     }
-                },
-                Side::Initialize => {
-                    let response = legacy::initialize(
-                        &server,
-                        store,
-                        config.shared.as_deref(),
-                        message,
-                        &transport,
-                    );
-                    if let Some(shared) = &config.shared
-                        && let Some(id) = named_session(response.headers())
-                        && let Some(session) = store.get(id)
-                        && let Err(refused) = shared.opened(&session).await
-                    {
-                        store.remove(id);
-                        session.end();
-                        return refused;
+                    Side::Session(session) => match &config.shared {
+                        // Boxed, here and below: the initialize era's larger
+                        // future would otherwise size every request's state.
+                        None => {
+                            Box::pin(legacy::post(
+                                &server,
+                                session,
+                                message,
+                                transport,
+                                config.request_timeout,
+                                &config.replay_budget,
+                            ))
+                            .await
+                        }
+                        Some(shared) => {
+                            if shared.forward(&server, &session, &message) {
+                                break 'answer status(StatusCode::ACCEPTED);
+                            }
+                            let before = session.state();
+                            let timeout = config.request_timeout;
+                            let request = match &message {
+                                Message::Request(r) => Some(r.id.clone()),
+                                _ => None,
+                            };
+                            let response = Box::pin(legacy::post(
+                                &server,
+                                session.clone(),
+                                message,
+                                transport,
+                                timeout,
+                                &config.replay_budget,
+                            ))
+                            .await;
+                            match (shared.changed(&server, &session, &before).await, request) {
+                                // The session's record refused the change: the
+                                // request fails, as it would have locally.
+                                (Err(error), Some(id)) => json(
+                                    StatusCode::OK,
+                                    wire::encode_error(Some(&id), &error).into(),
+                                ),
+                                _ => response,
+                            }
+                        }
+                    },
+                    Side::Initialize => {
+                        let response = legacy::initialize(
+                            &server,
+                            store,
+                            config.shared.as_deref(),
+                            message,
+                            &transport,
+                        );
+                        if let Some(shared) = &config.shared
+                            && let Some(id) = named_session(response.headers())
+                            && let Some(session) = store.get(id)
+                            && let Err(refused) = shared.opened(&session).await
+                        {
+                            store.remove(id);
+                            session.end();
+                            break 'answer refused;
+                        }
+                        response
                     }
-                    response
+                    Side::Refused(response) => response,
                 }
-                Side::Refused(response) => response,
+            }
+            // Worded (and given its status) where every transport's are.
+            Err(e) => {
+                let deadline = Deadline {
+                    at: tokio::time::Instant::now() + config.request_timeout,
+                    id: None,
+                };
+                respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
             }
         }
-        // Worded (and given its status) where every transport's are.
-        Err(e) => {
-            let deadline = Deadline {
-                at: tokio::time::Instant::now() + config.request_timeout,
-                id: None,
-            };
-            respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
-        }
-    }
+    };
+    Ok(then(response))
 }
 
 impl Config {
@@ -654,51 +729,6 @@ fn too_large() -> Response<McpBody> {
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));
     response
-}
-
-/// Handles a decoded message within the request timeout (a streamed
-/// response carries the rest of the time into its body).
-async fn run(
-    server: &Server,
-    message: Message,
-    transport: TransportInfo,
-    timeout: Duration,
-) -> Response<McpBody> {
-    let id = match &message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
-    let at = tokio::time::Instant::now() + timeout;
-    let cancel = CancelSignal::new();
-    let guard = CancelOnDrop(Some(cancel.clone()));
-    let challenger = Challenger::of(&transport);
-    // The server's own request timeout already bounds the handler; a second
-    // timer is armed only when `HttpOptions` asks for a tighter one. (The
-    // handler's future is made in each branch: one made before would be
-    // kept in this future's state beside the one each branch awaits.)
-    let outcome = if timeout < server.request_timeout() {
-        tokio::time::timeout_at(at, server.handle(message, transport, cancel.clone())).await
-    } else {
-        Ok(server.handle(message, transport, cancel.clone()).await)
-    };
-    guard.disarm();
-    match outcome {
-        Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
-        // A request that may stream is answered as JSON when its response
-        // comes before any notification: server-sent events only when there
-        // is something to send ahead of the response.
-        Ok(Dispatched::Stream(mut stream)) if !stream.is_long_lived() => {
-            match tokio::time::timeout_at(at, stream.first()).await {
-                Ok(First::Final(body)) => json(StatusCode::OK, body),
-                Ok(First::Streaming | First::Ended) => {
-                    respond(Dispatched::Stream(stream), Deadline { at, id })
-                }
-                Err(_) => timed_out(&cancel, id.as_ref()),
-            }
-        }
-        Ok(dispatched) => respond(dispatched, Deadline { at, id }),
-        Err(_) => timed_out(&cancel, id.as_ref()),
-    }
 }
 
 /// Cancels a request past its timeout and answers -32603 with its id.

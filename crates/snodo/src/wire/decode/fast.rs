@@ -18,10 +18,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::RequestId;
-use super::decode::{Limits, Message, Notification, Request};
-use super::meta::{Meta, MetaParts};
-use super::target::Aside;
+use super::{Limits, Message, Notification, Request};
+use crate::wire::RequestId;
+use crate::wire::meta::{Meta, MetaParts};
+use crate::wire::target::Aside;
 
 /// The key serde_json's `arbitrary_precision` reads as a number: an object
 /// with it is left to the value path.
