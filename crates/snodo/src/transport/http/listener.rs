@@ -22,7 +22,7 @@ use super::admission::{Admission, Conn, Refused, StreamSlot, Ticket};
 use super::body::McpBody;
 use super::options::HttpOptions;
 use super::response::reject;
-use super::service::McpService;
+use super::service::{McpService, ResponseFuture};
 use crate::Server;
 
 /// hyper refuses an HTTP/1.1 read buffer below this size.
@@ -284,11 +284,7 @@ async fn serve_connection(
 ) {
     let _ = stream.set_nodelay(true);
     let seen = Arc::clone(&hyper_service.seen);
-    // A function service: hyper keeps its future in one slot per
-    // connection, where a named (boxed) future would cost an allocation per
-    // request.
-    let service = hyper::service::service_fn(move |request| hyper_service.call(request));
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    let connection = builder.serve_connection(TokioIo::new(stream), hyper_service);
     tokio::pin!(connection);
     // hyper's header timeout starts once it knows the protocol; this bounds the
     // time before that, for clients that send nothing at all.
@@ -333,12 +329,12 @@ struct HyperService {
     conn: Arc<Conn>,
 }
 
-impl HyperService {
-    /// Answers one request.
-    fn call(
-        &self,
-        mut request: Request<Incoming>,
-    ) -> impl Future<Output = Result<Response<McpBody>, Infallible>> + Send + use<> {
+impl hyper::service::Service<Request<Incoming>> for HyperService {
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn call(&self, mut request: Request<Incoming>) -> ResponseFuture {
         self.seen.store(true, Ordering::Relaxed);
         let version = request.version();
         request
@@ -351,7 +347,7 @@ impl HyperService {
         let busy = self.conn.busy(&self.admission);
         let admission = Arc::clone(&self.admission);
         let conn = Arc::clone(&self.conn);
-        self.inner.answer_then(request, move |response| {
+        self.inner.respond_to_then(request, move |response| {
             let response = if response.body().is_stream() {
                 match admission.open_stream(&conn) {
                     Ok(slot) => response.map(|body| McpBody::new(Slotted { body, _slot: slot })),

@@ -229,28 +229,13 @@ impl McpService {
     }
 
     /// Answers one request and passes the response through `then` (the
-    /// listener's admission bookkeeping) in the same future, boxed.
+    /// listener's admission bookkeeping) in the same future.
+    ///
+    /// The future is boxed (its type is named): a host that held it in
+    /// place would hold its few kilobytes for as long as the connection
+    /// lives, a long-lived stream's included, where the box is freed once
+    /// the response starts.
     pub(super) fn respond_to_then<B, F>(&self, request: Request<B>, then: F) -> ResponseFuture
-    where
-        B: Body + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError>,
-        F: FnOnce(Response<McpBody>) -> Response<McpBody> + Send + 'static,
-    {
-        ResponseFuture {
-            inner: Box::pin(self.answer_then(request, then)),
-        }
-    }
-
-    /// [`respond_to_then`](Self::respond_to_then) unboxed, for a host that
-    /// keeps the future where it likes (the listener hands it to hyper,
-    /// which keeps one slot per connection for it: no allocation per
-    /// request).
-    pub(super) fn answer_then<B, F>(
-        &self,
-        request: Request<B>,
-        then: F,
-    ) -> impl Future<Output = Result<Response<McpBody>, Infallible>> + Send + use<B, F>
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -259,7 +244,9 @@ impl McpService {
     {
         let server = self.server.clone();
         let config = Arc::clone(&self.config);
-        serve(server, config, request, then)
+        ResponseFuture {
+            inner: Box::pin(serve(server, config, request, then)),
+        }
     }
 }
 
