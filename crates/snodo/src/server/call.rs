@@ -57,7 +57,7 @@ impl Server {
     }
 
     /// Runs an admitted call of the tool `entry`.
-    pub(super) async fn call(&self, entry: &ToolEntry, cx: Context) -> Result<Routed, Failure> {
+    pub(super) async fn call(self, entry: Arc<ToolEntry>, cx: Context) -> Result<Routed, Failure> {
         let name = entry.name();
         if let Some(policy) = self.policy() {
             policy
@@ -75,6 +75,7 @@ impl Server {
             return Err(Failure::ok(super::tasks::engine::missing_extension()));
         }
         let as_task = allowed && entry.task != TaskSupport::Never;
+        let entry = &*entry;
         let result = match admit(entry, &args)? {
             Some(refusal) => refusal,
             None if as_task => {

@@ -23,7 +23,6 @@ use super::reply::{Dispatched, Failure, Reply};
 use super::stream::ResponseStream;
 use crate::context::{CancelSignal, RequestInfo, Sink, TransportInfo};
 use crate::protocol::{self, Method, RequestMeta, Revision};
-use crate::telemetry::entered::in_span;
 use crate::telemetry::metrics::Gauge;
 use crate::telemetry::server::{Era, ServerCall};
 use crate::tool::ToolResult;
@@ -116,6 +115,93 @@ impl<F: Future<Output = Result<Routed, Failure>>> Future for Timed<F> {
     }
 }
 
+pin_project_lite::pin_project! {
+    /// What routing an admitted request runs (see [`Server::route`]): an
+    /// answer made without waiting, a tool call held in place, or one of the
+    /// less usual methods, boxed so that its future does not size every
+    /// request's.
+    #[project = RoutingProj]
+    pub(super) enum Routing<C> {
+        Ready { out: Option<Result<Routed, Failure>> },
+        Call { #[pin] call: C },
+        Other { other: Pin<Box<dyn Future<Output = Result<Routed, Failure>> + Send>> },
+    }
+}
+
+impl<C> Routing<C> {
+    fn ready(out: Result<Routed, Failure>) -> Self {
+        Routing::Ready { out: Some(out) }
+    }
+
+    fn other(future: impl Future<Output = Result<Routed, Failure>> + Send + 'static) -> Self {
+        Routing::Other {
+            other: Box::pin(future),
+        }
+    }
+}
+
+impl<C: Future<Output = Result<Routed, Failure>>> Future for Routing<C> {
+    type Output = Result<Routed, Failure>;
+
+    fn poll(self: Pin<&mut Self>, task: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            RoutingProj::Ready { out } => Poll::Ready(
+                out.take()
+                    .expect("a routing future polled after it finished"),
+            ),
+            RoutingProj::Call { call } => call.poll(task),
+            RoutingProj::Other { other } => other.as_mut().poll(task),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Server::handle`]: an answer made at once, or a routed
+    /// request with what finishing it needs.
+    #[project = HandlingProj]
+    #[project_replace = HandlingDone]
+    pub(super) enum Handling<R> {
+        Done { out: Option<Dispatched> },
+        // The routing future first: dropped unfinished, it goes before the
+        // call's record ends.
+        Routing { #[pin] route: R, call: ServerCall, id: RequestId, server: Server },
+    }
+}
+
+impl<R> Handling<R> {
+    fn done(out: Dispatched) -> Self {
+        Handling::Done { out: Some(out) }
+    }
+}
+
+impl<R: Future<Output = Result<Routed, Failure>>> Future for Handling<R> {
+    type Output = Dispatched;
+
+    fn poll(mut self: Pin<&mut Self>, task: &mut std::task::Context<'_>) -> Poll<Dispatched> {
+        let out = match self.as_mut().project() {
+            HandlingProj::Done { out } => {
+                return Poll::Ready(
+                    out.take()
+                        .expect("a request's future polled after it finished"),
+                );
+            }
+            HandlingProj::Routing { route, call, .. } => {
+                let _in = call.span().enter();
+                std::task::ready!(route.poll(task))
+            }
+        };
+        // The finished routing future is dropped here, outside the span.
+        let HandlingDone::Routing {
+            call, id, server, ..
+        } = self.project_replace(Handling::Done { out: None })
+        else {
+            unreachable!("only a routed request has a routing future");
+        };
+        observe(&call, &out);
+        Poll::Ready(Dispatched::Reply(server.finish(&id, out)))
+    }
+}
+
 impl Server {
     /// Decodes one message (within the server's limits) and dispatches it.
     ///
@@ -139,14 +225,32 @@ impl Server {
 
     /// Dispatches an already decoded message with a transport-owned
     /// cancellation signal.
-    pub async fn handle(
+    ///
+    /// The request is admitted and started at once, in the call; the
+    /// returned future owns what it needs (it borrows neither the server
+    /// nor the message) and finishes the request when polled.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use snodo::{CancelSignal, Dispatched, Server, TransportInfo};
+    /// let server = Server::builder("demo", "1.0.0").build().unwrap();
+    /// let message = snodo::model::decode(br#"{"jsonrpc":"2.0","id":7,"method":"server/discover",
+    ///     "params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities":{}}}}"#, server.limits()).unwrap();
+    /// let answer = server.handle(message, TransportInfo::default(), CancelSignal::new());
+    /// drop(server);
+    /// let Dispatched::Reply(reply) = tokio::spawn(answer).await.unwrap() else { panic!() };
+    /// assert!(reply.body.starts_with(br#"{"jsonrpc":"2.0","id":7,"result":"#));
+    /// # });
+    /// ```
+    pub fn handle(
         &self,
         message: Message,
         transport: TransportInfo,
         cancel: CancelSignal,
-    ) -> Dispatched {
+    ) -> impl Future<Output = Dispatched> + Send + use<> {
         let Message::Request(request) = message else {
-            return Dispatched::Nothing;
+            return Handling::done(Dispatched::Nothing);
         };
         let call = ServerCall::start(&request, &transport, Era::Modern, &self.inner.capture);
         let id = request.id.clone();
@@ -155,7 +259,7 @@ impl Server {
             Ok(a) => a,
             Err(f) => {
                 call.error(&f.error);
-                return f.refuse(&id);
+                return Handling::done(f.refuse(&id));
             }
         };
         let listen = matches!(admitted.route, Route::Known(Method::Listen));
@@ -163,9 +267,18 @@ impl Server {
             listen || admitted.meta.progress_token.is_some() || admitted.meta.log_level.is_some();
         if !wants_stream {
             let cx = self.context(&mut admitted, transport, cancel, None);
-            let out = in_span(call.span(), self.route(admitted, cx)).await;
-            observe(&call, &out);
-            return Dispatched::Reply(self.finish(&id, out));
+            // Started in the request's span: what routing answers without
+            // waiting is answered here.
+            let route = {
+                let _in = call.span().enter();
+                self.route(admitted, cx)
+            };
+            return Handling::Routing {
+                route,
+                call,
+                id,
+                server: self.clone(),
+            };
         }
         let span = call.span().clone();
         let (tx, rx) = mpsc::channel(64);
@@ -175,7 +288,11 @@ impl Server {
                 Ok(opened) => opened,
                 Err(f) => {
                     call.error(&f.error);
-                    return Dispatched::Reply(Reply::error(f.status, Some(&id), &f.error));
+                    return Handling::done(Dispatched::Reply(Reply::error(
+                        f.status,
+                        Some(&id),
+                        &f.error,
+                    )));
                 }
             };
             let signal = cancel.clone();
@@ -189,7 +306,7 @@ impl Server {
             }
             .instrument(span);
             let stream = ResponseStream::new(future, rx, cancel, true);
-            return Dispatched::Stream(stream);
+            return Handling::done(Dispatched::Stream(stream));
         }
         let sink = Sink::new(
             tx,
@@ -208,7 +325,9 @@ impl Server {
             Some(server.finish(&id, out).body.to_vec())
         }
         .instrument(span);
-        Dispatched::Stream(ResponseStream::spawned(future, rx, cancel))
+        Handling::done(Dispatched::Stream(ResponseStream::spawned(
+            future, rx, cancel,
+        )))
     }
 
     /// Encodes a routed outcome as a reply.
@@ -363,7 +482,7 @@ impl Server {
         &self,
         admitted: Admitted,
         cx: Context,
-    ) -> Timed<impl Future<Output = Result<Routed, Failure>> + Send + '_> {
+    ) -> Timed<Routing<impl Future<Output = Result<Routed, Failure>> + Send + use<>>> {
         let signal = cx.cancellation().clone();
         let deadline = tokio::time::Instant::now() + self.inner.request_timeout;
         Timed {
@@ -374,7 +493,14 @@ impl Server {
         }
     }
 
-    async fn route_now(&self, admitted: Admitted, cx: Context) -> Result<Routed, Failure> {
+    /// Starts what `admitted` asks for: the answers made without waiting
+    /// are made here, a tool call is held in place, the other methods are
+    /// boxed.
+    fn route_now(
+        &self,
+        admitted: Admitted,
+        cx: Context,
+    ) -> Routing<impl Future<Output = Result<Routed, Failure>> + Send + use<>> {
         let Admitted {
             route,
             params,
@@ -387,70 +513,91 @@ impl Server {
         let method = match route {
             Route::Known(m) => m,
             Route::Extension(i) => {
-                return catalog.extensions[i]
-                    .handle(&method, params, cx)
-                    .await
-                    .map(Routed::Object)
-                    .map_err(Failure::ok);
+                return Routing::other(async move {
+                    catalog.extensions[i]
+                        .handle(&method, params, cx)
+                        .await
+                        .map(Routed::Object)
+                        .map_err(Failure::ok)
+                });
             }
         };
+        let server = self.clone();
         match method {
-            Method::Discover => Ok(Routed::Object(self.discover(&catalog))),
-            Method::ToolsList => self.list_page(
+            Method::Discover => Routing::ready(Ok(Routed::Object(self.discover(&catalog)))),
+            Method::ToolsList => Routing::ready(self.list_page(
                 &cx,
                 &params,
                 "tools/list",
                 "tools",
                 &catalog.tools.listing,
                 |key| super::Item::Tool(key),
-            ),
-            Method::ResourcesList => self.list_page(
+            )),
+            Method::ResourcesList => Routing::ready(self.list_page(
                 &cx,
                 &params,
                 "resources/list",
                 "resources",
                 &catalog.resource_list,
                 |key| super::Item::Resource(key),
-            ),
-            Method::ResourceTemplatesList => self.list_page(
+            )),
+            Method::ResourceTemplatesList => Routing::ready(self.list_page(
                 &cx,
                 &params,
                 "resources/templates/list",
                 "resourceTemplates",
                 &catalog.template_list,
                 |key| super::Item::Resource(key),
-            ),
-            Method::PromptsList => self.list_page(
+            )),
+            Method::PromptsList => Routing::ready(self.list_page(
                 &cx,
                 &params,
                 "prompts/list",
                 "prompts",
                 &catalog.prompt_list,
                 |key| super::Item::Prompt(key),
-            ),
+            )),
             Method::ToolsCall => match tool {
-                Some(entry) => self.call(&entry, cx).await,
-                None => Err(Error::internal("tools/call was not admitted").into()),
+                Some(entry) => Routing::Call {
+                    call: server.call(entry, cx),
+                },
+                None => Routing::ready(Err(Error::internal("tools/call was not admitted").into())),
             },
-            Method::ResourcesRead => self.read(&catalog, cx).await.map(Routed::Object),
-            Method::PromptsGet => self.get_prompt(&catalog, cx).await.map(Routed::Object),
-            Method::Complete => self
-                .complete(&catalog, params, cx)
-                .await
-                .map(Routed::Object),
-            Method::TasksGet => self
-                .tasks_get(target.as_deref(), &cx)
-                .await
-                .map(Routed::Object),
-            Method::TasksUpdate => self
-                .tasks_update(target.as_deref(), &params, &cx)
-                .await
-                .map(Routed::Object),
-            Method::TasksCancel => self
-                .tasks_cancel(target.as_deref(), &cx)
-                .await
-                .map(Routed::Object),
-            Method::Listen => Err(Error::internal("subscriptions are streamed").into()),
+            Method::ResourcesRead => {
+                Routing::other(async move { server.read(&catalog, cx).await.map(Routed::Object) })
+            }
+            Method::PromptsGet => {
+                Routing::other(
+                    async move { server.get_prompt(&catalog, cx).await.map(Routed::Object) },
+                )
+            }
+            Method::Complete => Routing::other(async move {
+                server
+                    .complete(&catalog, params, cx)
+                    .await
+                    .map(Routed::Object)
+            }),
+            Method::TasksGet => Routing::other(async move {
+                server
+                    .tasks_get(target.as_deref(), &cx)
+                    .await
+                    .map(Routed::Object)
+            }),
+            Method::TasksUpdate => Routing::other(async move {
+                server
+                    .tasks_update(target.as_deref(), &params, &cx)
+                    .await
+                    .map(Routed::Object)
+            }),
+            Method::TasksCancel => Routing::other(async move {
+                server
+                    .tasks_cancel(target.as_deref(), &cx)
+                    .await
+                    .map(Routed::Object)
+            }),
+            Method::Listen => {
+                Routing::ready(Err(Error::internal("subscriptions are streamed").into()))
+            }
         }
     }
 

@@ -278,14 +278,16 @@ impl Server {
                         continue;
                     }
                     let cancel = CancelSignal::new();
-                    let server = self.clone();
                     let signal = cancel.clone();
                     let message = Message::Request(request);
                     let mut dispatching: Dispatching = match legacy {
-                        Some(session) => Box::pin(async move {
-                            server.handle_legacy(message, &session, stdio_info(), signal).await
-                        }),
-                        None => Box::pin(async move { server.handle(message, stdio_info(), signal).await }),
+                        Some(session) => {
+                            let server = self.clone();
+                            Box::pin(async move {
+                                server.handle_legacy(message, &session, stdio_info(), signal).await
+                            })
+                        }
+                        None => Box::pin(self.handle(message, stdio_info(), signal)),
                     };
                     // Most requests are answered on their first poll: with a
                     // slot free, that poll happens here, the reply is written
