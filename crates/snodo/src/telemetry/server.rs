@@ -36,8 +36,9 @@ pub(crate) enum Era<'a> {
 pub(crate) struct ServerCall {
     span: Span,
     id: RequestId,
-    /// Inline: a request observed by a subscriber allocates nothing more.
-    detail: Option<Detail>,
+    /// Boxed: a request nobody observes (no subscriber, no metrics) carries
+    /// one pointer in its future instead of the whole record.
+    detail: Option<Box<Detail>>,
     _active: Held,
 }
 
@@ -144,11 +145,11 @@ impl ServerCall {
         Self {
             span,
             id: id.clone(),
-            detail: Some(Detail {
+            detail: Some(Box::new(Detail {
                 measure,
                 outcome: std::sync::Mutex::new(Outcome::Open),
                 capture_results: capture.results,
-            }),
+            })),
             _active: active,
         }
     }

@@ -27,6 +27,7 @@ mod body;
 mod guard;
 mod legacy;
 mod listener;
+mod modern;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod oauth;

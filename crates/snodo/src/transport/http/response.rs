@@ -59,9 +59,9 @@ impl Challenger {
     }
 
     /// `403 insufficient_scope` naming the scopes the request needs.
-    pub(super) fn forbidden(self, refused: crate::server::Forbidden) -> Response<McpBody> {
+    pub(super) fn forbidden(&self, refused: crate::server::Forbidden) -> Response<McpBody> {
         #[cfg(feature = "auth")]
-        if let Some(rs) = self.rs {
+        if let Some(rs) = &self.rs {
             return rs.insufficient_scope(&refused.scopes);
         }
         json(refused.reply.status, refused.reply.body)

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bytes::Buf as _;
 use bytes::Bytes;
-use http::header::{ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::{ALLOW, CONNECTION, CONTENT_LENGTH, HOST, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
@@ -19,16 +19,17 @@ use hyper::body::Body;
 use super::body::McpBody;
 use super::guard::Allowlist;
 use super::legacy::{self, Side};
+use super::modern::{self, respond};
 use super::options::HttpOptions;
-use super::response::{Challenger, json, reject, status};
+use super::response::{json, reject, status};
 use super::session::{MemorySessions, SessionStore};
 use super::shared::{Shared, named_session};
-use super::sse::{Deadline, SseBody};
+use super::sse::Deadline;
 use crate::server::connection::Speaks;
 use crate::server::legacy::{DEFAULT_REPLAY_BUDGET, ReplayBudget};
-use crate::server::{Buckets, Dispatched, First, Forbidden, Reply};
+use crate::server::{Buckets, Dispatched, Reply};
 use crate::wire::{self, Message};
-use crate::{BoxError, CancelSignal, Error, Principal, Server, TransportInfo, TransportKind};
+use crate::{BoxError, Error, Principal, Server, TransportInfo, TransportKind};
 
 impl Server {
     /// The Streamable HTTP endpoint as a tower [`Service`](tower_service::Service),
@@ -111,7 +112,7 @@ impl Server {
 /// A 2026-07-28 handler future runs inside the response future: no task is
 /// spawned and no channel is crossed (a streamed request runs inside its
 /// response body). If that future or body is dropped (the client went away)
-/// or the request timeout passes, the request's [`CancelSignal`] fires; a
+/// or the request timeout passes, the request's [`CancelSignal`](crate::CancelSignal) fires; a
 /// timed-out request is answered `-32603` "Request timed out" with its id.
 ///
 /// It needs a Tokio runtime with the time driver enabled.
@@ -244,8 +245,9 @@ impl McpService {
     {
         let server = self.server.clone();
         let config = Arc::clone(&self.config);
+        let (parts, body) = request.into_parts();
         ResponseFuture {
-            inner: Box::pin(serve(server, config, request, then)),
+            stage: Stage::First(Box::pin(serve(server, config, parts, body, then))),
         }
     }
 }
@@ -270,15 +272,49 @@ where
 }
 
 /// The response future of [`McpService`].
+///
+/// It runs in two boxed stages, each small enough for the allocator's
+/// cache of small blocks: the request's checks and body, then, for a
+/// 2026-07-28 request, its handling.
 pub struct ResponseFuture {
-    inner: Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>,
+    stage: Stage,
+}
+
+/// Where a [`ResponseFuture`] is.
+enum Stage {
+    First(Pin<Box<dyn Future<Output = Step> + Send>>),
+    Then(Pin<Box<dyn Future<Output = Response<McpBody>> + Send>>),
+    Done,
+}
+
+/// How the first stage of an answer ends.
+enum Step {
+    /// The response.
+    Answer(Response<McpBody>),
+    /// The rest of the answer, a future of its own.
+    Then(Pin<Box<dyn Future<Output = Response<McpBody>> + Send>>),
 }
 
 impl Future for ResponseFuture {
     type Output = Result<Response<McpBody>, Infallible>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
+        loop {
+            let response = match &mut self.stage {
+                Stage::First(first) => match std::task::ready!(first.as_mut().poll(cx)) {
+                    Step::Answer(response) => response,
+                    Step::Then(rest) => {
+                        // The first stage is freed before the second runs.
+                        self.stage = Stage::Then(rest);
+                        continue;
+                    }
+                },
+                Stage::Then(rest) => std::task::ready!(rest.as_mut().poll(cx)),
+                Stage::Done => panic!("a response future polled after it finished"),
+            };
+            self.stage = Stage::Done;
+            return Poll::Ready(Ok(response));
+        }
     }
 }
 
@@ -336,25 +372,30 @@ fn over_rate(
 }
 
 /// One request, start to finish.
+///
+/// A 2026-07-28 request ends this stage once its body is read: the rest of
+/// its answer is a future of its own (see [`ResponseFuture`]).
 async fn serve<B, F>(
     server: Server,
     config: Arc<Config>,
-    request: Request<B>,
+    parts: Parts,
+    body: B,
     then: F,
-) -> Result<Response<McpBody>, Infallible>
+) -> Step
 where
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
-    F: FnOnce(Response<McpBody>) -> Response<McpBody>,
+    F: FnOnce(Response<McpBody>) -> Response<McpBody> + Send + 'static,
 {
     // Every answer leaves this block, then passes through `then`.
     let response = 'answer: {
-        let (mut parts, body) = request.into_parts();
+        #[cfg(feature = "auth")]
+        let mut parts = parts;
         #[cfg(feature = "auth")]
         if let Some(rs) = &config.oauth
             && (parts.uri.path() == &*config.endpoint || rs.is_metadata_path(parts.uri.path()))
-            && let Err(response) = rs.admit(&mut parts).await
+            && let Err(response) = Box::pin(rs.admit(&mut parts)).await
         {
             break 'answer *response;
         }
@@ -369,7 +410,7 @@ where
                 Ok(bytes) => bytes,
                 Err(response) => break 'answer response,
             };
-            break 'answer other(Request::from_parts(parts, bytes)).await;
+            break 'answer Box::pin(other(Request::from_parts(parts, bytes))).await;
         }
         let sessions = server.serves_legacy();
         let verb_ok = parts.method == Method::POST
@@ -396,13 +437,13 @@ where
             if let Some(shared) = &config.shared
                 && let Some(id) = named_session(&parts.headers)
             {
-                if let Err(response) = shared.refresh(store, id).await {
+                if let Err(response) = Box::pin(shared.refresh(store, id)).await {
                     break 'answer response;
                 }
                 let owner = shared.owner_of(id, principal);
                 if delete
                     && let Some(session) = store.get(id).filter(|s| s.owner() == owner.as_deref())
-                    && let Err(response) = shared.ended(&server, &session).await
+                    && let Err(response) = Box::pin(shared.ended(&server, &session)).await
                 {
                     break 'answer response;
                 }
@@ -420,164 +461,171 @@ where
             Ok(bytes) => bytes,
             Err(response) => break 'answer response,
         };
-        let principal = parts.extensions.remove::<Principal>();
-        let transport = TransportInfo {
-            kind: TransportKind::Http,
-            headers: Some(parts.headers),
-            principal,
-            extensions: parts.extensions,
+        // Nothing of the decision is kept while the rest is awaited.
+        let rest = match after_body(&server, &config, parts, &bytes) {
+            After::Answer(response) => break 'answer response,
+            After::Modern(answer) => {
+                use futures_util::FutureExt as _;
+                return Step::Then(Box::pin(answer.map(then)));
+            }
+            After::Sided(rest) => rest,
         };
-        let decoded = wire::decode(&bytes, server.limits());
-        match decoded {
-            Ok(message) => {
-                if let (Some(callers), Message::Request(request)) = (&config.callers, &message)
-                    && let Some(response) = over_rate(callers, &transport, request)
-                {
-                    break 'answer response;
-                }
-                let store = config.sessions.as_ref();
-                let empty = HeaderMap::new();
-                let headers = transport.headers.as_ref().unwrap_or(&empty);
-                let speaks = legacy::speaks(&server, headers, &message);
-                if let Speaks::Named = speaks
-                    && let Some(shared) = &config.shared
-                    && let Some(id) = named_session(headers)
-                    && let Err(response) = shared.refresh(store, id).await
-                {
-                    break 'answer response;
-                }
-                let side = legacy::side(
-                    speaks,
-                    store,
-                    config.shared.as_deref(),
-                    headers,
-                    transport.principal.as_ref(),
-                );
-                match side {
-                    // A 2026-07-28 request, handled here within the request
-                    // timeout (a streamed response carries the rest of the time
-                    // into its body); inline, not an `async fn` of its own, so that
-                    // the request's future is one state machine less to move.
-                    Side::Modern => {
-                        let timeout = config.request_timeout;
+        rest.await
+    };
+    Step::Answer(then(response))
+}
 
-                        let id = match &message {
-                            Message::Request(request) => Some(request.id.clone()),
-                            _ => None,
-                        };
-                        let at = tokio::time::Instant::now() + timeout;
-                        let cancel = CancelSignal::new();
-                        let guard = CancelOnDrop(Some(cancel.clone()));
-                        let challenger = Challenger::of(&transport);
-                        // The server's own request timeout already bounds the handler; a second
-                        // timer is armed only when `HttpOptions` asks for a tighter one. (The
-                        // handler's future is made in each branch: one made before would be
-                        // kept in this future's state beside the one each branch awaits.)
-                        let outcome = if timeout < server.request_timeout() {
-                            tokio::time::timeout_at(
-                                at,
-                                server.handle(message, transport, cancel.clone()),
-                            )
-                            .await
-                        } else {
-                            Ok(server.handle(message, transport, cancel.clone()).await)
-                        };
-                        guard.disarm();
-                        match outcome {
-                            Ok(Dispatched::Forbidden(refused)) => challenger.forbidden(refused),
-                            // A request that may stream is answered as JSON when its response
-                            // comes before any notification: server-sent events only when there
-                            // is something to send ahead of the response.
-                            Ok(Dispatched::Stream(mut stream)) if !stream.is_long_lived() => {
-                                match tokio::time::timeout_at(at, stream.first()).await {
-                                    Ok(First::Final(body)) => json(StatusCode::OK, body),
-                                    Ok(First::Streaming | First::Ended) => {
-                                        respond(Dispatched::Stream(stream), Deadline { at, id })
-                                    }
-                                    Err(_) => timed_out(&cancel, id.as_ref()),
-                                }
-                            }
-                            Ok(dispatched) => respond(dispatched, Deadline { at, id }),
-                            Err(_) => timed_out(&cancel, id.as_ref()),
-                        }
-                    }
-                    Side::Session(session) => match &config.shared {
-                        // Boxed, here and below: the initialize era's larger
-                        // future would otherwise size every request's state.
-                        None => {
-                            Box::pin(legacy::post(
-                                &server,
-                                session,
-                                message,
-                                transport,
-                                config.request_timeout,
-                                &config.replay_budget,
-                            ))
-                            .await
-                        }
-                        Some(shared) => {
-                            if shared.forward(&server, &session, &message) {
-                                break 'answer status(StatusCode::ACCEPTED);
-                            }
-                            let before = session.state();
-                            let timeout = config.request_timeout;
-                            let request = match &message {
-                                Message::Request(r) => Some(r.id.clone()),
-                                _ => None,
-                            };
-                            let response = Box::pin(legacy::post(
-                                &server,
-                                session.clone(),
-                                message,
-                                transport,
-                                timeout,
-                                &config.replay_budget,
-                            ))
-                            .await;
-                            match (shared.changed(&server, &session, &before).await, request) {
-                                // The session's record refused the change: the
-                                // request fails, as it would have locally.
-                                (Err(error), Some(id)) => json(
-                                    StatusCode::OK,
-                                    wire::encode_error(Some(&id), &error).into(),
-                                ),
-                                _ => response,
-                            }
-                        }
-                    },
-                    Side::Initialize => {
-                        let response = legacy::initialize(
-                            &server,
-                            store,
-                            config.shared.as_deref(),
-                            message,
-                            &transport,
-                        );
-                        if let Some(shared) = &config.shared
-                            && let Some(id) = named_session(response.headers())
-                            && let Some(session) = store.get(id)
-                            && let Err(refused) = shared.opened(&session).await
-                        {
-                            store.remove(id);
-                            session.end();
-                            break 'answer refused;
-                        }
-                        response
-                    }
-                    Side::Refused(response) => response,
-                }
-            }
-            // Worded (and given its status) where every transport's are.
-            Err(e) => {
-                let deadline = Deadline {
-                    at: tokio::time::Instant::now() + config.request_timeout,
-                    id: None,
-                };
-                respond(Dispatched::Reply(Reply::undecodable(&e)), deadline)
-            }
+/// What a POST asks for once its body is read, decided without waiting.
+enum After<M> {
+    /// The response.
+    Answer(Response<McpBody>),
+    /// A 2026-07-28 request, started: the future of its answer.
+    Modern(M),
+    /// A request of the initialize era (or one naming a session another
+    /// replica may hold): the rest of its answer, boxed.
+    Sided(Pin<Box<dyn Future<Output = Response<McpBody>> + Send>>),
+}
+
+/// Decodes a POST's body and starts what it asks for.
+fn after_body(
+    server: &Server,
+    config: &Arc<Config>,
+    mut parts: Parts,
+    bytes: &[u8],
+) -> After<impl Future<Output = Response<McpBody>> + Send + use<>> {
+    let principal = parts.extensions.remove::<Principal>();
+    let transport = TransportInfo {
+        kind: TransportKind::Http,
+        headers: Some(parts.headers),
+        principal,
+        extensions: parts.extensions,
+    };
+    let message = match wire::decode(bytes, server.limits()) {
+        Ok(message) => message,
+        // Worded (and given its status) where every transport's are.
+        Err(e) => {
+            let deadline = Deadline {
+                at: tokio::time::Instant::now() + config.request_timeout,
+                id: None,
+            };
+            return After::Answer(respond(Dispatched::Reply(Reply::undecodable(&e)), deadline));
         }
     };
-    Ok(then(response))
+    if let (Some(callers), Message::Request(request)) = (&config.callers, &message)
+        && let Some(response) = over_rate(callers, &transport, request)
+    {
+        return After::Answer(response);
+    }
+    let empty = HeaderMap::new();
+    let headers = transport.headers.as_ref().unwrap_or(&empty);
+    match legacy::speaks(server, headers, &message) {
+        // A streamed response carries the rest of the time into its body.
+        Speaks::Modern => After::Modern(modern::answer(
+            server,
+            config.request_timeout,
+            message,
+            transport,
+        )),
+        speaks => After::Sided(Box::pin(sided(
+            server.clone(),
+            Arc::clone(config),
+            speaks,
+            message,
+            transport,
+        ))),
+    }
+}
+
+/// The answer to a request of the initialize era, or to one naming a
+/// session (refreshed first from the shared record, when replicas share
+/// sessions).
+async fn sided(
+    server: Server,
+    config: Arc<Config>,
+    speaks: Speaks,
+    message: Message,
+    transport: TransportInfo,
+) -> Response<McpBody> {
+    let store = config.sessions.as_ref();
+    let empty = HeaderMap::new();
+    let headers = transport.headers.as_ref().unwrap_or(&empty);
+    if let Speaks::Named = speaks
+        && let Some(shared) = &config.shared
+        && let Some(id) = named_session(headers)
+        && let Err(response) = shared.refresh(store, id).await
+    {
+        return response;
+    }
+    let side = legacy::side(
+        speaks,
+        store,
+        config.shared.as_deref(),
+        headers,
+        transport.principal.as_ref(),
+    );
+    match side {
+        Side::Modern => modern::answer(&server, config.request_timeout, message, transport).await,
+        Side::Session(session) => match &config.shared {
+            None => {
+                legacy::post(
+                    &server,
+                    session,
+                    message,
+                    transport,
+                    config.request_timeout,
+                    &config.replay_budget,
+                )
+                .await
+            }
+            Some(shared) => {
+                if shared.forward(&server, &session, &message) {
+                    return status(StatusCode::ACCEPTED);
+                }
+                let before = session.state();
+                let request = match &message {
+                    Message::Request(r) => Some(r.id.clone()),
+                    _ => None,
+                };
+                let response = Box::pin(legacy::post(
+                    &server,
+                    session.clone(),
+                    message,
+                    transport,
+                    config.request_timeout,
+                    &config.replay_budget,
+                ))
+                .await;
+                match (shared.changed(&server, &session, &before).await, request) {
+                    // The session's record refused the change: the request
+                    // fails, as it would have locally.
+                    (Err(error), Some(id)) => {
+                        json(StatusCode::OK, wire::encode_error(Some(&id), &error).into())
+                    }
+                    _ => response,
+                }
+            }
+        },
+        Side::Initialize => {
+            let response = legacy::initialize(
+                &server,
+                store,
+                config.shared.as_deref(),
+                message,
+                &transport,
+            );
+            if let Some(shared) = &config.shared
+                && let Some(id) = named_session(response.headers())
+                && let Some(session) = store.get(id)
+                && let Err(refused) = shared.opened(&session).await
+            {
+                store.remove(id);
+                session.end();
+                return refused;
+            }
+            response
+        }
+        Side::Refused(response) => response,
+    }
 }
 
 impl Config {
@@ -716,50 +764,6 @@ fn too_large() -> Response<McpBody> {
         .headers_mut()
         .insert(CONNECTION, HeaderValue::from_static("close"));
     response
-}
-
-/// Cancels a request past its timeout and answers -32603 with its id.
-fn timed_out(cancel: &CancelSignal, id: Option<&wire::RequestId>) -> Response<McpBody> {
-    cancel.cancel();
-    let error = Error::internal("Request timed out");
-    json(StatusCode::OK, wire::encode_error(id, &error).into())
-}
-
-/// Fires the request's signal if its future is dropped before it finishes.
-struct CancelOnDrop(Option<CancelSignal>);
-
-impl CancelOnDrop {
-    fn disarm(mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(signal) = self.0.take() {
-            signal.cancel();
-        }
-    }
-}
-
-/// Maps what the core produced to the HTTP response: 202 for nothing, JSON
-/// for one reply, server-sent events for a stream. The one place that knows
-/// how each [`Dispatched`] travels over HTTP.
-fn respond(dispatched: Dispatched, deadline: Deadline) -> Response<McpBody> {
-    match dispatched {
-        Dispatched::Nothing => status(StatusCode::ACCEPTED),
-        Dispatched::Reply(reply) | Dispatched::Forbidden(Forbidden { reply, .. }) => {
-            json(reply.status, reply.body)
-        }
-        Dispatched::Stream(stream) => {
-            let mut response = Response::new(McpBody::new(SseBody::new(stream, deadline)));
-            let headers = response.headers_mut();
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-            headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-            response
-        }
-    }
 }
 
 #[cfg(test)]
