@@ -375,13 +375,7 @@ fn over_rate(
 ///
 /// A 2026-07-28 request ends this stage once its body is read: the rest of
 /// its answer is a future of its own (see [`ResponseFuture`]).
-async fn serve<B, F>(
-    server: Server,
-    config: Arc<Config>,
-    parts: Parts,
-    body: B,
-    then: F,
-) -> Step
+async fn serve<B, F>(server: Server, config: Arc<Config>, parts: Parts, body: B, then: F) -> Step
 where
     B: Body + Send + 'static,
     B::Data: Send,
