@@ -152,6 +152,16 @@ pub enum Message {
     Response(Value),
 }
 
+impl Message {
+    /// The id of a request; `None` for a notification or a response.
+    pub fn request_id(&self) -> Option<&RequestId> {
+        match self {
+            Message::Request(request) => Some(&request.id),
+            _ => None,
+        }
+    }
+}
+
 /// A message that could not be decoded: the error to answer with, and the
 /// request id when it could be read.
 #[derive(Debug)]

@@ -229,10 +229,7 @@ pub(super) async fn post(
     timeout: Duration,
     budget: &Arc<ReplayBudget>,
 ) -> Response<McpBody> {
-    let id = match &message {
-        Message::Request(r) => Some(r.id.clone()),
-        _ => None,
-    };
+    let id = message.request_id().cloned();
     let at = Instant::now() + timeout;
     let cancel = CancelSignal::new();
     let challenger = Challenger::of(&transport);

@@ -33,10 +33,7 @@ pub(super) fn answer(
     message: Message,
     transport: TransportInfo,
 ) -> Answer<impl Future<Output = Dispatched> + Send + use<>> {
-    let id = match &message {
-        Message::Request(request) => Some(request.id.clone()),
-        _ => None,
-    };
+    let id = message.request_id().cloned();
     let at = Instant::now() + timeout;
     let cancel = CancelSignal::new();
     let challenger = Challenger::of(&transport);

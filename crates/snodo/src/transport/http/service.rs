@@ -576,10 +576,7 @@ async fn sided(
                     return status(StatusCode::ACCEPTED);
                 }
                 let before = session.state();
-                let request = match &message {
-                    Message::Request(r) => Some(r.id.clone()),
-                    _ => None,
-                };
+                let request = message.request_id().cloned();
                 let response = Box::pin(legacy::post(
                     &server,
                     session.clone(),
