@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
 use bytes::Bytes;
-use futures_util::Stream;
+use futures_util::{FutureExt, Stream};
 use tokio::sync::mpsc;
 
 use crate::CancelSignal;
@@ -73,11 +73,28 @@ impl ResponseStream {
     /// dropped (the client went away) the handler still observes the
     /// cancellation signal; it is aborted if it has not finished
     /// [`ABANDON_GRACE`] later.
+    ///
+    /// The handler is polled once here first: one that answers at once
+    /// (most do, even when the client asked for progress) needs no task,
+    /// and its notifications, if it sent any, are still yielded before its
+    /// response.
     pub(crate) fn spawned(
         handler: impl Future<Output = Option<Vec<u8>>> + Send + 'static,
         notifications: mpsc::Receiver<Vec<u8>>,
         cancel: CancelSignal,
     ) -> Self {
+        let mut handler = Box::pin(handler);
+        if let Some(last) = handler.as_mut().now_or_never() {
+            return Self {
+                handler: None,
+                task: None,
+                notifications,
+                front: None,
+                last,
+                cancel,
+                long_lived: false,
+            };
+        }
         let task = tokio::spawn(handler);
         let abort = task.abort_handle();
         let mut stream = Self::new(
@@ -188,5 +205,68 @@ impl Drop for ResponseStream {
                 task.abort();
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    fn frames(stream: ResponseStream) -> impl Future<Output = Vec<Vec<u8>>> {
+        stream.map(|b| b.to_vec()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_handler_that_answers_at_once_needs_no_task() {
+        let (_tx, rx) = mpsc::channel(4);
+        let stream =
+            ResponseStream::spawned(async { Some(b"final".to_vec()) }, rx, CancelSignal::new());
+        assert!(stream.task.is_none() && stream.handler.is_none());
+        assert_eq!(frames(stream).await, vec![b"final".to_vec()]);
+    }
+
+    #[tokio::test]
+    async fn notifications_sent_before_an_answer_at_once_come_first() {
+        let (tx, rx) = mpsc::channel(4);
+        let mut stream = ResponseStream::spawned(
+            async move {
+                tx.try_send(b"progress".to_vec()).unwrap();
+                Some(b"final".to_vec())
+            },
+            rx,
+            CancelSignal::new(),
+        );
+        assert!(stream.task.is_none());
+        #[cfg(feature = "http")]
+        assert!(matches!(stream.first().await, First::Streaming));
+        assert_eq!(
+            frames(stream).await,
+            vec![b"progress".to_vec(), b"final".to_vec()]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_waiting_handler_runs_on_its_task_and_hears_a_dropped_stream() {
+        let (_tx, rx) = mpsc::channel(4);
+        let cancel = CancelSignal::new();
+        let (heard, hears) = tokio::sync::oneshot::channel();
+        let signal = cancel.clone();
+        let stream = ResponseStream::spawned(
+            async move {
+                signal.cancelled().await;
+                let _ = heard.send(());
+                None
+            },
+            rx,
+            cancel,
+        );
+        assert!(stream.task.is_some());
+        drop(stream);
+        tokio::time::timeout(std::time::Duration::from_secs(5), hears)
+            .await
+            .expect("the handler's task saw the cancellation")
+            .unwrap();
     }
 }
