@@ -222,6 +222,41 @@ pub fn jwks_answer(body: &[u8]) -> Option<usize> {
     )
 }
 
+/// What the client made of one message from a server, when it is a
+/// response with a result: the result read as a value, and read member by
+/// member as a proxy reads it (then decoded), the members the protocol
+/// layer sets (`resultType`, the server's info in `_meta`) taken off both.
+/// `None` for anything else; `Some(None)` in either place for a reading
+/// that failed.
+///
+/// ```
+/// let text = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}"#;
+/// let (value, split) = snodo::fuzzing::client_result(text, 1024).unwrap();
+/// assert_eq!(value, Some(serde_json::json!({"content": []})));
+/// assert_eq!(split, value);
+/// ```
+#[cfg(feature = "client")]
+#[allow(clippy::type_complexity)]
+pub fn client_result(
+    bytes: &[u8],
+    max_bytes: usize,
+) -> Option<(Option<serde_json::Value>, Option<serde_json::Value>)> {
+    use crate::client::answer::{FromResult, RawResult, strip};
+    use crate::client::transport::Incoming;
+    let Incoming::Response { message, .. } = Incoming::decode(bytes, max_bytes)? else {
+        return None;
+    };
+    let text = message.body.ok()?;
+    let value = serde_json::Value::read(&text).ok().map(|mut value| {
+        if let serde_json::Value::Object(map) = &mut value {
+            strip(map);
+        }
+        value
+    });
+    let split = RawResult::read(&text).ok().map(RawResult::into_value);
+    Some((value, split))
+}
+
 /// A fake OAuth answer: `status` and `body`, no headers.
 #[cfg(feature = "client")]
 fn answer(status: u16, body: &[u8]) -> Option<crate::net::Answer> {

@@ -14,6 +14,7 @@ use crate::tool::{ToolDefinition, ToolResult};
 use tokio::sync::{broadcast, mpsc};
 
 use super::ProtocolErrorKind;
+use super::answer::{FromResult, RawResult};
 use super::completion::{self, Completion, CompletionRef};
 use super::options::{Config, Handlers};
 use super::transport::{Incoming, Outgoing, Transport};
@@ -461,6 +462,25 @@ impl Client {
         arguments: Value,
         opts: RequestOptions,
     ) -> Result<ToolResult, ClientError> {
+        let result = self.send_call_tool_as(name, arguments, opts).await?;
+        tool_result(name, result)
+    }
+
+    /// `tools/call` for a proxy: the result kept as the server sent it.
+    pub(crate) fn forward_call(&self, name: &str, arguments: Value) -> Pending<'_, RawResult> {
+        let name = name.to_owned();
+        Pending::new(
+            move |opts| async move { self.send_call_tool_as(&name, arguments, opts).await },
+        )
+    }
+
+    /// `tools/call` with `opts`, its result read as `A`.
+    async fn send_call_tool_as<A: FromResult>(
+        &self,
+        name: &str,
+        arguments: Value,
+        opts: RequestOptions,
+    ) -> Result<A, ClientError> {
         let args = object_or_null(arguments, "tool arguments")?;
         let mut params = Map::new();
         params.insert("name".into(), name.into());
@@ -480,7 +500,7 @@ impl Client {
             }
             other => other,
         }?;
-        tool_result(name, result)
+        Ok(result)
     }
 
     /// Reads a resource: its contents, every member of the result kept
@@ -546,6 +566,16 @@ impl Client {
     /// Sends any request and returns its result. `params` is an object (or
     /// `null`); the client adds the protocol `_meta`.
     pub fn request(&self, method: &str, params: Value) -> Pending<'_, Value> {
+        self.request_as(method, params)
+    }
+
+    /// A request for a proxy, its result kept as the server sent it.
+    pub(crate) fn forward(&self, method: &str, params: Value) -> Pending<'_, RawResult> {
+        self.request_as(method, params)
+    }
+
+    /// [`Client::request`], its result read as `A`.
+    fn request_as<A: FromResult>(&self, method: &str, params: Value) -> Pending<'_, A> {
         let method = method.to_owned();
         Pending::new(move |opts| async move {
             let params = object_or_null(params, "request params")?.unwrap_or_default();
@@ -553,7 +583,11 @@ impl Client {
                 "tools/call" | "resources/read" | "prompts/get" => {
                     mrtr::run(&self.shared, &method, &params, &opts, Vec::new()).await
                 }
-                _ => self.shared.call(&method, &params, &opts, Vec::new()).await,
+                _ => {
+                    self.shared
+                        .call_as(&method, &params, &opts, Vec::new())
+                        .await
+                }
             }
         })
     }

@@ -47,6 +47,7 @@
 //!   cap, and cancellation when a call's future is dropped;
 //! - [`Client::listen`]: change notifications as a [`Stream`](futures_util::Stream).
 
+pub(crate) mod answer;
 mod completion;
 mod encode;
 mod error;

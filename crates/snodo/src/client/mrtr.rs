@@ -14,6 +14,7 @@ use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 
 use super::ProtocolErrorKind;
+use super::answer::FromResult;
 use super::options::{ElicitMode, ElicitRequest, Handlers, RequestOptions, Root, elicit_result};
 use super::request::STATE_ONLY_PAUSE;
 use super::{ClientError, Shared};
@@ -108,13 +109,13 @@ pub(crate) async fn answer_all(
     Ok(Some(answers))
 }
 
-pub(crate) async fn run(
+pub(crate) async fn run<A: FromResult>(
     shared: &Arc<Shared>,
     method: &str,
     params: &Map<String, Value>,
     opts: &RequestOptions,
     headers: Vec<(HeaderName, HeaderValue)>,
-) -> Result<Value, ClientError> {
+) -> Result<A, ClientError> {
     let answer = opts.answer_input.unwrap_or(true);
     let max_rounds = opts
         .max_input_rounds
@@ -138,11 +139,14 @@ pub(crate) async fn run(
             answered = copy;
             &answered
         };
-        let result = shared.call(method, attempt, opts, headers.clone()).await?;
-        if !is_input_required(&result) || !answer {
+        let result: A = shared
+            .call_as(method, attempt, opts, headers.clone())
+            .await?;
+        if !result.is_input_required() || !answer {
             return Ok(result);
         }
-        let requests = match result.get("inputRequests") {
+        let members = result.members();
+        let requests = match members.get("inputRequests") {
             Some(Value::Object(map)) => map.clone(),
             None | Some(Value::Null) => Map::new(),
             Some(_) => {
@@ -152,7 +156,7 @@ pub(crate) async fn run(
                 ));
             }
         };
-        let next_state = match result.get("requestState") {
+        let next_state = match members.get("requestState") {
             Some(Value::String(s)) => Some(s.clone()),
             None | Some(Value::Null) => None,
             Some(_) => {

@@ -10,10 +10,10 @@ use ::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::ProtocolErrorKind;
+use super::answer::FromResult;
 use super::encode::{self, Meta, Tail};
 use super::options::{LogMessage, Progress, RequestOptions};
-use super::transport::{Exchange, Incoming, Outgoing, Transport, TransportKind};
+use super::transport::{Exchange, Incoming, Outgoing, Response, Transport, TransportKind};
 use super::version::Wire;
 use super::{ClientError, Shared, TimeoutKind, legacy};
 use crate::Error;
@@ -68,21 +68,14 @@ pub(crate) fn header_value(text: &str) -> HeaderValue {
     HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-/// Reads a JSON-RPC response: the result, or the peer's error.
+/// Reads a JSON-RPC response: the result's JSON text, or the peer's error.
 pub(crate) fn parse_response(
-    mut message: Value,
+    response: Response,
     status: Option<u16>,
-) -> Result<Value, ClientError> {
-    if let Some(error) = message.get("error") {
-        let error = Error::from_json(error);
-        return Err(ClientError::rpc(error, status));
-    }
-    match message.as_object_mut().and_then(|m| m.remove("result")) {
-        Some(result) => Ok(result),
-        None => Err(ClientError::protocol(
-            ProtocolErrorKind::MalformedResult,
-            "a response without result or error",
-        )),
+) -> Result<Box<str>, ClientError> {
+    match response.body {
+        Ok(text) => Ok(text),
+        Err(error) => Err(ClientError::rpc(Error::from_json(&error), status)),
     }
 }
 
@@ -190,8 +183,19 @@ impl Shared {
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
+        self.call_as(method, params, opts, extra).await
+    }
+
+    /// [`Shared::call`], its result read as `A`.
+    pub(crate) async fn call_as<A: FromResult>(
+        self: &Arc<Self>,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<A, ClientError> {
         let wire = self.wire();
-        self.call_on(&wire, method, params, opts, extra).await
+        self.call_on_as(&wire, method, params, opts, extra).await
     }
 
     /// Starts the CLIENT span of a request (its trace context is written
@@ -224,6 +228,18 @@ impl Shared {
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Value, ClientError> {
+        self.call_on_as(wire, method, params, opts, extra).await
+    }
+
+    /// [`Shared::call_on`], its result read as `A`.
+    async fn call_on_as<A: FromResult>(
+        self: &Arc<Self>,
+        wire: &Wire,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+        extra: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<A, ClientError> {
         let id = self.next_id();
         let mut observed = self.observe(wire, method, &id, params);
         // Copied only when a trace context is written into them.
@@ -237,8 +253,15 @@ impl Shared {
             params
         };
         let call = self.call_with_id(wire, id, method, params, opts, extra);
-        let result = in_span(observed.span(), call).await;
-        observed.finish(outcome_of(&result), result.as_ref().ok());
+        let (result, text) = match in_span(observed.span(), call).await {
+            Ok(text) => (A::read(&text), Some(text)),
+            Err(e) => (Err(e), None),
+        };
+        let outcome = match &result {
+            Ok(read) => read.outcome(),
+            Err(e) => outcome_of_error(e),
+        };
+        observed.finish(outcome, text.as_deref());
         result
     }
 
@@ -250,7 +273,7 @@ impl Shared {
         params: &Map<String, Value>,
         opts: &RequestOptions,
         extra: Vec<(HeaderName, HeaderValue)>,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<str>, ClientError> {
         let out = self.outgoing(wire, Some(&id), method, params, opts, extra.clone());
         match self.drive(out, opts).await {
             // On 2026-07-28 HTTP a broken response stream loses the request
@@ -327,7 +350,7 @@ impl Shared {
         self: &Arc<Self>,
         out: Outgoing,
         opts: &RequestOptions,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<Box<str>, ClientError> {
         let id = out
             .id
             .clone()
@@ -383,7 +406,7 @@ impl Shared {
                     return Err(ClientError::transport(STREAM_LOST));
                 }
                 Some(Incoming::Response { message, status }) => {
-                    if Incoming::response_id(&message).is_some_and(|rid| rid != id) {
+                    if message.id.as_ref().is_some_and(|rid| *rid != id) {
                         continue;
                     }
                     guard.disarm();
@@ -459,15 +482,6 @@ pub(crate) fn dispatch_notification(
 
 /// The longest a state-only retry waits before re-sending.
 pub(crate) const STATE_ONLY_PAUSE: Duration = Duration::from_millis(250);
-
-/// How a request ended, as the request span records it.
-fn outcome_of(result: &Result<Value, ClientError>) -> Outcome {
-    match result {
-        Ok(Value::Object(map)) => Outcome::of_result(map),
-        Ok(_) => Outcome::Ok,
-        Err(e) => outcome_of_error(e),
-    }
-}
 
 /// How a failed request ended, as the request span records it.
 fn outcome_of_error(error: &ClientError) -> Outcome {

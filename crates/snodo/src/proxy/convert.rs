@@ -7,11 +7,12 @@ use serde_json::{Map, Value};
 use super::naming::Naming;
 use crate::Error;
 use crate::client::ClientError;
+use crate::client::answer::RawResult;
 use crate::error::{HandlerError, code};
 use crate::mrtr::InputRequired;
 use crate::prompt::PromptResult;
-use crate::protocol::keys;
 use crate::resource::{ReadKind, ReadResult};
+use crate::tool::ToolResult;
 
 /// A failed request to backend `id`: a JSON-RPC error the backend sent is
 /// passed on as it is (code, message, data); any other failure (the
@@ -27,15 +28,23 @@ pub(crate) fn error(id: &str, e: ClientError) -> HandlerError {
     }
 }
 
-/// Takes the members the proxy's own server sets off a backend result:
-/// `resultType`, and the backend's server info in `_meta`.
-pub(crate) fn strip(map: &mut Map<String, Value>) {
-    map.remove("resultType");
-    if let Some(Value::Object(meta)) = map.get_mut("_meta") {
-        meta.remove(keys::SERVER_INFO);
-        if meta.is_empty() {
-            map.remove("_meta");
-        }
+/// A backend's tool result as the proxy's own: the usual one kept as the
+/// backend's text (written out as it is), any other decoded, the members
+/// the proxy's own server sets (`resultType`, the backend's server info)
+/// taken off either way.
+pub(crate) fn tool_result(answer: RawResult) -> Result<ToolResult, HandlerError> {
+    match answer {
+        RawResult::Split(split) => Ok(ToolResult::encoded(
+            split.members,
+            split.is_error,
+            split.structured,
+        )),
+        answer => match answer.into_value() {
+            Value::Object(map) => {
+                ToolResult::from_wire(map).map_err(|e| protocol(format!("a tool result: {e}")))
+            }
+            _ => Err(protocol("a tool result that is not an object".into())),
+        },
     }
 }
 
@@ -97,6 +106,7 @@ mod tests {
 
     use super::*;
     use crate::Content;
+    use crate::client::answer::FromResult;
     use crate::prompt::PromptMessage;
     use crate::resource::ResourceContents;
 
@@ -118,18 +128,30 @@ mod tests {
         );
     }
 
+    /// A tool result, read as the backend's client reads it.
+    fn tool(text: &str) -> Result<ToolResult, HandlerError> {
+        tool_result(<RawResult as FromResult>::read(text).unwrap())
+    }
+
     #[test]
     fn the_backends_protocol_members_are_taken_off() {
-        let mut m = json!({
-            "content": [],
-            "resultType": "complete",
-            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "b"}},
-        })
-        .as_object()
-        .cloned()
-        .unwrap();
-        strip(&mut m);
-        assert_eq!(Value::Object(m), json!({"content": []}));
+        let usual = r#"{"content":[{"type":"text","text":"hi"}],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"b"}},"isError":true}"#;
+        let result = tool(usual).unwrap();
+        // Written out as the backend wrote it, the two members left out.
+        assert_eq!(
+            serde_json::to_string(&result).unwrap(),
+            r#"{"content":[{"type":"text","text":"hi"}],"isError":true}"#
+        );
+        assert!(result.is_error());
+        let other = r#"{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"b"},"k":1},"structuredContent":{"a":1}}"#;
+        let result = tool(other).unwrap();
+        assert_eq!(
+            result.to_wire(),
+            json!({"content": [], "_meta": {"k": 1}, "structuredContent": {"a": 1}})
+        );
+        assert_eq!(result.structured_content(), Some(&json!({"a": 1})));
+        assert!(tool(r#"{"content":{}}"#).is_err());
+        assert!(tool("[]").is_err());
     }
 
     #[test]
@@ -195,6 +217,7 @@ mod tests {
         use serde_json::Value;
 
         use super::super::*;
+        use crate::client::answer::FromResult;
 
         /// JSON shaped like a backend's answers, and anything else.
         fn answer() -> impl Strategy<Value = Value> {
@@ -226,9 +249,12 @@ mod tests {
                 let _ = read_result(value.clone(), &naming);
                 let _ = prompt_result(value.clone());
                 let _ = input_required(&value);
-                if let Value::Object(mut map) = value {
-                    strip(&mut map);
-                    prop_assert!(!map.contains_key("resultType"));
+                let text = value.to_string();
+                if let Ok(result) = tool_result(<RawResult as FromResult>::read(&text).unwrap()) {
+                    let wire = result.to_wire();
+                    prop_assert!(wire.get("resultType").is_none());
+                    let written: Value = serde_json::to_value(&result).unwrap();
+                    prop_assert_eq!(written, wire);
                 }
             }
         }

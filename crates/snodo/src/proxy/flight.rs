@@ -16,6 +16,7 @@ use super::guard::{self, Guard};
 use super::naming::Naming;
 use super::relay::{self, Letter, Mailbox, Relay};
 use super::stats::Stats;
+use crate::client::answer::{FromResult, RawResult};
 use crate::client::{Client, ClientError, RequestOptions};
 use crate::error::HandlerError;
 use crate::mrtr::InputRequired;
@@ -168,7 +169,7 @@ fn options(cx: &Context, mailbox: Arc<Mailbox>, identity: bool) -> RequestOption
 /// How a flight to the backend ended.
 enum Ended {
     /// Its answer.
-    Answer(Value),
+    Answer(RawResult),
     /// The caller must give input first.
     Input(InputRequired),
     /// It failed.
@@ -189,9 +190,9 @@ pub(super) async fn run<F>(
     call: Call<'_>,
     repeatable: bool,
     make: impl FnMut(&Client, RequestOptions) -> F,
-) -> Result<Result<Value, InputRequired>, HandlerError>
+) -> Result<Result<RawResult, InputRequired>, HandlerError>
 where
-    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
+    F: Future<Output = Result<RawResult, ClientError>> + Send + 'static,
 {
     // Counted and audited even when the request is dropped before its end
     // (the server's timeout, or the caller gone): then as `cancelled`.
@@ -218,7 +219,7 @@ struct Record<'a> {
 
 impl Record<'_> {
     /// Records the request's end (`None`: dropped unanswered).
-    fn end(&mut self, out: Option<&Result<Result<Value, InputRequired>, HandlerError>>) {
+    fn end(&mut self, out: Option<&Result<Result<RawResult, InputRequired>, HandlerError>>) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
@@ -235,7 +236,7 @@ impl Record<'_> {
             .map(Error::code);
         let outcome = match out {
             None => "cancelled",
-            Some(Ok(Ok(value))) if value.get("isError") == Some(&Value::Bool(true)) => "tool_error",
+            Some(Ok(Ok(answer))) if answer.is_error() => "tool_error",
             Some(Ok(Ok(_))) => "ok",
             Some(Ok(Err(_))) => "input_required",
             Some(Err(_))
@@ -287,9 +288,9 @@ async fn attempt<F>(
     identity: bool,
     repeatable: bool,
     mut make: impl FnMut(&Client, RequestOptions) -> F,
-) -> Result<Result<Value, InputRequired>, HandlerError>
+) -> Result<Result<RawResult, InputRequired>, HandlerError>
 where
-    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
+    F: Future<Output = Result<RawResult, ClientError>> + Send + 'static,
 {
     let parked = cx
         .request_state()
@@ -378,7 +379,7 @@ fn start<F>(
     make: &mut impl FnMut(&Client, RequestOptions) -> F,
 ) -> relay::Flight
 where
-    F: Future<Output = Result<Value, ClientError>> + Send + 'static,
+    F: Future<Output = Result<RawResult, ClientError>> + Send + 'static,
 {
     let mailbox = Arc::new(Mailbox::default());
     // Polled by the caller's request, under its span: the backend request's
@@ -394,15 +395,15 @@ fn finish(
     link: &Link,
     via: &Via<'_>,
     ended: Ended,
-) -> Result<Result<Value, InputRequired>, HandlerError> {
+) -> Result<Result<RawResult, InputRequired>, HandlerError> {
     if let Ended::Failed(e) = &ended {
         via.failed(e);
     }
     match ended {
-        Ended::Answer(value) if crate::client::is_input_required(&value) => {
-            Ok(Err(convert::input_required(&value)?))
+        Ended::Answer(answer) if answer.is_input_required() => {
+            Ok(Err(convert::input_required(&answer.into_value())?))
         }
-        Ended::Answer(value) => Ok(Ok(value)),
+        Ended::Answer(answer) => Ok(Ok(answer)),
         Ended::Input(input) => Ok(Err(input)),
         Ended::Failed(e) => Err(convert::error(&link.id, e)),
     }

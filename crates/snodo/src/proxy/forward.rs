@@ -116,23 +116,13 @@ impl Tool for ForwardTool {
                 .or_else(|| spare.clone())
                 .unwrap_or(Value::Null);
             let (client, remote) = (client.clone(), remote.clone());
-            async move {
-                let result = client.call_tool(&remote, arguments).options(opts).await?;
-                Ok(result.into_wire())
-            }
+            async move { client.forward_call(&remote, arguments).options(opts).await }
         })
         .await?;
-        let value = match result {
-            Ok(value) => value,
-            Err(input) => return Ok(ToolResult::input_required(input)),
-        };
-        let Value::Object(mut map) = value else {
-            return Err(convert::protocol(
-                "a tool result that is not an object".into(),
-            ));
-        };
-        convert::strip(&mut map);
-        Ok(ToolResult::raw(map))
+        match result {
+            Ok(answer) => convert::tool_result(answer),
+            Err(input) => Ok(ToolResult::input_required(input)),
+        }
     }
 }
 
@@ -202,11 +192,11 @@ impl Prompt for ForwardPrompt {
         };
         let result = run(&self.link, &cx, call, false, move |client, opts| {
             let (client, params) = (client.clone(), params.take().unwrap_or_default());
-            async move { client.request("prompts/get", params).options(opts).await }
+            async move { client.forward("prompts/get", params).options(opts).await }
         })
         .await?;
         match result {
-            Ok(value) => convert::prompt_result(value),
+            Ok(answer) => convert::prompt_result(answer.into_value()),
             Err(input) => Ok(PromptResult::input_required(input)),
         }
     }
@@ -354,11 +344,11 @@ impl Resource for ForwardResource {
         };
         let result = run(&self.link, &cx, call, false, move |client, opts| {
             let (client, params) = (client.clone(), json!({ "uri": uri }));
-            async move { client.request("resources/read", params).options(opts).await }
+            async move { client.forward("resources/read", params).options(opts).await }
         })
         .await?;
         match result {
-            Ok(value) => convert::read_result(value, naming),
+            Ok(answer) => convert::read_result(answer.into_value(), naming),
             Err(input) => Ok(ReadResult::input_required(input)),
         }
     }

@@ -20,6 +20,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::RandomUnavailable;
+use crate::client::answer::RawResult;
 use crate::client::{ClientBuilder, ClientError, LogMessage, Progress};
 use crate::context::ElicitResponse;
 use crate::error::BoxError;
@@ -428,7 +429,7 @@ impl Relay {
 /// request (no task of its own), kept while parked; dropping it cancels the
 /// backend's request.
 pub(crate) type BackendRequest =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, ClientError>> + Send>>;
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<RawResult, ClientError>> + Send>>;
 
 /// A forwarded request running at the backend (dropped before its end,
 /// cancelled or parked too long, it cancels the backend's request).
@@ -487,7 +488,7 @@ mod tests {
         let guard = Dropped(dropped.clone());
         let task: BackendRequest = Box::pin(async move {
             let _guard = guard;
-            std::future::pending::<Result<Value, ClientError>>().await
+            std::future::pending::<Result<RawResult, ClientError>>().await
         });
         (relay.start(task, Arc::default()), dropped)
     }

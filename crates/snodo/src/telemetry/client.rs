@@ -140,14 +140,13 @@ impl ClientCall {
     }
 
     /// Records how the request ended.
-    pub(crate) fn finish(&mut self, outcome: Outcome, result: Option<&Value>) {
+    pub(crate) fn finish(&mut self, outcome: Outcome, result: Option<&str>) {
         if let Some(d) = &mut self.detail {
             if d.capture_results
                 && !self.span.is_disabled()
                 && let Some(result) = result
             {
-                self.span
-                    .record(attr::GEN_AI_TOOL_CALL_RESULT, result.to_string());
+                self.span.record(attr::GEN_AI_TOOL_CALL_RESULT, result);
             }
             d.outcome = outcome;
         }

@@ -1,6 +1,9 @@
 //! Tool results and the conversions handlers may return.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::Content;
@@ -38,8 +41,43 @@ enum Kind {
     Structured(Value),
     Content(Vec<Content>),
     Raw(Map<String, Value>),
+    // Made by the proxy (feature `client`) only.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Encoded(Box<Encoded>),
     Error(Vec<Content>),
     InputRequired(InputRequired),
+}
+
+/// A result object kept as JSON text (a proxy's, as its backend sent it),
+/// decoded only when a member is asked for.
+#[derive(Debug, Clone)]
+struct Encoded {
+    /// The object's text: `content` an array, no `resultType` or `_meta`.
+    text: Box<RawValue>,
+    is_error: bool,
+    structured: bool,
+    decoded: OnceLock<Map<String, Value>>,
+}
+
+impl Encoded {
+    /// The members, decoded on first use.
+    fn map(&self) -> &Map<String, Value> {
+        self.decoded
+            .get_or_init(|| serde_json::from_str(self.text.get()).unwrap_or_default())
+    }
+
+    fn into_map(self) -> Map<String, Value> {
+        match self.decoded.into_inner() {
+            Some(map) => map,
+            None => serde_json::from_str(self.text.get()).unwrap_or_default(),
+        }
+    }
+}
+
+impl PartialEq for Encoded {
+    fn eq(&self, other: &Self) -> bool {
+        self.map() == other.map()
+    }
 }
 
 /// The shape of a [`ToolResult`], as the output-schema check sees it.
@@ -84,6 +122,20 @@ impl ToolResult {
         Self::of(Kind::Raw(result))
     }
 
+    /// A result object kept as its JSON text, written out as it is. `text`
+    /// must be an object whose `content` is an array and that has neither
+    /// `resultType` nor `_meta`; `is_error` and `structured` say whether
+    /// `isError` is `true` and whether it has `structuredContent`.
+    #[cfg(feature = "client")]
+    pub(crate) fn encoded(text: Box<RawValue>, is_error: bool, structured: bool) -> Self {
+        Self::of(Kind::Encoded(Box::new(Encoded {
+            text,
+            is_error,
+            structured,
+            decoded: OnceLock::new(),
+        })))
+    }
+
     /// A tool-level failure: a successful response with `isError: true`, so the
     /// model sees the message and can correct itself.
     pub fn error(message: impl Into<String>) -> Self {
@@ -121,6 +173,9 @@ impl ToolResult {
                     ResultShape::Unstructured
                 }
             }
+            Kind::Encoded(e) if e.is_error => ResultShape::Error,
+            Kind::Encoded(e) if e.structured => ResultShape::Structured,
+            Kind::Encoded(_) => ResultShape::Unstructured,
             Kind::Error(_) => ResultShape::Error,
             Kind::InputRequired(_) => ResultShape::InputRequired,
         }
@@ -148,6 +203,7 @@ impl ToolResult {
         match &self.kind {
             Kind::Structured(v) => Some(v),
             Kind::Raw(map) => map.get("structuredContent"),
+            Kind::Encoded(e) if e.structured => e.map().get("structuredContent"),
             _ => None,
         }
     }
@@ -229,6 +285,7 @@ impl ToolResult {
                     .or_insert_with(|| Value::Array(Vec::new()));
                 Value::Object(map)
             }
+            Kind::Encoded(encoded) => Value::Object((*encoded).into_map()),
             kind => Self {
                 kind,
                 meta: self.meta,
@@ -264,6 +321,7 @@ impl ToolResult {
                 out.entry("content")
                     .or_insert_with(|| Value::Array(Vec::new()));
             }
+            Kind::Encoded(encoded) => out.clone_from(encoded.map()),
             Kind::Error(blocks) => {
                 out.insert("content".into(), blocks_value(blocks));
                 out.insert("isError".into(), Value::Bool(true));
@@ -341,6 +399,8 @@ impl Serialize for ToolResult {
             // results are all of this kind); one without goes through
             // `to_wire`, which adds it.
             Kind::Raw(map) if map.contains_key("content") => map.serialize(serializer),
+            // Written as received: its members in the backend's order.
+            Kind::Encoded(encoded) => encoded.text.serialize(serializer),
             Kind::Raw(_) | Kind::InputRequired(_) => self.to_wire().serialize(serializer),
         }
     }

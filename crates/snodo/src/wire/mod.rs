@@ -26,5 +26,7 @@ pub(crate) use encode::{encode_result_with_tail, encoded_len};
 pub use id::RequestId;
 pub use lazy::LazyObject;
 pub use meta::{Meta, MetaParts};
+#[cfg(feature = "client")]
+pub(crate) use scan::scan;
 pub(crate) use target::target_in;
 pub(crate) use target::target_member;

@@ -589,7 +589,7 @@ async fn read_events(
                     continue;
                 };
                 let done = matches!(&msg, Incoming::Response { message, .. }
-                    if id.is_some() && Incoming::response_id(message) == id);
+                    if id.is_some() && message.id == id);
                 let msg = match msg {
                     Incoming::Response { message, .. } => Incoming::Response {
                         message,

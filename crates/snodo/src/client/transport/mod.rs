@@ -11,25 +11,27 @@
 pub(crate) mod direct;
 pub(crate) mod http;
 pub(crate) mod legacy_sse;
+mod response;
 mod router;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 
 use ::http::{HeaderName, HeaderValue};
-use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ClientError;
 use super::options::BoxFuture;
 use crate::wire::{self, Limits, Message, Notification, Request, RequestId};
 
+pub(crate) use response::Response;
+
 /// One message from the server.
 #[derive(Debug)]
 pub(crate) enum Incoming {
     /// A response (`result` or `error`).
     Response {
-        /// The whole message object.
-        message: Value,
+        /// Its id and its result or error.
+        message: Response,
         /// The HTTP status that carried it (Streamable HTTP only).
         status: Option<u16>,
     },
@@ -56,11 +58,21 @@ impl Incoming {
             max_depth: 128,
             max_digits: 64,
         };
-        // A client mostly reads responses, which the member-by-member path
-        // leaves to the value path: straight there.
+        // A client mostly reads responses: read in one pass, the result
+        // kept as text; anything else goes the value path.
+        let bytes = wire::strip_bom(bytes);
+        if bytes.len() <= max_bytes
+            && wire::scan(bytes, limits.max_depth, limits.max_digits).is_ok()
+            && let Some(message) = Response::read(bytes)
+        {
+            return Some(Incoming::Response {
+                message,
+                status: None,
+            });
+        }
         match wire::decode::decode_by(bytes, &limits, false) {
             Ok(Message::Response(v)) => Some(Incoming::Response {
-                message: v,
+                message: Response::from_value(v),
                 status: None,
             }),
             Ok(Message::Notification(n)) => Some(Incoming::Notification(n)),
@@ -79,11 +91,6 @@ impl Incoming {
             max,
             format!("the server's answer is {carrier} of more than {max} bytes"),
         )
-    }
-
-    /// The id of a response.
-    pub(crate) fn response_id(value: &Value) -> Option<RequestId> {
-        value.get("id").and_then(RequestId::from_value)
     }
 }
 
@@ -215,7 +222,7 @@ mod tests {
 
     fn id_of(msg: Option<Incoming>) -> Option<RequestId> {
         match msg {
-            Some(Incoming::Response { message, .. }) => Incoming::response_id(&message),
+            Some(Incoming::Response { message, .. }) => message.id,
             _ => None,
         }
     }

@@ -34,8 +34,7 @@ impl Router {
     pub(crate) fn route(&self, msg: Incoming) {
         let target = match &msg {
             Incoming::Response { message, .. } => {
-                let id = Incoming::response_id(message);
-                let tx = id.and_then(|id| self.lock().remove(&id));
+                let tx = message.id.as_ref().and_then(|id| self.lock().remove(id));
                 match tx {
                     Some(tx) => {
                         if let Err(mpsc::error::TrySendError::Full(msg)) = tx.try_send(msg) {
