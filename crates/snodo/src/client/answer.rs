@@ -8,8 +8,9 @@
 //! few facts a caller asks about (input required, `isError`,
 //! `structuredContent`, `content`) are noted on the way. A result that is
 //! anything but the usual one (`_meta` with other members, a repeated or
-//! escaped member name, no `content`, not an object) is decoded as a value
-//! instead, and read as before.
+//! escaped member name, no `content` array, a `structuredContent` that is
+//! not an object, `ttlMs` or `cacheScope`, not an object) is decoded as a
+//! value instead, and read as before.
 
 use std::fmt;
 
@@ -76,7 +77,9 @@ pub(crate) enum RawResult {
     Value(Value),
 }
 
-/// The usual result: its own members, and what was noted of it.
+/// The usual result: its own members, and what was noted of it. Its
+/// `content` is an array and its `structuredContent`, when present, an
+/// object; it has no `ttlMs` or `cacheScope`.
 #[derive(Debug)]
 pub(crate) struct Split {
     /// The result's members but `resultType` and `_meta`, as the text of a
@@ -212,10 +215,16 @@ impl<'de> Visitor<'de> for SplitSeed {
             match key {
                 "resultType" => input_required = value.get() == r#""input_required""#,
                 "_meta" => usual &= only_server_info(value.get()),
+                // Members of list results, which no initialize-era session
+                // takes: read as a value, they are taken off there.
+                "ttlMs" | "cacheScope" => usual = false,
                 _ => {
                     match key {
                         "isError" => is_error = value.get() == "true",
-                        "structuredContent" => structured = true,
+                        "structuredContent" => {
+                            structured = true;
+                            usual &= value.get().starts_with('{');
+                        }
                         "content" => content = value.get().starts_with('['),
                         _ => {}
                     }
@@ -332,6 +341,8 @@ mod tests {
             r#"{"content":[],"a\u0062":1}"#,
             r#"{"resultType":"complete"}"#,
             r#"{"content":{}}"#,
+            r#"{"content":[],"structuredContent":[1]}"#,
+            r#"{"content":[],"ttlMs":5}"#,
         ] {
             assert!(split(text).is_none(), "{text}");
             let raw = RawResult::read(text).unwrap();

@@ -143,6 +143,8 @@ mod tests {
             r#"{"content":[{"type":"text","text":"hi"}],"isError":true}"#
         );
         assert!(result.is_error());
+        // An initialize-era session takes it as it is.
+        assert!(result.fits_initialize_era());
         let other = r#"{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"b"},"k":1},"structuredContent":{"a":1}}"#;
         let result = tool(other).unwrap();
         assert_eq!(

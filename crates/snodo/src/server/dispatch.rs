@@ -57,9 +57,12 @@ pub(super) enum Routed {
 }
 
 impl Routed {
-    /// The outcome as a result object, for the paths that reshape it.
-    pub(super) fn into_object(self) -> Self {
+    /// The outcome for an initialize-era session: a result object, which
+    /// its path reshapes, unless it is a tool result that revision takes as
+    /// it is (written out without building the object).
+    pub(super) fn into_initialize_era(self) -> Self {
         match self {
+            Routed::Tool(result) if result.fits_initialize_era() => Routed::Tool(result),
             Routed::Tool(result) => Routed::Object(result.into_map()),
             other => other,
         }

@@ -52,7 +52,7 @@ enum Kind {
 /// decoded only when a member is asked for.
 #[derive(Debug, Clone)]
 struct Encoded {
-    /// The object's text: `content` an array, no `resultType` or `_meta`.
+    /// The object's text, as [`ToolResult::encoded`] requires it.
     text: Box<RawValue>,
     is_error: bool,
     structured: bool,
@@ -123,9 +123,11 @@ impl ToolResult {
     }
 
     /// A result object kept as its JSON text, written out as it is. `text`
-    /// must be an object whose `content` is an array and that has neither
-    /// `resultType` nor `_meta`; `is_error` and `structured` say whether
-    /// `isError` is `true` and whether it has `structuredContent`.
+    /// must be an object whose `content` is an array, whose
+    /// `structuredContent`, when present, is an object, and that has none
+    /// of `resultType`, `_meta`, `ttlMs` and `cacheScope`; `is_error` and
+    /// `structured` say whether `isError` is `true` and whether it has
+    /// `structuredContent`.
     #[cfg(feature = "client")]
     pub(crate) fn encoded(text: Box<RawValue>, is_error: bool, structured: bool) -> Self {
         Self::of(Kind::Encoded(Box::new(Encoded {
@@ -190,6 +192,18 @@ impl ToolResult {
                 Kind::Raw(map) => map.contains_key("_meta") || map.contains_key("resultType"),
                 Kind::InputRequired(_) => true,
                 _ => false,
+            }
+    }
+
+    /// Whether its wire form is an initialize-era tool result as it is:
+    /// no `_meta`, none of the members that revision lacks, and
+    /// `structuredContent`, when present, an object.
+    pub(crate) fn fits_initialize_era(&self) -> bool {
+        self.meta.is_empty()
+            && match &self.kind {
+                Kind::Text(_) | Kind::Content(_) | Kind::Error(_) | Kind::Encoded(_) => true,
+                Kind::Structured(value) => value.is_object(),
+                Kind::Raw(_) | Kind::InputRequired(_) => false,
             }
     }
 

@@ -562,13 +562,19 @@ impl Server {
             sink,
         );
         // The initialize-era shapes rework the result object.
-        self.route(admitted, cx).await.map(Routed::into_object)
+        self.route(admitted, cx)
+            .await
+            .map(Routed::into_initialize_era)
     }
 
     /// Encodes the final outcome of a component request for the session.
     pub(super) fn finish_legacy(&self, call: &Call, out: Result<Routed, Failure>) -> Reply {
         let id = &call.id;
         match out {
+            Ok(Routed::Tool(result)) if result.fits_initialize_era() => {
+                call.observed.tool_result(&result);
+                Reply::ok(wire::encode_result(id, &result))
+            }
             Ok(Routed::Tool(result)) => {
                 self.finish_legacy(call, Ok(Routed::Object(result.into_map())))
             }

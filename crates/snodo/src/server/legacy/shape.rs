@@ -114,6 +114,40 @@ mod tests {
         assert_eq!(kept, json!({"_meta": {"app/x": 1}}));
     }
 
+    /// A tool result said to fit the initialize era is written out as the
+    /// object that revision's shaping leaves unchanged.
+    #[test]
+    fn a_result_that_fits_needs_no_shaping() {
+        use crate::tool::{Content, ToolResult};
+        let mut raw = Map::new();
+        raw.insert("content".into(), json!([]));
+        raw.insert("resultType".into(), json!("complete"));
+        let results = [
+            (ToolResult::text("a \"b\""), true),
+            (ToolResult::structured(json!({"sum": 3})), true),
+            (ToolResult::structured(json!([1, 2])), false),
+            (ToolResult::content([Content::text("x")]), true),
+            (ToolResult::error("failed"), true),
+            (ToolResult::text("m").with_meta("k", json!(1)), false),
+            (ToolResult::raw(raw), false),
+        ];
+        for (result, fits) in results {
+            assert_eq!(result.fits_initialize_era(), fits, "{result:?}");
+            if !fits {
+                continue;
+            }
+            let mut map = result.to_wire().as_object().cloned().unwrap();
+            let before = map.clone();
+            super::result(&mut map);
+            tool_result(&mut map);
+            assert_eq!(map, before, "{result:?}");
+            assert_eq!(
+                serde_json::to_string(&result).unwrap(),
+                serde_json::to_string(&map).unwrap()
+            );
+        }
+    }
+
     #[test]
     fn non_object_structured_content_is_left_out() {
         let mut result = json!({"content": [], "structuredContent": [1, 2]});
