@@ -62,9 +62,16 @@ impl Drop for CancelGuard {
 }
 
 /// Encodes a header value with the protocol's one encoder (the base64
-/// sentinel for anything that is not plain visible ASCII).
+/// sentinel for anything that is not plain visible ASCII). A method name or
+/// revision this library knows is its static value: no copy.
 pub(crate) fn header_value(text: &str) -> HeaderValue {
-    let encoded = crate::protocol::headers::encode_value(text);
+    let known = Method::parse(text)
+        .map(Method::as_str)
+        .or_else(|| crate::protocol::Revision::parse(text).map(|r| r.as_str()));
+    if let Some(text) = known {
+        return HeaderValue::from_static(text);
+    }
+    let encoded = crate::protocol::headers::encoded(text);
     HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
@@ -498,5 +505,26 @@ fn outcome_of_error(error: &ClientError) -> Outcome {
         ClientErrorKind::LimitExceeded => Outcome::Failed("limit"),
         ClientErrorKind::ToolFailed => Outcome::ToolError,
         _ => Outcome::Failed("client"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_are_the_protocol_encoding() {
+        for (text, sent) in [
+            ("tools/call", "tools/call"),
+            ("2026-07-28", "2026-07-28"),
+            ("2024-11-05", "2024-11-05"),
+            ("echo", "echo"),
+            ("a b", "a b"),
+            (" padded", "=?base64?IHBhZGRlZA==?="),
+            ("héllo", "=?base64?aMOpbGxv?="),
+        ] {
+            assert_eq!(header_value(text), sent, "{text}");
+            assert_eq!(sent, crate::protocol::headers::encode_value(text));
+        }
     }
 }

@@ -42,15 +42,23 @@ const SENTINEL_END: &str = "?=";
 /// the sentinel: every decoder accepts that, and the decoded text is the
 /// same. The client and the server share this one encoder.
 pub fn encode_value(value: &str) -> String {
+    encoded(value).into_owned()
+}
+
+/// [`encode_value`], a plain value borrowed.
+pub(crate) fn encoded(value: &str) -> Cow<'_, str> {
     let safe = value
         .bytes()
         .all(|b| (0x21..=0x7e).contains(&b) || b == b' ');
     let padded = value.starts_with(' ') || value.ends_with(' ');
     let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
     if safe && !padded && !looks_encoded {
-        value.to_string()
+        Cow::Borrowed(value)
     } else {
-        format!("{SENTINEL_START}{}{SENTINEL_END}", STANDARD.encode(value))
+        Cow::Owned(format!(
+            "{SENTINEL_START}{}{SENTINEL_END}",
+            STANDARD.encode(value)
+        ))
     }
 }
 
