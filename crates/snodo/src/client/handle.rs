@@ -296,7 +296,7 @@ impl Client {
         if let Some(cursor) = cursor {
             params.insert("cursor".into(), cursor.into());
         }
-        let result = self
+        let result: Value = self
             .shared
             .call(method, &params, &RequestOptions::new(), Vec::new())
             .await?;
@@ -583,11 +583,7 @@ impl Client {
                 "tools/call" | "resources/read" | "prompts/get" => {
                     mrtr::run(&self.shared, &method, &params, &opts, Vec::new()).await
                 }
-                _ => {
-                    self.shared
-                        .call_as(&method, &params, &opts, Vec::new())
-                        .await
-                }
+                _ => self.shared.call(&method, &params, &opts, Vec::new()).await,
             }
         })
     }

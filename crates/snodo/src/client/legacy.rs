@@ -34,7 +34,7 @@ pub(crate) async fn initialize(
     params.insert("capabilities".into(), legacy_capabilities(shared, version));
     params.insert("clientInfo".into(), shared.config.client_info.clone());
     let opts = RequestOptions::new().timeout(shared.config.timeout);
-    let result = shared
+    let result: Value = shared
         .call_on(&handshake, protocol::INITIALIZE, &params, &opts, Vec::new())
         .await?;
     let answered = result

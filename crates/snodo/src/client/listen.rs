@@ -217,7 +217,7 @@ async fn listen_legacy(
         let mut params = Map::new();
         params.insert("uri".into(), uri.clone().into());
         shared
-            .call(
+            .call::<Value>(
                 "resources/subscribe",
                 &params,
                 &Default::default(),

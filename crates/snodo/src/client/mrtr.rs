@@ -139,9 +139,7 @@ pub(crate) async fn run<A: FromResult>(
             answered = copy;
             &answered
         };
-        let result: A = shared
-            .call_as(method, attempt, opts, headers.clone())
-            .await?;
+        let result: A = shared.call(method, attempt, opts, headers.clone()).await?;
         if !result.is_input_required() || !answer {
             return Ok(result);
         }

@@ -182,19 +182,9 @@ impl Shared {
         }
     }
 
-    /// Sends a request on the negotiated wire and waits for its result.
-    pub(crate) async fn call(
-        self: &Arc<Self>,
-        method: &str,
-        params: &Map<String, Value>,
-        opts: &RequestOptions,
-        extra: Vec<(HeaderName, HeaderValue)>,
-    ) -> Result<Value, ClientError> {
-        self.call_as(method, params, opts, extra).await
-    }
-
-    /// [`Shared::call`], its result read as `A`.
-    pub(crate) async fn call_as<A: FromResult>(
+    /// Sends a request on the negotiated wire and waits for its result,
+    /// read as `A`.
+    pub(crate) async fn call<A: FromResult>(
         self: &Arc<Self>,
         method: &str,
         params: &Map<String, Value>,
@@ -202,7 +192,7 @@ impl Shared {
         extra: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<A, ClientError> {
         let wire = self.wire();
-        self.call_on_as(&wire, method, params, opts, extra).await
+        self.call_on(&wire, method, params, opts, extra).await
     }
 
     /// Starts the CLIENT span of a request (its trace context is written
@@ -225,21 +215,9 @@ impl Shared {
         )
     }
 
-    /// Sends a request on `wire` and waits for its result, in a CLIENT span
-    /// whose trace context travels in `_meta`.
-    pub(crate) async fn call_on(
-        self: &Arc<Self>,
-        wire: &Wire,
-        method: &str,
-        params: &Map<String, Value>,
-        opts: &RequestOptions,
-        extra: Vec<(HeaderName, HeaderValue)>,
-    ) -> Result<Value, ClientError> {
-        self.call_on_as(wire, method, params, opts, extra).await
-    }
-
-    /// [`Shared::call_on`], its result read as `A`.
-    async fn call_on_as<A: FromResult>(
+    /// Sends a request on `wire` and waits for its result, read as `A`, in
+    /// a CLIENT span whose trace context travels in `_meta`.
+    pub(crate) async fn call_on<A: FromResult>(
         self: &Arc<Self>,
         wire: &Wire,
         method: &str,

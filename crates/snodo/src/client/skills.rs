@@ -41,7 +41,7 @@ impl Client {
             self.require_skills("skills/get")?;
             let mut params = Map::new();
             params.insert("uri".into(), uri.as_str().into());
-            let mut result = self
+            let mut result: Value = self
                 .shared
                 .call("skills/get", &params, &opts, Vec::new())
                 .await?;
