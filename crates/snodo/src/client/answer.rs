@@ -39,6 +39,17 @@ pub(crate) trait FromResult: Sized + Send + 'static {
     fn outcome(&self) -> Outcome;
 }
 
+/// Whether a result asks for input (an absent `resultType` means complete).
+///
+/// ```
+/// use serde_json::json;
+/// assert!(snodo::client::is_input_required(&json!({"resultType": "input_required"})));
+/// assert!(!snodo::client::is_input_required(&json!({"content": []})));
+/// ```
+pub fn is_input_required(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("input_required")
+}
+
 /// The error for a result text that is not JSON.
 fn malformed(e: serde_json::Error) -> ClientError {
     ClientError::protocol(
@@ -53,7 +64,7 @@ impl FromResult for Value {
     }
 
     fn is_input_required(&self) -> bool {
-        super::is_input_required(self)
+        is_input_required(self)
     }
 
     fn members(&self) -> Map<String, Value> {
@@ -143,7 +154,7 @@ impl FromResult for RawResult {
     fn is_input_required(&self) -> bool {
         match self {
             RawResult::Split(split) => split.input_required,
-            RawResult::Value(value) => super::is_input_required(value),
+            RawResult::Value(value) => is_input_required(value),
         }
     }
 

@@ -69,11 +69,11 @@ mod tasks;
 pub(crate) mod transport;
 mod version;
 
+pub use answer::is_input_required;
 pub use completion::{Completion, CompletionRef};
 pub use error::{ClientError, ClientErrorKind, ClientLimit, ProtocolErrorKind, TimeoutKind};
 pub use handle::Client;
 pub use listen::{ChangeNotification, ListenFilter, Subscription};
-pub use mrtr::is_input_required;
 pub use options::{
     BoxFuture, ClientBuilder, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_LISTING_ITEMS, ElicitMode,
     ElicitRequest, LEGACY_VERSIONS, LogMessage, MODERN_VERSIONS, Progress, RequestOptions, Root,

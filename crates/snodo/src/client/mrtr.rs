@@ -19,17 +19,6 @@ use super::options::{ElicitMode, ElicitRequest, Handlers, RequestOptions, Root, 
 use super::request::STATE_ONLY_PAUSE;
 use super::{ClientError, Shared};
 
-/// Whether a result asks for input (an absent `resultType` means complete).
-///
-/// ```
-/// use serde_json::json;
-/// assert!(snodo::client::is_input_required(&json!({"resultType": "input_required"})));
-/// assert!(!snodo::client::is_input_required(&json!({"content": []})));
-/// ```
-pub fn is_input_required(result: &Value) -> bool {
-    result.get("resultType").and_then(Value::as_str) == Some("input_required")
-}
-
 /// Whether every input request of `result` has a handler.
 fn answerable(handlers: &Handlers, requests: &Map<String, Value>) -> bool {
     requests.values().all(|req| {
